@@ -1,0 +1,150 @@
+// Ensemble specification, result and runner: the contract between nhsim_core and its callers.
+//
+// An ensemble is one system with parameters, a set of initial conditions and one or more
+// integrator choices; every initial condition runs with every choice (DESIGN.md, "Ensemble
+// semantics"). The core knows nothing of gRPC or protobuf: server/ converts to and from these
+// plain structs, one file per direction.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace nhsim {
+
+/// Thrown by validate() / run_ensemble() for a spec that cannot run. `field` is the offending
+/// field path in proto (snake_case) naming, e.g. "integrators[1].h" or
+/// "initial_conditions.states[3].p"; what() carries the reason. The service answers
+/// INVALID_ARGUMENT with both.
+class SpecError : public std::invalid_argument {
+ public:
+  SpecError(std::string field, const std::string& reason)
+      : std::invalid_argument(field + ": " + reason), field_(std::move(field)), reason_(reason) {}
+  const std::string& field() const { return field_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string field_;
+  std::string reason_;
+};
+
+/// A state in canonical coordinates (q, p), each of length nq of the system.
+struct CanonicalState {
+  std::vector<double> q;
+  std::vector<double> p;
+};
+
+/// Random initial states on an energy shell H(q, p) = energy, with p on the constraint
+/// distribution (mu(q) M(q)^-1 p = 0). Trajectory i's state depends only on (seed, i):
+/// q ~ N(0, q_std^2 I); a velocity v ~ N(0, I) is projected M-orthogonally onto D_q, p = M v,
+/// scaled so that H = energy exactly. Draws with V(q) >= energy are redrawn from the same
+/// (seed, i) stream, at most max_attempts times (then SpecError on the generator).
+struct EnergyShellGenerator {
+  double energy = 0.0;        ///< target energy H, system energy units
+  std::uint64_t seed = 0;     ///< 64-bit seed
+  std::int64_t count = 0;     ///< number of trajectories
+  double q_std = 0.5;         ///< standard deviation of each q component
+  int max_attempts = 10000;   ///< redraws allowed per trajectory before giving up
+};
+
+/// Exactly one of `states` (non-empty) or `energy_shell` (count > 0) is used.
+struct InitialConditions {
+  std::vector<CanonicalState> states;
+  bool use_energy_shell = false;
+  EnergyShellGenerator energy_shell;
+};
+
+/// One integrator to compare: id (see list_integrators()), step h, sampling and solver settings.
+struct IntegratorChoice {
+  std::string integrator;          ///< id, e.g. "gonzalez"
+  double h = 0.0;                  ///< step size, system time units; > 0, finite
+  std::int64_t sample_every = 1;   ///< steps between samples (t = 0 is always sampled); >= 1
+  double newton_tol = 0.0;         ///< 0 = integrator default (documented per integrator)
+  int newton_max_iter = 0;         ///< 0 = integrator default
+};
+
+struct EnsembleSpec {
+  std::string system;                          ///< system id, see list_systems()
+  std::map<std::string, double> parameters;    ///< overrides of the system's named parameters
+  InitialConditions initial_conditions;
+  std::vector<IntegratorChoice> integrators;
+  double t_final = 0.0;                        ///< > 0; must be an integer multiple of each h
+  /// Observables to sample. Empty = defaults: energy_error, relative_energy_error,
+  /// constraint_residual and every named invariant's drift ("<name>_drift").
+  /// State components may be requested as "q[i]" or "p[i]".
+  std::vector<std::string> observables;
+};
+
+/// Per-sample statistics of one observable over the successful trajectories.
+/// All vectors have one entry per sample time. variance is the unbiased sample variance
+/// (0 where count < 2).
+struct SeriesStats {
+  std::string observable;
+  std::vector<std::int64_t> count;
+  std::vector<double> mean;
+  std::vector<double> variance;
+  std::vector<double> min;
+  std::vector<double> max;
+  /// Least-squares slope of variance against t through the origin: sum(t v) / sum(t^2).
+  double variance_slope = 0.0;
+  /// variance_slope / h^4: the scaling of seed 001 Fig. 2 (bottom right).
+  double variance_slope_over_h4 = 0.0;
+};
+
+struct TrajectoryFailure {
+  std::int64_t trajectory = 0;   ///< index of the initial condition
+  std::string integrator;        ///< integrator id
+  double time = 0.0;             ///< time of the last good state
+  std::string reason;
+};
+
+struct IntegratorResult {
+  IntegratorChoice choice;
+  std::int64_t n_steps = 0;                 ///< steps per trajectory
+  std::vector<double> sample_times;
+  std::vector<SeriesStats> observables;
+  std::int64_t trajectories_ok = 0;
+  std::int64_t trajectories_failed = 0;
+  std::int64_t trajectories_cancelled = 0;  ///< not run because the job was cancelled
+  std::vector<TrajectoryFailure> failures;  ///< every failed trajectory, in index order
+  std::int64_t steps_completed = 0;         ///< steps taken, all trajectories
+  double wall_seconds = 0.0;
+  double steps_per_second = 0.0;            ///< trajectory-steps per wall second
+};
+
+struct EnsembleResult {
+  std::string system;
+  std::map<std::string, double> parameters;  ///< all parameters, defaults filled in
+  std::int64_t n_trajectories = 0;
+  bool cancelled = false;
+  std::vector<IntegratorResult> integrators;  ///< in the order of the spec
+};
+
+/// Progress callback: trajectories done (ok + failed) and total = n_trajectories x choices.
+/// Called from worker threads, serialised by the runner; must be cheap.
+using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
+
+struct RunOptions {
+  int threads = 0;                              ///< 0 = oneTBB default
+  const std::atomic<bool>* cancel = nullptr;    ///< set to stop promptly; result.cancelled
+  ProgressFn progress;                          ///< optional
+};
+
+/// Checks a spec without running it. Throws SpecError naming the field. Applies the same
+/// checks run_ensemble() applies.
+void validate(const EnsembleSpec& spec);
+
+/// Number of trajectories the spec asks for (explicit states or generator count).
+std::int64_t trajectory_count(const EnsembleSpec& spec);
+
+/// Runs the ensemble on oneTBB. Deterministic: the result is bit-identical for any thread
+/// count (trajectories are reduced in fixed blocks, merged in index order).
+/// Throws SpecError on an invalid spec; never throws for a failing trajectory (it is counted
+/// in trajectories_failed and listed in failures).
+EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options = {});
+
+}  // namespace nhsim

@@ -1,0 +1,46 @@
+// Initial conditions: the counter-based random stream and the energy-shell generator.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <string>
+
+#include "nhsim/ensemble.hpp"
+#include "nhsim/model.hpp"
+
+namespace nhsim {
+
+/// SplitMix64 stream keyed by (seed, stream): the draws of trajectory i depend only on
+/// (seed, i), never on threads or shards.
+class CounterRng {
+ public:
+  CounterRng(std::uint64_t seed, std::uint64_t stream)
+      : state_(mix(seed ^ mix(stream + 0x632BE59BD9B4E019ULL))) {}
+  std::uint64_t next() {
+    state_ += 0x9E3779B97F4A7C15ULL;
+    return mix(state_);
+  }
+  /// Uniform on (0, 1), 53 random bits.
+  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
+  /// Standard normal by Box-Muller (one value per two uniforms).
+  double normal();
+
+ private:
+  static std::uint64_t mix(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t state_;
+};
+
+/// Trajectory i's state on the energy shell H = g.energy (see EnergyShellGenerator):
+/// q ~ N(0, q_std^2 I); v ~ N(0, I) projected M-orthogonally onto D_q =
+/// ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v; p = s M v_D with s chosen so that
+/// H(q, p) = E. Draws with V(q) >= E (or v_D = 0) are redrawn from the same stream.
+/// Returns false with `reason` set when max_attempts draws all fail.
+bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
+                        std::int64_t i, Eigen::VectorXd& q, Eigen::VectorXd& p,
+                        std::string& reason);
+
+}  // namespace nhsim

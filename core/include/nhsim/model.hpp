@@ -1,0 +1,61 @@
+// SystemModel: a system with its parameters bound, seen through a dynamic-size interface.
+// Used outside the step loop (initial conditions, validation, making steppers); the steppers
+// themselves work on the concrete, fixed-size system type.
+#pragma once
+
+#include <Eigen/Dense>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/ensemble.hpp"
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+
+class SystemModel {
+ public:
+  virtual ~SystemModel() = default;
+  virtual int nq() const = 0;  ///< configuration dimension n
+  virtual int nc() const = 0;  ///< number of constraint one-forms m
+  /// V(q); q of length nq.
+  virtual double potential(const Eigen::VectorXd& q) const = 0;
+  /// M(q), nq x nq.
+  virtual Eigen::MatrixXd mass_matrix(const Eigen::VectorXd& q) const = 0;
+  /// mu(q), nc x nq (rows = constraint one-forms).
+  virtual Eigen::MatrixXd constraint_matrix(const Eigen::VectorXd& q) const = 0;
+  /// H(q, p) = 1/2 p^T M^-1 p + V(q).
+  virtual double hamiltonian(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const = 0;
+  /// max_alpha |mu^alpha(q) M^-1(q) p|.
+  virtual double constraint_residual(const Eigen::VectorXd& q,
+                                     const Eigen::VectorXd& p) const = 0;
+  /// A stepper for `choice` (integrator id known and applicable; h > 0). Settings 0 in the
+  /// choice mean the integrator's defaults. Throws SpecError("integrator", ...) if the
+  /// integrator does not apply to this system.
+  virtual std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const = 0;
+};
+
+/// A registered system: its catalogue entry and a factory binding parameters.
+struct SystemEntry {
+  SystemInfo info;
+  /// Builds the model from a complete parameter map (defaults filled in, validated).
+  std::unique_ptr<SystemModel> (*make)(const std::map<std::string, double>& parameters);
+  /// Why integrator `id` does not apply (nullopt if it applies); id must be known.
+  std::optional<std::string> (*not_applicable)(const std::string& id);
+};
+
+/// All registered systems, in catalogue order.
+const std::vector<SystemEntry>& system_registry();
+
+/// Finds a system entry by name; nullptr when unknown.
+const SystemEntry* find_system(const std::string& name);
+
+/// Parameters with defaults filled in. Throws SpecError("parameters.<name>", ...) for unknown
+/// names, non-finite values, values out of bounds, or non-integers where an integer is needed.
+std::map<std::string, double> complete_parameters(const SystemEntry& entry,
+                                                  const std::map<std::string, double>& given);
+
+}  // namespace nhsim

@@ -1,0 +1,51 @@
+// ModelImpl<S>: the SystemModel of a concrete system type S (dynamic interface over the
+// fixed-size system). Not used in step loops.
+#pragma once
+
+#include <utility>
+
+#include "nhsim/integrators/all.hpp"
+#include "nhsim/model.hpp"
+
+namespace nhsim {
+
+template <class S>
+class ModelImpl final : public SystemModel {
+ public:
+  explicit ModelImpl(S sys) : sys_(std::move(sys)) {}
+
+  int nq() const override { return sys_.nq(); }
+  int nc() const override { return sys_.nc(); }
+  double potential(const Eigen::VectorXd& q) const override {
+    return sys_.potential(typename S::VecQ(q));
+  }
+  Eigen::MatrixXd mass_matrix(const Eigen::VectorXd& q) const override {
+    return sys_.mass_matrix_dyn(q);
+  }
+  Eigen::MatrixXd constraint_matrix(const Eigen::VectorXd& q) const override {
+    typename S::MatCQ mu(sys_.nc(), sys_.nq());
+    sys_.constraint(typename S::VecQ(q), mu);
+    return mu;
+  }
+  double hamiltonian(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const override {
+    return sys_.hamiltonian(typename S::VecQ(q), typename S::VecQ(p));
+  }
+  double constraint_residual(const Eigen::VectorXd& q,
+                             const Eigen::VectorXd& p) const override {
+    return sys_.constraint_residual(typename S::VecQ(q), typename S::VecQ(p));
+  }
+  std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const override {
+    if (auto why = integrator_not_applicable<S>(choice.integrator)) {
+      throw SpecError("integrator", *why);
+    }
+    auto st = make_stepper_for(sys_, choice);
+    if (!st) throw SpecError("integrator", "unknown integrator '" + choice.integrator + "'");
+    return st;
+  }
+  const S& system() const { return sys_; }
+
+ private:
+  S sys_;
+};
+
+}  // namespace nhsim

@@ -1,0 +1,91 @@
+// Simplified Newton iteration with LU reuse for the implicit one-step methods.
+//
+// Solves F(x) = 0 for x in R^NX from a predictor, with an approximate Jacobian J ~ dF/dx whose
+// LU factorisation is kept across calls (i.e. across steps) while the iteration contracts fast.
+// The factorisation is refreshed when the contraction factor theta = |dx_k| / |dx_{k-1}|
+// exceeds 0.5, when the iteration fails to converge, or when the previous solve needed many
+// iterations. All storage is allocated at construction; solve() allocates nothing.
+#pragma once
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+
+template <int NX>
+class SimplifiedNewton {
+ public:
+  using Vec = Eigen::Matrix<double, NX, 1>;
+  using Mat = Eigen::Matrix<double, NX, NX>;
+
+  explicit SimplifiedNewton(int n) : x0_(n), r_(n), dx_(n), jac_(n, n), lu_(n) {}
+
+  /// Marks the stored factorisation stale (e.g. after a state reset).
+  void invalidate() { have_lu_ = false; }
+
+  /// Solves F(x) = 0 in place. `residual(x, r)` writes F(x); `jacobian(x, J)` writes an
+  /// approximation of dF/dx at x. Convergence: |dx|_inf <= tol * max(1, |x|_inf), or a
+  /// stagnating increment already below 1e3 * eps * max(1, |x|_inf) (round-off floor).
+  /// Returns kOk or kNewtonFailed; `last_increment` is the final |dx|_inf.
+  template <class Residual, class Jacobian>
+  StepStatus solve(Vec& x, Residual&& residual, Jacobian&& jacobian, const NewtonSettings& s,
+                   double& last_increment) {
+    x0_ = x;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      bool fresh = false;
+      x = x0_;
+      if (!have_lu_ || attempt > 0) {
+        jacobian(x, jac_);
+        lu_.compute(jac_);
+        have_lu_ = true;
+        fresh = true;
+        ++factorisations_;
+      }
+      double prev = std::numeric_limits<double>::infinity();
+      for (int it = 1; it <= s.max_iter; ++it) {
+        residual(x, r_);
+        dx_.noalias() = lu_.solve(r_);
+        x -= dx_;
+        ++iterations_;
+        const double nd = dx_.template lpNorm<Eigen::Infinity>();
+        const double scale = std::max(1.0, x.template lpNorm<Eigen::Infinity>());
+        last_increment = nd;
+        if (!std::isfinite(nd)) break;
+        if (nd <= s.tol * scale) {
+          if (it > 6 || nd > 0.5 * prev) have_lu_ = false;  // refactor at the next step
+          return StepStatus::kOk;
+        }
+        const double theta = nd / prev;
+        if (it >= 2 && theta > 0.5) {
+          if (theta >= 0.9 && nd <= 1e3 * std::numeric_limits<double>::epsilon() * scale) {
+            return StepStatus::kOk;  // stagnation at the round-off floor
+          }
+          if (theta >= 1.0 || !fresh) break;  // diverging, or slow with a stale Jacobian
+        }
+        prev = nd;
+      }
+      if (fresh) break;  // a fresh Jacobian did not help: give up
+    }
+    x = x0_;
+    have_lu_ = false;
+    return StepStatus::kNewtonFailed;
+  }
+
+  std::int64_t iterations() const { return iterations_; }
+  std::int64_t factorisations() const { return factorisations_; }
+
+ private:
+  Vec x0_, r_, dx_;
+  Mat jac_;
+  Eigen::PartialPivLU<Mat> lu_;
+  bool have_lu_ = false;
+  std::int64_t iterations_ = 0;
+  std::int64_t factorisations_ = 0;
+};
+
+}  // namespace nhsim

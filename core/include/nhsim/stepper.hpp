@@ -1,0 +1,126 @@
+// Stepper: the stateful instance of an integrator for one trajectory (DESIGN.md).
+//
+// The virtual interface is crossed once per sample interval, not once per step: advance(k) runs
+// k steps in a tight, allocation-free loop inside the concrete stepper (StepperImpl<S, Method>).
+#pragma once
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+
+#include "nhsim/eigen_util.hpp"
+
+namespace nhsim {
+
+enum class StepStatus : int {
+  kOk = 0,
+  kNewtonFailed = 1,  ///< the implicit solve did not reach its tolerance within the cap
+  kNonFinite = 2,     ///< the state became NaN or infinite
+};
+
+/// Outcome of advance(): steps_done steps succeeded; on failure the state is the last good one.
+struct AdvanceResult {
+  StepStatus status = StepStatus::kOk;
+  std::int64_t steps_done = 0;
+  double residual = 0.0;  ///< last Newton increment norm when status == kNewtonFailed
+};
+
+/// Solver settings of an implicit integrator. tol is relative: an iteration stops when the
+/// max-norm of the Newton increment is <= tol * max(1, |unknown|_inf).
+struct NewtonSettings {
+  double tol = 1e-14;
+  int max_iter = 50;
+};
+
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+  /// Sets the state from canonical coordinates; q and p have length nq of the system and p is
+  /// assumed to satisfy the constraints (the ensemble validates explicit states).
+  virtual void set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& p) = 0;
+  /// Takes up to k steps of size h; stops at the first failing step.
+  virtual AdvanceResult advance(std::int64_t k) = 0;
+  /// Current state in canonical coordinates (q, p); q and p must be pre-sized to nq.
+  virtual void get_state(Eigen::VectorXd& q, Eigen::VectorXd& p) const = 0;
+  /// H(q, p) of the current state in canonical coordinates.
+  virtual double energy() const = 0;
+  /// max_alpha |mu^alpha(q) M^-1(q) p| of the current state, canonical coordinates.
+  virtual double constraint_residual() const = 0;
+  /// Total Newton iterations taken since construction (0 for explicit methods).
+  virtual std::int64_t newton_iterations() const { return 0; }
+};
+
+/// True when every entry of v is finite (one reduction: NaN and inf propagate through a sum).
+template <class V>
+inline bool all_finite(const V& v) {
+  return std::isfinite(v.sum());
+}
+
+/// Adapts a Method (the per-trajectory integrator state over system S) to the Stepper
+/// interface. Method must provide:
+///   void set_canonical(const VecQ& q, const VecQ& p);
+///   StepStatus step(double& residual);           // one step of size h, allocation-free
+///   void canonical(VecQ& q, VecQ& p) const;      // current state in canonical coordinates
+///   bool state_finite() const;
+///   std::int64_t newton_iterations() const;
+template <class S, class Method>
+class StepperImpl final : public Stepper {
+ public:
+  using VecQ = typename S::VecQ;
+  template <class... Args>
+  explicit StepperImpl(const S& sys, Args&&... args)
+      : sys_(sys), method_(sys_, std::forward<Args>(args)...), q_(sys.nq()), p_(sys.nq()) {}
+
+  void set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
+    q_ = q;
+    p_ = p;
+    method_.set_canonical(q_, p_);
+  }
+
+  AdvanceResult advance(std::int64_t k) override {
+    AdvanceResult r;
+    for (std::int64_t i = 0; i < k; ++i) {
+      double residual = 0.0;
+      const StepStatus st = method_.step(residual);
+      if (st != StepStatus::kOk) {
+        r.status = st;
+        r.residual = residual;
+        return r;
+      }
+      if (!method_.state_finite()) {
+        r.status = StepStatus::kNonFinite;
+        return r;
+      }
+      ++r.steps_done;
+    }
+    return r;
+  }
+
+  void get_state(Eigen::VectorXd& q, Eigen::VectorXd& p) const override {
+    method_.canonical(q_, p_);
+    q = q_;
+    p = p_;
+  }
+
+  double energy() const override {
+    method_.canonical(q_, p_);
+    return sys_.hamiltonian(q_, p_);
+  }
+
+  double constraint_residual() const override {
+    method_.canonical(q_, p_);
+    return sys_.constraint_residual(q_, p_);
+  }
+
+  std::int64_t newton_iterations() const override { return method_.newton_iterations(); }
+
+  Method& method() { return method_; }
+
+ private:
+  S sys_;
+  Method method_;
+  mutable VecQ q_, p_;
+};
+
+}  // namespace nhsim

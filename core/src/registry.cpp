@@ -1,0 +1,69 @@
+// System registry and catalogue (ListSystems / ListIntegrators).
+#include <cmath>
+#include <sstream>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/integrators/all.hpp"
+#include "nhsim/model.hpp"
+#include "registry_internal.hpp"
+
+namespace nhsim {
+
+const std::vector<SystemEntry>& system_registry() {
+  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry()};
+  return registry;
+}
+
+const SystemEntry* find_system(const std::string& name) {
+  for (const auto& e : system_registry()) {
+    if (e.info.name == name) return &e;
+  }
+  return nullptr;
+}
+
+std::map<std::string, double> complete_parameters(const SystemEntry& entry,
+                                                  const std::map<std::string, double>& given) {
+  std::map<std::string, double> out;
+  for (const auto& p : entry.info.parameters) out[p.name] = p.default_value;
+  for (const auto& [name, value] : given) {
+    const std::string field = "parameters." + name;
+    const ParameterInfo* info = nullptr;
+    for (const auto& p : entry.info.parameters) {
+      if (p.name == name) info = &p;
+    }
+    if (info == nullptr) {
+      std::string known;
+      for (const auto& p : entry.info.parameters) known += (known.empty() ? "" : ", ") + p.name;
+      throw SpecError(field, "unknown parameter of system '" + entry.info.name +
+                                 "'; known: " + (known.empty() ? "(none)" : known));
+    }
+    if (!std::isfinite(value)) throw SpecError(field, "must be finite");
+    if (info->integer && value != std::floor(value)) {
+      throw SpecError(field, "must be an integer");
+    }
+    if (value < info->min_value || value > info->max_value) {
+      std::ostringstream os;
+      os << "must lie in [" << info->min_value << ", " << info->max_value << "], got " << value;
+      throw SpecError(field, os.str());
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+std::vector<SystemInfo> list_systems() {
+  std::vector<SystemInfo> out;
+  for (const auto& e : system_registry()) out.push_back(e.info);
+  return out;
+}
+
+std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); }
+
+std::optional<std::string> not_applicable(const std::string& system,
+                                          const std::string& integrator) {
+  const SystemEntry* e = find_system(system);
+  if (e == nullptr) return "unknown system '" + system + "'";
+  return e->not_applicable(integrator);
+}
+
+}  // namespace nhsim

@@ -1,0 +1,10 @@
+// Internal: the per-system registration functions, collected by registry.cpp.
+#pragma once
+
+#include "nhsim/model.hpp"
+
+namespace nhsim {
+
+SystemEntry chaotic_quartic_entry();
+
+}  // namespace nhsim

@@ -1,0 +1,262 @@
+// The ensemble runner: determinism across thread counts, failures counted and reported,
+// validation naming the field, and the variance experiment of seed 001 Fig. 2 in small.
+#include "nhsim/ensemble.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "nhsim/catalog.hpp"
+
+namespace nhsim {
+namespace {
+
+EnsembleSpec small_spec() {
+  EnsembleSpec s;
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 3}};
+  s.initial_conditions.use_energy_shell = true;
+  s.initial_conditions.energy_shell.energy = 3.06;
+  s.initial_conditions.energy_shell.seed = 7;
+  s.initial_conditions.energy_shell.count = 21;  // not a multiple of the block size
+  for (const char* id : {"gonzalez", "avf", "si_dla", "rk4"}) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = 0.05;
+    c.sample_every = 10;
+    s.integrators.push_back(c);
+  }
+  s.t_final = 5.0;
+  return s;
+}
+
+void expect_identical(const EnsembleResult& a, const EnsembleResult& b) {
+  ASSERT_EQ(a.integrators.size(), b.integrators.size());
+  for (std::size_t i = 0; i < a.integrators.size(); ++i) {
+    const auto& x = a.integrators[i];
+    const auto& y = b.integrators[i];
+    EXPECT_EQ(x.trajectories_ok, y.trajectories_ok);
+    EXPECT_EQ(x.steps_completed, y.steps_completed);
+    ASSERT_EQ(x.observables.size(), y.observables.size());
+    for (std::size_t j = 0; j < x.observables.size(); ++j) {
+      const auto& u = x.observables[j];
+      const auto& v = y.observables[j];
+      EXPECT_EQ(u.count, v.count);
+      // Bit-identical: compare with ==, not a tolerance.
+      EXPECT_EQ(u.mean, v.mean) << x.choice.integrator << " " << u.observable;
+      EXPECT_EQ(u.variance, v.variance);
+      EXPECT_EQ(u.min, v.min);
+      EXPECT_EQ(u.max, v.max);
+      EXPECT_EQ(u.variance_slope, v.variance_slope);
+    }
+  }
+}
+
+TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
+  const EnsembleSpec s = small_spec();
+  RunOptions o1, o2;
+  o1.threads = 1;
+  o2.threads = 2;
+  const EnsembleResult r1 = run_ensemble(s, o1);
+  const EnsembleResult r2 = run_ensemble(s, o2);
+  expect_identical(r1, r2);
+  // Non-vacuous: statistics were actually gathered.
+  EXPECT_EQ(r1.integrators[2].trajectories_ok, 21);
+  EXPECT_GT(r1.integrators[2].observables[0].variance.back(), 0.0);
+}
+
+TEST(Ensemble, SampleTimesAndCountsAddUp) {
+  const EnsembleResult r = run_ensemble(small_spec());
+  for (const auto& ir : r.integrators) {
+    EXPECT_EQ(ir.n_steps, 100);
+    ASSERT_EQ(ir.sample_times.size(), 11u);
+    EXPECT_DOUBLE_EQ(ir.sample_times.back(), 5.0);
+    EXPECT_EQ(ir.trajectories_ok + ir.trajectories_failed + ir.trajectories_cancelled, 21);
+    EXPECT_EQ(ir.steps_completed, 21 * 100);
+    EXPECT_EQ(ir.observables[0].observable, "energy_error");
+    EXPECT_EQ(ir.observables[0].count[0], 21);
+    EXPECT_EQ(ir.observables[0].mean[0], 0.0);  // H(0) - H(0)
+  }
+  // Discrete gradients: energy error at round-off; si_dla: not.
+  auto max_abs = [](const SeriesStats& s) {
+    double m = 0.0;
+    for (std::size_t k = 0; k < s.min.size(); ++k) {
+      m = std::max({m, std::abs(s.min[k]), std::abs(s.max[k])});
+    }
+    return m;
+  };
+  EXPECT_LT(max_abs(r.integrators[0].observables[0]), 1e-13);
+  EXPECT_LT(max_abs(r.integrators[1].observables[0]), 1e-13);
+  EXPECT_GT(max_abs(r.integrators[2].observables[0]), 1e-6);
+  for (const auto& ir : r.integrators) EXPECT_LT(max_abs(ir.observables[2]), 1e-13);
+}
+
+TEST(Ensemble, FailedTrajectoriesAreCountedAndReported) {
+  EnsembleSpec s = small_spec();
+  s.integrators.resize(1);
+  s.integrators[0].newton_max_iter = 1;  // gonzalez cannot converge in one iteration
+  const EnsembleResult r = run_ensemble(s);
+  const auto& ir = r.integrators[0];
+  EXPECT_EQ(ir.trajectories_ok, 0);
+  EXPECT_EQ(ir.trajectories_failed, 21);
+  ASSERT_EQ(ir.failures.size(), 21u);
+  for (std::size_t i = 0; i < ir.failures.size(); ++i) {
+    EXPECT_EQ(ir.failures[i].trajectory, static_cast<std::int64_t>(i));  // index order
+    EXPECT_EQ(ir.failures[i].integrator, "gonzalez");
+    EXPECT_EQ(ir.failures[i].time, 0.0);
+    EXPECT_NE(ir.failures[i].reason.find("Newton"), std::string::npos);
+  }
+  EXPECT_EQ(ir.observables[0].count[0], 0);  // failed trajectories are left out
+
+  // An explicit method blowing up is reported as non-finite, with the time reached.
+  s.integrators[0].integrator = "rk4";
+  s.integrators[0].h = 2.5;
+  s.integrators[0].sample_every = 1;
+  s.t_final = 500.0;
+  s.initial_conditions.energy_shell.count = 3;
+  const EnsembleResult r2 = run_ensemble(s);
+  EXPECT_EQ(r2.integrators[0].trajectories_failed, 3);
+  EXPECT_NE(r2.integrators[0].failures[0].reason.find("non-finite"), std::string::npos);
+  EXPECT_GT(r2.integrators[0].failures[0].time, 0.0);
+}
+
+TEST(Ensemble, CancelStopsAndCountsTheRest) {
+  EnsembleSpec s = small_spec();
+  std::atomic<bool> cancel{true};
+  RunOptions o;
+  o.cancel = &cancel;
+  const EnsembleResult r = run_ensemble(s, o);
+  EXPECT_TRUE(r.cancelled);
+  for (const auto& ir : r.integrators) {
+    EXPECT_EQ(ir.trajectories_cancelled, 21);
+    EXPECT_EQ(ir.trajectories_ok, 0);
+  }
+}
+
+void expect_spec_error(const EnsembleSpec& s, const std::string& field,
+                       const std::string& reason_part) {
+  try {
+    validate(s);
+    ADD_FAILURE() << "no error for " << field;
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(e.reason().find(reason_part), std::string::npos) << e.what();
+  }
+}
+
+TEST(Ensemble, ValidationNamesTheField) {
+  EnsembleSpec s = small_spec();
+  EXPECT_NO_THROW(validate(s));
+  {
+    auto b = s;
+    b.system = "nope";
+    expect_spec_error(b, "system", "known: chaotic_quartic");
+  }
+  {
+    auto b = s;
+    b.integrators[1].integrator = "euler";
+    expect_spec_error(b, "integrators[1].integrator", "known: gonzalez, avf, si_dla, rk4");
+  }
+  {
+    auto b = s;
+    b.integrators[2].h = -0.1;
+    expect_spec_error(b, "integrators[2].h", "> 0");
+  }
+  {
+    auto b = s;
+    b.integrators[2].h = std::nan("");
+    expect_spec_error(b, "integrators[2].h", "finite");
+  }
+  {
+    auto b = s;
+    b.integrators[0].h = 0.03;
+    expect_spec_error(b, "integrators[0].h", "integer multiple");
+  }
+  {
+    auto b = s;
+    b.t_final = 0.0;
+    expect_spec_error(b, "t_final", "> 0");
+  }
+  {
+    auto b = s;
+    b.integrators[3].sample_every = 0;
+    expect_spec_error(b, "integrators[3].sample_every", ">= 1");
+  }
+  {
+    auto b = s;
+    b.initial_conditions.energy_shell.count = 0;
+    expect_spec_error(b, "initial_conditions.energy_shell.count", "zero trajectories");
+  }
+  {
+    auto b = s;
+    b.parameters["m"] = 1.0;
+    expect_spec_error(b, "parameters.m", "known: n");
+  }
+  {
+    auto b = s;
+    b.parameters["n"] = 2.5;
+    expect_spec_error(b, "parameters.n", "integer");
+  }
+  {
+    auto b = s;
+    b.observables = {"energy_error", "momentum"};
+    expect_spec_error(b, "observables[1]", "unknown observable");
+  }
+  // Explicit states: dimension, finiteness, constraint.
+  auto e = s;
+  e.initial_conditions.use_energy_shell = false;
+  e.initial_conditions.states = {CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6},
+                                                {-(0.1 * 1 + 0.2 * 1 + 0.3 * 1), 0, 0, 0, 1, 1, 1}}};
+  EXPECT_NO_THROW(validate(e));
+  {
+    auto b = e;
+    b.initial_conditions.states[0].q.pop_back();
+    expect_spec_error(b, "initial_conditions.states[0].q", "needs 7");
+  }
+  {
+    auto b = e;
+    b.initial_conditions.states[0].p[3] = INFINITY;
+    expect_spec_error(b, "initial_conditions.states[0].p", "finite");
+  }
+  {
+    auto b = e;
+    b.initial_conditions.states[0].p[0] += 1e-9;
+    expect_spec_error(b, "initial_conditions.states[0].p", "off the constraint");
+  }
+  {
+    auto b = e;
+    b.initial_conditions.states.clear();
+    expect_spec_error(b, "initial_conditions", "zero trajectories");
+  }
+}
+
+TEST(Ensemble, ExplicitStatesRunWithStateObservables) {
+  EnsembleSpec s = small_spec();
+  s.initial_conditions.use_energy_shell = false;
+  s.initial_conditions.states = {CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6},
+                                                {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}}};
+  s.observables = {"energy_error", "q[1]", "p[0]"};
+  const EnsembleResult r = run_ensemble(s);
+  const auto& g = r.integrators[0];
+  EXPECT_EQ(g.trajectories_ok, 1);
+  EXPECT_EQ(g.observables[1].mean[0], 0.1);  // q[1] = w_1 at t = 0
+  EXPECT_EQ(g.observables[2].mean[0], -(0.1 + 0.2 + 0.3));
+  EXPECT_NE(g.observables[1].mean.back(), 0.1);  // it moved
+}
+
+TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
+  const auto systems = list_systems();
+  ASSERT_FALSE(systems.empty());
+  EXPECT_EQ(systems[0].name, "chaotic_quartic");
+  EXPECT_EQ(systems[0].parameters[0].name, "n");
+  EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
+  const auto integrators = list_integrators();
+  ASSERT_EQ(integrators.size(), 4u);
+  EXPECT_EQ(integrators[3].name, "rk4");
+  EXPECT_EQ(integrators[3].order, 4);
+  EXPECT_TRUE(integrators[0].energy_preserving);
+  EXPECT_FALSE(not_applicable("chaotic_quartic", "si_dla").has_value());
+}
+
+}  // namespace
+}  // namespace nhsim
