@@ -78,6 +78,11 @@ class StepperImpl final : public Stepper {
     method_.set_canonical(q_, p_);
   }
 
+  /// Runs k steps. Newton failures stop at the failing step (state = last good one).
+  /// Finiteness is checked once per call: NaN and infinities propagate through every later
+  /// step, so a non-finite state at the end means it became non-finite inside this call; the
+  /// call then reports kNonFinite with steps_done = 0 (the last state known good is the one it
+  /// started from).
   AdvanceResult advance(std::int64_t k) override {
     AdvanceResult r;
     for (std::int64_t i = 0; i < k; ++i) {
@@ -86,13 +91,13 @@ class StepperImpl final : public Stepper {
       if (st != StepStatus::kOk) {
         r.status = st;
         r.residual = residual;
-        return r;
-      }
-      if (!method_.state_finite()) {
-        r.status = StepStatus::kNonFinite;
-        return r;
+        break;
       }
       ++r.steps_done;
+    }
+    if (!method_.state_finite()) {
+      r.status = StepStatus::kNonFinite;
+      r.steps_done = 0;
     }
     return r;
   }

@@ -6,7 +6,8 @@
 //
 // The implicit equation is solved by SimplifiedNewton with the Jacobian
 // I - (h/2) Df(zeta_bar) (f = Pi grad H, forward differences), reused across steps.
-// Predictor: explicit midpoint, zeta' ~ zeta + h f(zeta + h/2 f(zeta)).
+// Predictor: cubic extrapolation of the previous increments (explicit midpoint for the first
+// three steps after a reset).
 #pragma once
 
 #include <Eigen/Dense>
@@ -44,6 +45,9 @@ class DiscreteGradientMethod {
         f_(sys.nz()),
         g_(sys.nz()),
         tmp_(sys.nz()),
+        d1_(sys.nz()),
+        d2_(sys.nz()),
+        d3_(sys.nz()),
         ws_(sys) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
@@ -52,6 +56,7 @@ class DiscreteGradientMethod {
     sys_.to_reduced(q, p, rho);
     h0_ = sys_.reduced_hamiltonian(z_);
     newton_.invalidate();
+    history_ = 0;
   }
 
   void canonical(VecQ& q, VecQ& p) const {
@@ -62,13 +67,19 @@ class DiscreteGradientMethod {
   bool state_finite() const { return all_finite(z_); }
   std::int64_t newton_iterations() const { return newton_.iterations(); }
   const VecZ& zeta() const { return z_; }
+  const SimplifiedNewton<S::NZ>& newton() const { return newton_; }
 
   StepStatus step(double& residual_out) {
-    // Predictor: explicit midpoint.
-    sys_.reduced_rhs(z_, g_, f_);
-    tmp_ = z_ + (0.5 * h_) * f_;
-    sys_.reduced_rhs(tmp_, g_, f_);
-    z1_ = z_ + h_ * f_;
+    // Predictor: cubic extrapolation of the last three increments once they exist (free,
+    // O(h^4)); explicit midpoint before that (two field evaluations, O(h^3)).
+    if (history_ >= 3) {
+      z1_ = z_ + 3.0 * (d1_ - d2_) + d3_;
+    } else {
+      sys_.reduced_rhs(z_, g_, f_);
+      tmp_ = z_ + (0.5 * h_) * f_;
+      sys_.reduced_rhs(tmp_, g_, f_);
+      z1_ = z_ + h_ * f_;
+    }
 
     auto residual = [this](const VecZ& x, VecZ& r) {
       zbar_ = 0.5 * (z_ + x);
@@ -92,6 +103,10 @@ class DiscreteGradientMethod {
     };
     const StepStatus st = newton_.solve(z1_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;
+    d3_.swap(d2_);
+    d2_.swap(d1_);
+    d1_ = z1_ - z_;
+    if (history_ < 3) ++history_;
     z_ = z1_;
     h0_ = sys_.reduced_hamiltonian(z_);
     return StepStatus::kOk;
@@ -103,6 +118,8 @@ class DiscreteGradientMethod {
   NewtonSettings ns_;
   SimplifiedNewton<S::NZ> newton_;
   VecZ z_, z1_, zbar_, dg_, f_, g_, tmp_;
+  VecZ d1_, d2_, d3_;  // last three increments, newest first
+  int history_ = 0;    // how many of d1_, d2_, d3_ are valid
   double h0_ = 0.0;
   typename DG::template Workspace<S> ws_;
 };

@@ -8,7 +8,9 @@
 // For a constant mass matrix, dH/dq = grad V(q) and dH/dp = M^-1 p, so p1 and q1 are affine in
 // lambda and only the m constraint equations are solved, by Newton on lambda with the
 // Jacobian h mu(q1) M^-1 mu(q_1/2)^T (the d mu/dq term is dropped: simplified Newton; it is
-// exactly zero for the chaotic quartic system, where the iteration ends after one update).
+// exactly zero for the chaotic quartic system). Systems declaring kSiDlaConstraintAffine
+// (mu(q) constant along M^-1 mu^T, so mu(q1) does not depend on lambda) make c(lambda) affine:
+// one linear solve is then exact and the step takes no further iteration.
 // Second order, reversible; energy is not preserved (random walk, seed 001 Fig. 2).
 #pragma once
 
@@ -43,15 +45,11 @@ class SiDlaMethod {
         gv_(sys.nq()),
         muh_(sys.nc(), sys.nq()),
         mu1_(sys.nc(), sys.nq()),
-        minv_muh_t_(sys.nq(), sys.nc()),
-        lam_(sys.nc()),
-        c_(sys.nc()),
-        jac_(sys.nc(), sys.nc()) {}
+        minv_muh_t_(sys.nq(), sys.nc()) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
     p_ = p;
-    lam_.setZero();
   }
   void canonical(VecQ& q, VecQ& p) const {
     q = q_;
@@ -61,51 +59,109 @@ class SiDlaMethod {
   std::int64_t newton_iterations() const { return iterations_; }
 
   StepStatus step(double& residual_out) {
-    sys_.inv_mass_times(q_, p_, v_);
-    qh_ = q_ + (0.5 * h_) * v_;
-    sys_.grad_potential(qh_, gv_);
-    pt_ = p_ - h_ * gv_;
-    sys_.constraint(qh_, muh_);
-    for (int a = 0; a < sys_.nc(); ++a) {
-      auto col = minv_muh_t_.col(a);
-      sys_.inv_mass_times(qh_, muh_.row(a).transpose(), col);
+    if constexpr (S::NQ == Eigen::Dynamic) {
+      return step_impl(residual_out, qh_, pt_, p1_, q1_, v_, gv_, muh_, mu1_, minv_muh_t_);
+    } else {
+      // Fixed size: work on locals the compiler can keep in registers.
+      VecQ qh, pt, p1, q1, v, gv;
+      MatCQ muh, mu1;
+      MatQC minv_muh_t;
+      return step_impl(residual_out, qh, pt, p1, q1, v, gv, muh, mu1, minv_muh_t);
     }
-    lam_.setZero();
-    for (int it = 0; it <= ns_.max_iter; ++it) {
-      p1_ = pt_;
-      p1_.noalias() += h_ * (muh_.transpose() * lam_);
-      sys_.inv_mass_times(qh_, p1_, v_);
-      q1_ = qh_ + (0.5 * h_) * v_;
-      sys_.constraint(q1_, mu1_);
-      c_.noalias() = mu1_ * v_;
-      const double cn = c_.template lpNorm<Eigen::Infinity>();
-      residual_out = cn;
-      if (cn <= ns_.tol * std::max(1.0, p1_.template lpNorm<Eigen::Infinity>())) {
-        q_ = q1_;
-        p_ = p1_;
-        return StepStatus::kOk;
-      }
-      if (it == ns_.max_iter) break;
-      ++iterations_;
-      jac_.noalias() = h_ * (mu1_ * minv_muh_t_);
-      if constexpr (NC == 1) {
-        lam_(0) -= c_(0) / jac_(0, 0);
-      } else {
-        lam_ -= jac_.partialPivLu().solve(c_);
-      }
-    }
-    return StepStatus::kNewtonFailed;
   }
 
  private:
+  /// M^-1 x: x itself for an identity mass matrix (no copy), else evaluated into tmp.
+  template <class X>
+  const VecQ& minv(const VecQ& q, const X& x, VecQ& tmp) const {
+    if constexpr (S::kIdentityMass) {
+      (void)q;
+      (void)tmp;
+      return x;
+    } else {
+      sys_.inv_mass_times(q, x, tmp);
+      return tmp;
+    }
+  }
+
+  EIGEN_STRONG_INLINE StepStatus step_impl(double& residual_out, VecQ& qh, VecQ& pt, VecQ& p1,
+                                           VecQ& q1, VecQ& v, VecQ& gv, MatCQ& muh, MatCQ& mu1,
+                                           MatQC& minv_muh_t) {
+    qh.noalias() = q_ + (0.5 * h_) * minv(q_, p_, v);
+    sys_.grad_potential(qh, gv);
+    pt.noalias() = p_ - h_ * gv;
+    sys_.constraint(qh, muh);
+    if constexpr (!S::kIdentityMass) {
+      for (int a = 0; a < sys_.nc(); ++a) {
+        auto col = minv_muh_t.col(a);
+        sys_.inv_mass_times(qh, muh.row(a).transpose(), col);
+      }
+    }
+    const double scale = std::max(1.0, p_.template lpNorm<Eigen::Infinity>());
+    // lambda = 0: p1 = pt, q1 = qh + h/2 M^-1 pt.
+    const VecQ& vt = minv(qh, pt, v);
+    q1.noalias() = qh + (0.5 * h_) * vt;
+    sys_.constraint(q1, mu1);
+    VecC c = mu1 * vt;
+    MatC jac(sys_.nc(), sys_.nc());
+    if constexpr (S::kIdentityMass) {
+      jac.noalias() = h_ * (mu1 * muh.transpose());
+    } else {
+      jac.noalias() = h_ * (mu1 * minv_muh_t);
+    }
+    VecC lam(sys_.nc());  // NC is fixed for every system: no allocation
+    lam.setZero();
+    auto solve_update = [&] {
+      if constexpr (NC == 1) {
+        lam(0) -= c(0) / jac(0, 0);
+      } else {
+        lam -= jac.partialPivLu().solve(c);
+      }
+    };
+    if constexpr (S::kSiDlaConstraintAffine) {
+      // mu(q1) does not move with lambda: c(lambda) = c(0) + J lambda is affine and a single
+      // linear solve is exact (up to round-off).
+      residual_out = 0.0;
+      solve_update();
+      p_.noalias() = pt + h_ * (muh.transpose() * lam);
+      if constexpr (S::kIdentityMass) {
+        q_.noalias() = q1 + (0.5 * h_ * h_) * (muh.transpose() * lam);
+      } else {
+        q_.noalias() = q1 + (0.5 * h_ * h_) * (minv_muh_t * lam);
+      }
+      return StepStatus::kOk;
+    } else {
+      for (int it = 0; it <= ns_.max_iter; ++it) {
+        if (it > 0) {
+          p1.noalias() = pt + h_ * (muh.transpose() * lam);
+          const VecQ& v1 = minv(qh, p1, v);
+          q1.noalias() = qh + (0.5 * h_) * v1;
+          sys_.constraint(q1, mu1);
+          c.noalias() = mu1 * v1;
+        } else {
+          p1 = pt;
+        }
+        const double cn = c.template lpNorm<Eigen::Infinity>();
+        residual_out = cn;
+        if (cn <= ns_.tol * scale) {
+          q_ = q1;
+          p_ = p1;
+          return StepStatus::kOk;
+        }
+        if (it == ns_.max_iter) break;
+        ++iterations_;
+        solve_update();  // simplified Newton: the Jacobian of lambda = 0 is kept
+      }
+      return StepStatus::kNewtonFailed;
+    }
+  }
+
   const S& sys_;
   double h_;
   NewtonSettings ns_;
   VecQ q_, p_, qh_, pt_, p1_, q1_, v_, gv_;
   MatCQ muh_, mu1_;
   MatQC minv_muh_t_;
-  VecC lam_, c_;
-  MatC jac_;
   std::int64_t iterations_ = 0;
 };
 

@@ -39,7 +39,11 @@ class ChaoticQuartic {
   static constexpr int NR = N == Eigen::Dynamic ? Eigen::Dynamic : 2 * N;
   static constexpr int NZ = N == Eigen::Dynamic ? Eigen::Dynamic : 4 * N + 1;
   static constexpr bool kConstantMass = true;
+  static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
+  /// mu(q) = (1, 0, w) depends on w only, and M^-1 mu^T = mu^T has no w-components: moving
+  /// along a constraint force leaves mu unchanged (the SI-DLA constraint is affine in lambda).
+  static constexpr bool kSiDlaConstraintAffine = true;
 
   using VecQ = Eigen::Matrix<double, NQ, 1>;
   using VecR = Eigen::Matrix<double, NR, 1>;
@@ -73,11 +77,11 @@ class ChaoticQuartic {
   /// dV/dq (length nq).
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
-    g = q;
+    g(0) = q(0);
     for (int i = 0; i < n_; ++i) {
       const double wi = q(w(i)), zi = q(z(i));
-      g(w(i)) += wi * zi * zi;
-      g(z(i)) += wi * wi * zi;
+      g(w(i)) = wi + wi * zi * zi;
+      g(z(i)) = zi + wi * wi * zi;
     }
     if (n_ >= 2) {
       const double z1 = q(z(0)), z2 = q(z(1));
