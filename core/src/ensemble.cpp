@@ -5,6 +5,8 @@
 // serial_in_order stage merges block statistics into the totals in block order. The result
 // is therefore bit-identical for any thread count, and memory holds at most a few blocks'
 // statistics at once, independent of the number of trajectories.
+#include "nhsim/ensemble.hpp"
+
 #include <tbb/global_control.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
@@ -15,7 +17,6 @@
 #include <memory>
 #include <sstream>
 
-#include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/statistics.hpp"
@@ -67,14 +68,13 @@ std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq) {
         pos = 0;
       }
       if (pos != num.size() || num.empty() || k < 0 || k >= nq) {
-        throw SpecError(idx("observables", i), "state component index must be in [0, " +
-                                                   std::to_string(nq - 1) + "]");
+        throw SpecError(idx("observables", i),
+                        "state component index must be in [0, " + std::to_string(nq - 1) + "]");
       }
       out.push_back({n, n[0] == 'q' ? ObsKind::kQ : ObsKind::kP, k});
     } else {
       throw SpecError(idx("observables", i),
-                      "unknown observable '" + n + "'; known: " + join(defaults) +
-                          ", q[i], p[i]");
+                      "unknown observable '" + n + "'; known: " + join(defaults) + ", q[i], p[i]");
     }
     for (std::size_t j = 0; j + 1 < out.size(); ++j) {
       if (out[j].name == n) throw SpecError(idx("observables", i), "duplicate observable");
@@ -128,8 +128,7 @@ Prepared prepare(const EnsembleSpec& spec) {
                                              "'; known: " + join(known_integrators));
     }
     if (auto why = pr.entry->not_applicable(c.integrator)) {
-      throw SpecError(f + ".integrator", "does not apply to system '" + spec.system +
-                                             "': " + *why);
+      throw SpecError(f + ".integrator", "does not apply to system '" + spec.system + "': " + *why);
     }
     if (!std::isfinite(c.h) || c.h <= 0.0) throw SpecError(f + ".h", "must be finite and > 0");
     if (c.sample_every < 1) throw SpecError(f + ".sample_every", "must be >= 1");
@@ -153,9 +152,9 @@ Prepared prepare(const EnsembleSpec& spec) {
 
   const auto& ic = spec.initial_conditions;
   if (ic.use_energy_shell == !ic.states.empty()) {
-    throw SpecError("initial_conditions",
-                    ic.use_energy_shell ? "give either states or energy_shell, not both"
-                                        : "zero trajectories: give states or energy_shell");
+    throw SpecError("initial_conditions", ic.use_energy_shell
+                                              ? "give either states or energy_shell, not both"
+                                              : "zero trajectories: give states or energy_shell");
   }
   if (ic.use_energy_shell) {
     const auto& g = ic.energy_shell;
@@ -229,8 +228,7 @@ void validate(const EnsembleSpec& spec) { (void)prepare(spec); }
 
 std::int64_t trajectory_count(const EnsembleSpec& spec) {
   const auto& ic = spec.initial_conditions;
-  return ic.use_energy_shell ? ic.energy_shell.count
-                             : static_cast<std::int64_t>(ic.states.size());
+  return ic.use_energy_shell ? ic.energy_shell.count : static_cast<std::int64_t>(ic.states.size());
 }
 
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
@@ -252,8 +250,7 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
   const std::int64_t total_work = n_traj * static_cast<std::int64_t>(spec.integrators.size());
   std::int64_t done_work = 0;
 
-  tbb::task_arena arena(options.threads > 0 ? options.threads
-                                            : tbb::task_arena::automatic);
+  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
 
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     const IntegratorChoice& choice = spec.integrators[ci];
@@ -346,8 +343,8 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
           steps_taken += r.steps_done;
           if (r.status != StepStatus::kOk) {
             ok = false;
-            acc.failures.push_back({i, choice.integrator,
-                                    static_cast<double>(steps_taken) * h, failure_reason(r)});
+            acc.failures.push_back(
+                {i, choice.integrator, static_cast<double>(steps_taken) * h, failure_reason(r)});
             break;
           }
           if (k < n_samples) sample(k);
@@ -372,17 +369,16 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
           static_cast<std::size_t>(2 * std::max(1, tbb::this_task_arena::max_concurrency()));
       tbb::parallel_pipeline(
           tokens,
-          tbb::make_filter<void, std::int64_t>(
-              tbb::filter_mode::serial_in_order,
-              [&](tbb::flow_control& fc) -> std::int64_t {
-                if (next_block >= n_blocks || cancelled()) {
-                  fc.stop();
-                  return 0;
-                }
-                return next_block++;
-              }) &
-              tbb::make_filter<std::int64_t, std::shared_ptr<BlockOut>>(
-                  tbb::filter_mode::parallel, run_block) &
+          tbb::make_filter<void, std::int64_t>(tbb::filter_mode::serial_in_order,
+                                               [&](tbb::flow_control& fc) -> std::int64_t {
+                                                 if (next_block >= n_blocks || cancelled()) {
+                                                   fc.stop();
+                                                   return 0;
+                                                 }
+                                                 return next_block++;
+                                               }) &
+              tbb::make_filter<std::int64_t, std::shared_ptr<BlockOut>>(tbb::filter_mode::parallel,
+                                                                        run_block) &
               tbb::make_filter<std::shared_ptr<BlockOut>, void>(
                   tbb::filter_mode::serial_in_order, [&](std::shared_ptr<BlockOut> out) {
                     Accum& a = out->acc;
@@ -425,8 +421,8 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
       s.min.resize(ns);
       s.max.resize(ns);
       for (std::size_t k = 0; k < ns; ++k) {
-        const RunningStats& r = total.stats[k * static_cast<std::size_t>(n_obs) +
-                                            static_cast<std::size_t>(j)];
+        const RunningStats& r =
+            total.stats[k * static_cast<std::size_t>(n_obs) + static_cast<std::size_t>(j)];
         s.count[k] = r.n;
         s.mean[k] = r.n > 0 ? r.mean : std::numeric_limits<double>::quiet_NaN();
         s.variance[k] = r.variance();

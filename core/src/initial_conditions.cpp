@@ -10,9 +10,8 @@ double CounterRng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
-bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
-                        std::int64_t i, Eigen::VectorXd& q, Eigen::VectorXd& p,
-                        std::string& reason) {
+bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason) {
   const int n = model.nq();
   CounterRng rng(g.seed, static_cast<std::uint64_t>(i));
   q.resize(n);
@@ -37,8 +36,7 @@ bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
     p = std::sqrt((g.energy - V) / kin) * (M * v);
     return true;
   }
-  reason = "energy shell: no draw with V(q) < E in " + std::to_string(g.max_attempts) +
-           " attempts";
+  reason = "energy shell: no draw with V(q) < E in " + std::to_string(g.max_attempts) + " attempts";
   return false;
 }
 

@@ -205,8 +205,8 @@ TEST(Ensemble, ValidationNamesTheField) {
   // Explicit states: dimension, finiteness, constraint.
   auto e = s;
   e.initial_conditions.use_energy_shell = false;
-  e.initial_conditions.states = {CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6},
-                                                {-(0.1 * 1 + 0.2 * 1 + 0.3 * 1), 0, 0, 0, 1, 1, 1}}};
+  e.initial_conditions.states = {CanonicalState{
+      {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 * 1 + 0.2 * 1 + 0.3 * 1), 0, 0, 0, 1, 1, 1}}};
   EXPECT_NO_THROW(validate(e));
   {
     auto b = e;
@@ -233,8 +233,8 @@ TEST(Ensemble, ValidationNamesTheField) {
 TEST(Ensemble, ExplicitStatesRunWithStateObservables) {
   EnsembleSpec s = small_spec();
   s.initial_conditions.use_energy_shell = false;
-  s.initial_conditions.states = {CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6},
-                                                {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}}};
+  s.initial_conditions.states = {
+      CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}}};
   s.observables = {"energy_error", "q[1]", "p[0]"};
   const EnsembleResult r = run_ensemble(s);
   const auto& g = r.integrators[0];

@@ -11,31 +11,31 @@ namespace nhsim {
 struct ParameterInfo {
   std::string name;
   double default_value = 0.0;
-  std::string unit;         ///< e.g. "kg", "1" for dimensionless
+  std::string unit;  ///< e.g. "kg", "1" for dimensionless
   std::string description;
-  bool integer = false;     ///< must be a whole number (e.g. n of the chaotic system)
-  double min_value = 0.0;   ///< inclusive lower bound
-  double max_value = 0.0;   ///< inclusive upper bound
+  bool integer = false;    ///< must be a whole number (e.g. n of the chaotic system)
+  double min_value = 0.0;  ///< inclusive lower bound
+  double max_value = 0.0;  ///< inclusive upper bound
 };
 
 struct SystemInfo {
   std::string name;
   std::string description;
-  std::string source;                     ///< e.g. "seed 001 §4.1 eq. (19)-(21)"
+  std::string source;  ///< e.g. "seed 001 §4.1 eq. (19)-(21)"
   std::vector<ParameterInfo> parameters;
-  std::vector<std::string> invariants;    ///< named invariants besides energy
-  std::vector<std::string> integrators;   ///< integrator ids that apply
+  std::vector<std::string> invariants;   ///< named invariants besides energy
+  std::vector<std::string> integrators;  ///< integrator ids that apply
 };
 
 struct IntegratorInfo {
   std::string name;
   std::string description;
   std::string source;
-  int order = 0;                          ///< classical order of accuracy
+  int order = 0;  ///< classical order of accuracy
   bool implicit = false;
   bool energy_preserving = false;
-  std::vector<std::string> requires_;     ///< e.g. "reduced form", "constant mass matrix"
-  double default_newton_tol = 0.0;        ///< 0 where no Newton solve
+  std::vector<std::string> requires_;  ///< e.g. "reduced form", "constant mass matrix"
+  double default_newton_tol = 0.0;     ///< 0 where no Newton solve
   int default_newton_max_iter = 0;
 };
 
@@ -44,7 +44,6 @@ std::vector<IntegratorInfo> list_integrators();
 
 /// Why `integrator` does not apply to `system`; std::nullopt when it applies.
 /// Precondition: both names are known.
-std::optional<std::string> not_applicable(const std::string& system,
-                                          const std::string& integrator);
+std::optional<std::string> not_applicable(const std::string& system, const std::string& integrator);
 
 }  // namespace nhsim

@@ -44,11 +44,11 @@ struct CanonicalState {
 /// scaled so that H = energy exactly. Draws with V(q) >= energy are redrawn from the same
 /// (seed, i) stream, at most max_attempts times (then SpecError on the generator).
 struct EnergyShellGenerator {
-  double energy = 0.0;        ///< target energy H, system energy units
-  std::uint64_t seed = 0;     ///< 64-bit seed
-  std::int64_t count = 0;     ///< number of trajectories
-  double q_std = 0.5;         ///< standard deviation of each q component
-  int max_attempts = 10000;   ///< redraws allowed per trajectory before giving up
+  double energy = 0.0;       ///< target energy H, system energy units
+  std::uint64_t seed = 0;    ///< 64-bit seed
+  std::int64_t count = 0;    ///< number of trajectories
+  double q_std = 0.5;        ///< standard deviation of each q component
+  int max_attempts = 10000;  ///< redraws allowed per trajectory before giving up
 };
 
 /// Exactly one of `states` (non-empty) or `energy_shell` (count > 0) is used.
@@ -60,19 +60,19 @@ struct InitialConditions {
 
 /// One integrator to compare: id (see list_integrators()), step h, sampling and solver settings.
 struct IntegratorChoice {
-  std::string integrator;          ///< id, e.g. "gonzalez"
-  double h = 0.0;                  ///< step size, system time units; > 0, finite
-  std::int64_t sample_every = 1;   ///< steps between samples (t = 0 is always sampled); >= 1
-  double newton_tol = 0.0;         ///< 0 = integrator default (documented per integrator)
-  int newton_max_iter = 0;         ///< 0 = integrator default
+  std::string integrator;         ///< id, e.g. "gonzalez"
+  double h = 0.0;                 ///< step size, system time units; > 0, finite
+  std::int64_t sample_every = 1;  ///< steps between samples (t = 0 is always sampled); >= 1
+  double newton_tol = 0.0;        ///< 0 = integrator default (documented per integrator)
+  int newton_max_iter = 0;        ///< 0 = integrator default
 };
 
 struct EnsembleSpec {
-  std::string system;                          ///< system id, see list_systems()
-  std::map<std::string, double> parameters;    ///< overrides of the system's named parameters
+  std::string system;                        ///< system id, see list_systems()
+  std::map<std::string, double> parameters;  ///< overrides of the system's named parameters
   InitialConditions initial_conditions;
   std::vector<IntegratorChoice> integrators;
-  double t_final = 0.0;                        ///< > 0; must be an integer multiple of each h
+  double t_final = 0.0;  ///< > 0; must be an integer multiple of each h
   /// Observables to sample. Empty = defaults: energy_error, relative_energy_error,
   /// constraint_residual and every named invariant's drift ("<name>_drift").
   /// State components may be requested as "q[i]" or "p[i]".
@@ -96,15 +96,15 @@ struct SeriesStats {
 };
 
 struct TrajectoryFailure {
-  std::int64_t trajectory = 0;   ///< index of the initial condition
-  std::string integrator;        ///< integrator id
-  double time = 0.0;             ///< time of the last good state
+  std::int64_t trajectory = 0;  ///< index of the initial condition
+  std::string integrator;       ///< integrator id
+  double time = 0.0;            ///< time of the last good state
   std::string reason;
 };
 
 struct IntegratorResult {
   IntegratorChoice choice;
-  std::int64_t n_steps = 0;                 ///< steps per trajectory
+  std::int64_t n_steps = 0;  ///< steps per trajectory
   std::vector<double> sample_times;
   std::vector<SeriesStats> observables;
   std::int64_t trajectories_ok = 0;
@@ -113,7 +113,7 @@ struct IntegratorResult {
   std::vector<TrajectoryFailure> failures;  ///< every failed trajectory, in index order
   std::int64_t steps_completed = 0;         ///< steps taken, all trajectories
   double wall_seconds = 0.0;
-  double steps_per_second = 0.0;            ///< trajectory-steps per wall second
+  double steps_per_second = 0.0;  ///< trajectory-steps per wall second
 };
 
 struct EnsembleResult {
@@ -129,9 +129,9 @@ struct EnsembleResult {
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
 
 struct RunOptions {
-  int threads = 0;                              ///< 0 = oneTBB default
-  const std::atomic<bool>* cancel = nullptr;    ///< set to stop promptly; result.cancelled
-  ProgressFn progress;                          ///< optional
+  int threads = 0;                            ///< 0 = oneTBB default
+  const std::atomic<bool>* cancel = nullptr;  ///< set to stop promptly; result.cancelled
+  ProgressFn progress;                        ///< optional
 };
 
 /// Checks a spec without running it. Throws SpecError naming the field. Applies the same

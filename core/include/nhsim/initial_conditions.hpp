@@ -39,8 +39,7 @@ class CounterRng {
 /// ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v; p = s M v_D with s chosen so that
 /// H(q, p) = E. Draws with V(q) >= E (or v_D = 0) are redrawn from the same stream.
 /// Returns false with `reason` set when max_attempts draws all fail.
-bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
-                        std::int64_t i, Eigen::VectorXd& q, Eigen::VectorXd& p,
-                        std::string& reason);
+bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason);
 
 }  // namespace nhsim

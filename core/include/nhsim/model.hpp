@@ -30,8 +30,7 @@ class SystemModel {
   /// H(q, p) = 1/2 p^T M^-1 p + V(q).
   virtual double hamiltonian(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const = 0;
   /// max_alpha |mu^alpha(q) M^-1(q) p|.
-  virtual double constraint_residual(const Eigen::VectorXd& q,
-                                     const Eigen::VectorXd& p) const = 0;
+  virtual double constraint_residual(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const = 0;
   /// A stepper for `choice` (integrator id known and applicable; h > 0). Settings 0 in the
   /// choice mean the integrator's defaults. Throws SpecError("integrator", ...) if the
   /// integrator does not apply to this system.

@@ -30,8 +30,7 @@ class ModelImpl final : public SystemModel {
   double hamiltonian(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const override {
     return sys_.hamiltonian(typename S::VecQ(q), typename S::VecQ(p));
   }
-  double constraint_residual(const Eigen::VectorXd& q,
-                             const Eigen::VectorXd& p) const override {
+  double constraint_residual(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const override {
     return sys_.constraint_residual(typename S::VecQ(q), typename S::VecQ(p));
   }
   std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const override {

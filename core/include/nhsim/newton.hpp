@@ -43,7 +43,8 @@ class SimplifiedNewton {
       if (!have_lu_ || attempt > 0) {
         jacobian(x, jac_);
         lu_.compute(jac_);
-        inv_ = lu_.inverse();  // small systems: one mat-vec per iteration beats two triangular solves
+        inv_ =
+            lu_.inverse();  // small systems: one mat-vec per iteration beats two triangular solves
         have_lu_ = true;
         fresh = true;
         ++factorisations_;

@@ -19,7 +19,8 @@
 
 namespace nhsim {
 
-using AllIntegrators = std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator>;
+using AllIntegrators =
+    std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
@@ -91,19 +92,22 @@ std::optional<std::string> integrator_not_applicable(const std::string& id) {
 template <class S>
 std::vector<std::string> applicable_integrators() {
   std::vector<std::string> ids;
-  std::apply([&](auto... integrators) {
-    ((decltype(integrators)::template kApplies<S> ? ids.push_back(decltype(integrators)::kId)
-                                                   : void()),
-     ...);
-  }, AllIntegrators{});
+  std::apply(
+      [&](auto... integrators) {
+        ((decltype(integrators)::template kApplies<S> ? ids.push_back(decltype(integrators)::kId)
+                                                      : void()),
+         ...);
+      },
+      AllIntegrators{});
   return ids;
 }
 
 /// Catalogue entries of every integrator, in registry order.
 inline std::vector<IntegratorInfo> all_integrator_infos() {
   std::vector<IntegratorInfo> out;
-  std::apply([&](auto... integrators) { (out.push_back(integrator_info<decltype(integrators)>()), ...); },
-             AllIntegrators{});
+  std::apply(
+      [&](auto... integrators) { (out.push_back(integrator_info<decltype(integrators)>()), ...); },
+      AllIntegrators{});
   return out;
 }
 

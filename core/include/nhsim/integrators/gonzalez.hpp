@@ -20,8 +20,8 @@ struct GonzalezGradient {
   /// O(|z1 - z0|^2) and its energy contribution O(|z1 - z0|^3) is below round-off, while the
   /// quotient itself would be dominated by cancellation.
   template <class S, class W, class VecZ>
-  static void eval(const S& sys, W& ws, const VecZ& z0, const VecZ& z1, double H0,
-                   const VecZ& zbar, VecZ& out) {
+  static void eval(const S& sys, W& ws, const VecZ& z0, const VecZ& z1, double H0, const VecZ& zbar,
+                   VecZ& out) {
     sys.reduced_gradient(zbar, out);
     ws.d = z1 - z0;
     const double dd = ws.d.squaredNorm();
@@ -37,7 +37,8 @@ using GonzalezMethod = DiscreteGradientMethod<S, GonzalezGradient>;
 
 struct GonzalezIntegrator {
   static constexpr const char* kDescription =
-      "Discrete gradient method eq. (14) on the reduced system with the Gonzalez (midpoint) discrete gradient eq. (12)";
+      "Discrete gradient method eq. (14) on the reduced system with the Gonzalez (midpoint) "
+      "discrete gradient eq. (12)";
   static constexpr const char* kSource = "seed 001 eq. (12), (14)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;

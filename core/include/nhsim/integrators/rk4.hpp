@@ -60,7 +60,8 @@ class Rk4Method {
 
 struct Rk4Integrator {
   static constexpr const char* kDescription =
-      "Classical explicit 4th-order Runge-Kutta on the reduced ODE eq. (9): the non-geometric baseline";
+      "Classical explicit 4th-order Runge-Kutta on the reduced ODE eq. (9): the non-geometric "
+      "baseline";
   static constexpr const char* kSource = "seed 001 eq. (9)";
   static constexpr int kOrder = 4;
   static constexpr bool kImplicit = false;
