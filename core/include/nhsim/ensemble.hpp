@@ -124,7 +124,8 @@ struct EnsembleResult {
   std::vector<IntegratorResult> integrators;  ///< in the order of the spec
 };
 
-/// Progress callback: trajectories done (ok + failed) and total = n_trajectories x choices.
+/// Progress callback: trajectories finished (ok + failed + cancelled) and total =
+/// n_trajectories x choices.
 /// Called from worker threads, serialised by the runner; must be cheap.
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
 

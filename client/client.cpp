@@ -1,0 +1,147 @@
+#include "nhsim/client/client.hpp"
+
+#include <limits>
+
+namespace nhsim::client {
+
+std::string code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "CODE_" + std::to_string(static_cast<int>(code));
+  }
+}
+
+RpcError::RpcError(const grpc::Status& status)
+    : std::runtime_error(code_name(status.error_code()) + ": " + status.error_message()),
+      code_(status.error_code()),
+      message_(status.error_message()) {}
+
+namespace {
+
+void check(const grpc::Status& status) {
+  if (!status.ok()) throw RpcError(status);
+}
+
+}  // namespace
+
+Client::Client(const std::string& address, std::chrono::milliseconds call_timeout)
+    : call_timeout_(call_timeout) {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);  // unlimited: the server bounds its answers
+  arguments.SetMaxSendMessageSize(-1);
+  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  stub_ = v1::EnsembleService::NewStub(channel_);
+}
+
+void Client::prepare(grpc::ClientContext& context) const {
+  context.set_deadline(std::chrono::system_clock::now() + call_timeout_);
+}
+
+v1::ListSystemsResponse Client::list_systems() const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::ListSystemsResponse response;
+  check(stub_->ListSystems(&context, v1::ListSystemsRequest(), &response));
+  return response;
+}
+
+v1::ListIntegratorsResponse Client::list_integrators() const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::ListIntegratorsResponse response;
+  check(stub_->ListIntegrators(&context, v1::ListIntegratorsRequest(), &response));
+  return response;
+}
+
+v1::Job Client::submit(const v1::SubmitEnsembleRequest& spec) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::Job job;
+  check(stub_->SubmitEnsemble(&context, spec, &job));
+  return job;
+}
+
+v1::Job Client::get_job(const std::string& job_id) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::GetJobRequest request;
+  request.set_job_id(job_id);
+  v1::Job job;
+  check(stub_->GetJob(&context, request, &job));
+  return job;
+}
+
+v1::Job Client::watch(const std::string& job_id,
+                      const std::function<void(const v1::Job&)>& on_update) const {
+  grpc::ClientContext context;
+  v1::WatchJobRequest request;
+  request.set_job_id(job_id);
+  auto reader = stub_->WatchJob(&context, request);
+  v1::Job job;
+  v1::Job last;
+  bool any = false;
+  while (reader->Read(&job)) {
+    last = job;
+    any = true;
+    if (on_update) on_update(last);
+  }
+  check(reader->Finish());
+  if (!any) return get_job(job_id);
+  return last;
+}
+
+v1::EnsembleResult Client::result(const std::string& job_id) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::GetResultRequest request;
+  request.set_job_id(job_id);
+  v1::EnsembleResult result;
+  check(stub_->GetResult(&context, request, &result));
+  return result;
+}
+
+v1::Job Client::cancel(const std::string& job_id) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::CancelJobRequest request;
+  request.set_job_id(job_id);
+  v1::Job job;
+  check(stub_->CancelJob(&context, request, &job));
+  return job;
+}
+
+}  // namespace nhsim::client

@@ -1,0 +1,70 @@
+// The C++ client of nhsim.v1.EnsembleService, used by the `nhsim` CLI and the tests.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "nhsim/v1/ensemble.grpc.pb.h"
+
+namespace nhsim::client {
+
+/// A call that the server (or the channel) answered with a status other than OK.
+/// what() is "<CODE>: <server message>", e.g. "INVALID_ARGUMENT: integrators[0].h: must be > 0".
+class RpcError : public std::runtime_error {
+ public:
+  explicit RpcError(const grpc::Status& status);
+  grpc::StatusCode code() const { return code_; }
+  /// The server's message alone, without the code.
+  const std::string& message() const { return message_; }
+
+ private:
+  grpc::StatusCode code_;
+  std::string message_;
+};
+
+/// Name of a status code, e.g. "INVALID_ARGUMENT".
+std::string code_name(grpc::StatusCode code);
+
+/// A connection to one nhsimd. Every method throws RpcError when the call fails; unary calls
+/// give up after `call_timeout` (DEADLINE_EXCEEDED), watch() has no deadline. Responses of any
+/// size are accepted (the server bounds them). Thread-safe.
+class Client {
+ public:
+  /// `address` is "host:port" (insecure channel). Connects lazily: an unreachable server shows
+  /// as RpcError UNAVAILABLE on the first call.
+  explicit Client(const std::string& address,
+                  std::chrono::milliseconds call_timeout = std::chrono::seconds(60));
+
+  nhsim::v1::ListSystemsResponse list_systems() const;
+  nhsim::v1::ListIntegratorsResponse list_integrators() const;
+  /// Submits a spec; returns the queued job. Bad specs: INVALID_ARGUMENT; over the server's
+  /// limits: RESOURCE_EXHAUSTED.
+  nhsim::v1::Job submit(const nhsim::v1::SubmitEnsembleRequest& spec) const;
+  nhsim::v1::Job get_job(const std::string& job_id) const;
+  /// Follows the job until it ends, calling `on_update` (may be empty) with each message of
+  /// the server's stream (the first at once, then on progress). Returns the last job seen,
+  /// normally in a terminal state.
+  nhsim::v1::Job watch(const std::string& job_id,
+                       const std::function<void(const nhsim::v1::Job&)>& on_update) const;
+  /// The result of a job that ended SUCCEEDED or CANCELLED; FAILED_PRECONDITION otherwise.
+  nhsim::v1::EnsembleResult result(const std::string& job_id) const;
+  /// Asks the job to stop; returns the job after the request.
+  nhsim::v1::Job cancel(const std::string& job_id) const;
+
+  /// The underlying channel (e.g. for the health service).
+  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
+
+ private:
+  void prepare(grpc::ClientContext& context) const;
+
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<nhsim::v1::EnsembleService::Stub> stub_;
+  std::chrono::milliseconds call_timeout_;
+};
+
+}  // namespace nhsim::client

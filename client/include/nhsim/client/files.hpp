@@ -1,0 +1,36 @@
+// Spec files in, result files out: the protobuf JSON mapping (DESIGN.md, "Service contract").
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "nhsim/v1/ensemble.pb.h"
+
+namespace nhsim::client {
+
+/// A file that cannot be read, parsed or written. what() names the file and the cause.
+class FileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses a spec: the protobuf JSON mapping of nhsim.v1.SubmitEnsembleRequest (proto or
+/// lowerCamel field names; unknown fields are errors). Throws FileError
+/// "<source_name>: <parser message>".
+nhsim::v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& source_name);
+
+/// Reads and parses the spec file `path` (see parse_spec). Throws FileError.
+nhsim::v1::SubmitEnsembleRequest load_spec(const std::filesystem::path& path);
+
+/// `message` as indented JSON with proto field names (snake_case), fields at their default
+/// value included, newline-terminated.
+std::string to_json(const google::protobuf::Message& message);
+
+/// Writes `content` to `path`, creating missing parent directories. Throws FileError.
+void write_text_file(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace nhsim::client

@@ -1,0 +1,53 @@
+// Human-readable views of results, jobs and the catalog, and the CSV export of results.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nhsim/v1/ensemble.pb.h"
+
+namespace nhsim::client {
+
+/// One row of the summary table: one integrator choice of a result. The statistics come from
+/// the observables energy_error (H(t) - H(0)) and constraint_residual, over the sample times
+/// with count > 0; std::nullopt where the observable (or any such sample) is missing, and for
+/// an integrator without successful trajectories.
+struct SummaryRow {
+  std::string integrator;
+  double h = 0.0;
+  std::int64_t trajectories_ok = 0;
+  std::int64_t trajectories_failed = 0;
+  double steps_per_second = 0.0;
+  /// max over samples of max(|min|, |max|) of energy_error: max |H(t) - H(0)|.
+  std::optional<double> max_abs_energy_error;
+  /// variance of energy_error at the last sample time (nullopt when its count is 0).
+  std::optional<double> final_energy_error_variance;
+  /// variance_slope_over_h4 of energy_error.
+  std::optional<double> variance_slope_over_h4;
+  /// max over samples of the max of constraint_residual.
+  std::optional<double> max_constraint_residual;
+};
+
+/// The summary rows of `result`, one per integrator choice, in the result's order.
+std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
+
+/// The summary table (header, one line per row, "-" for missing values), plus a line on
+/// cancelled trajectories when the result was cancelled.
+std::string summary_table(const nhsim::v1::EnsembleResult& result);
+
+/// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max": one row per
+/// (integrator choice, observable, sample time); doubles with 17 significant digits.
+std::string to_csv(const nhsim::v1::EnsembleResult& result);
+
+/// The systems with their parameters (unit, default, bounds), invariants and integrators.
+std::string systems_table(const nhsim::v1::ListSystemsResponse& systems);
+
+/// The integrators with order, properties, requirements and Newton defaults.
+std::string integrators_table(const nhsim::v1::ListIntegratorsResponse& integrators);
+
+/// One line: "job <id> <STATE> <done>/<total> trajectories[: error]".
+std::string job_line(const nhsim::v1::Job& job);
+
+}  // namespace nhsim::client

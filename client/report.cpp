@@ -1,0 +1,201 @@
+#include "nhsim/client/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace nhsim::client {
+namespace {
+
+const v1::SeriesStats* find_observable(const v1::IntegratorResult& result,
+                                       const std::string& name) {
+  for (const auto& series : result.observables()) {
+    if (series.observable() == name) return &series;
+  }
+  return nullptr;
+}
+
+/// Max over samples with count > 0 of f(i); nullopt when there are none.
+template <typename F>
+std::optional<double> max_over_samples(const v1::SeriesStats& series, F f) {
+  std::optional<double> best;
+  for (int i = 0; i < series.count_size(); ++i) {
+    if (series.count(i) <= 0) continue;
+    const double value = f(i);
+    if (!best || value > *best || std::isnan(value)) best = value;
+    if (std::isnan(*best)) break;
+  }
+  return best;
+}
+
+std::string format_double(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string format_optional(std::optional<double> value) {
+  return value ? format_double("%.3e", *value) : std::string("-");
+}
+
+std::string pad_left(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string pad_right(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+}  // namespace
+
+std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
+  std::vector<SummaryRow> rows;
+  for (const auto& integrator : result.integrators()) {
+    SummaryRow row;
+    row.integrator = integrator.choice().integrator();
+    row.h = integrator.choice().h();
+    row.trajectories_ok = integrator.trajectories_ok();
+    row.trajectories_failed = integrator.trajectories_failed();
+    row.steps_per_second = integrator.steps_per_second();
+    if (integrator.trajectories_ok() == 0) {  // no statistics (all failed or cancelled)
+      rows.push_back(std::move(row));
+      continue;
+    }
+    if (const auto* energy = find_observable(integrator, "energy_error")) {
+      const auto& e = *energy;
+      if (e.min_size() == e.count_size() && e.max_size() == e.count_size()) {
+        row.max_abs_energy_error = max_over_samples(
+            e, [&](int i) { return std::max(std::abs(e.min(i)), std::abs(e.max(i))); });
+      }
+      const int last = e.variance_size() - 1;
+      if (last >= 0 && last < e.count_size() && e.count(last) > 0) {
+        row.final_energy_error_variance = e.variance(last);
+      }
+      row.variance_slope_over_h4 = e.variance_slope_over_h4();
+    }
+    if (const auto* residual = find_observable(integrator, "constraint_residual")) {
+      const auto& r = *residual;
+      if (r.max_size() == r.count_size()) {
+        row.max_constraint_residual = max_over_samples(r, [&](int i) { return r.max(i); });
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string summary_table(const v1::EnsembleResult& result) {
+  static const std::vector<std::pair<std::string, std::size_t>> columns = {
+      {"integrator", 12}, {"h", 9},          {"ok", 8},         {"failed", 7},    {"steps/s", 10},
+      {"max|H-H0|", 10},  {"final var", 10}, {"slope/h^4", 10}, {"max resid", 10}};
+  std::ostringstream out;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    out << (c == 0 ? pad_right(columns[c].first, columns[c].second)
+                   : "  " + pad_left(columns[c].first, columns[c].second));
+  }
+  out << '\n';
+  for (const auto& row : summarize(result)) {
+    const std::vector<std::string> cells = {row.integrator,
+                                            format_double("%g", row.h),
+                                            std::to_string(row.trajectories_ok),
+                                            std::to_string(row.trajectories_failed),
+                                            format_double("%.3e", row.steps_per_second),
+                                            format_optional(row.max_abs_energy_error),
+                                            format_optional(row.final_energy_error_variance),
+                                            format_optional(row.variance_slope_over_h4),
+                                            format_optional(row.max_constraint_residual)};
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      out << (c == 0 ? pad_right(cells[c], columns[c].second)
+                     : "  " + pad_left(cells[c], columns[c].second));
+    }
+    out << '\n';
+  }
+  if (result.cancelled()) {
+    std::int64_t not_run = 0;
+    for (const auto& integrator : result.integrators()) {
+      not_run += integrator.trajectories_cancelled();
+    }
+    out << "cancelled: " << not_run << " trajectory runs were not run\n";
+  }
+  return out.str();
+}
+
+std::string to_csv(const v1::EnsembleResult& result) {
+  std::ostringstream out;
+  out << "choice,integrator,h,observable,t,count,mean,variance,min,max\n";
+  char line[512];
+  for (int c = 0; c < result.integrators_size(); ++c) {
+    const auto& integrator = result.integrators(c);
+    for (const auto& series : integrator.observables()) {
+      const int n =
+          std::min({integrator.sample_times_size(), series.count_size(), series.mean_size(),
+                    series.variance_size(), series.min_size(), series.max_size()});
+      for (int i = 0; i < n; ++i) {
+        std::snprintf(line, sizeof line, "%d,%s,%.17g,%s,%.17g,%lld,%.17g,%.17g,%.17g,%.17g\n", c,
+                      integrator.choice().integrator().c_str(), integrator.choice().h(),
+                      series.observable().c_str(), integrator.sample_times(i),
+                      static_cast<long long>(series.count(i)), series.mean(i), series.variance(i),
+                      series.min(i), series.max(i));
+        out << line;
+      }
+    }
+  }
+  return out.str();
+}
+
+std::string systems_table(const v1::ListSystemsResponse& systems) {
+  std::ostringstream out;
+  for (const auto& system : systems.systems()) {
+    out << system.name() << ": " << system.description() << '\n';
+    if (!system.source().empty()) out << "  source: " << system.source() << '\n';
+    for (const auto& p : system.parameters()) {
+      out << "  parameter " << p.name() << " [" << p.unit() << "] default "
+          << format_double("%g", p.default_value()) << ", range ["
+          << format_double("%g", p.min_value()) << ", " << format_double("%g", p.max_value()) << "]"
+          << (p.integer() ? ", integer" : "");
+      if (!p.description().empty()) out << ": " << p.description();
+      out << '\n';
+    }
+    out << "  invariants: energy";
+    for (const auto& invariant : system.invariants()) out << ", " << invariant;
+    out << "\n  integrators:";
+    for (const auto& integrator : system.integrators()) out << ' ' << integrator;
+    out << '\n';
+  }
+  return out.str();
+}
+
+std::string integrators_table(const v1::ListIntegratorsResponse& integrators) {
+  std::ostringstream out;
+  for (const auto& i : integrators.integrators()) {
+    out << i.name() << ": order " << i.order() << (i.implicit() ? ", implicit" : ", explicit")
+        << (i.energy_preserving() ? ", energy-preserving" : "");
+    if (i.default_newton_max_iter() > 0) {
+      out << ", Newton tol " << format_double("%g", i.default_newton_tol()) << " max_iter "
+          << i.default_newton_max_iter();
+    }
+    out << '\n';
+    if (!i.description().empty()) out << "  " << i.description() << '\n';
+    if (!i.source().empty()) out << "  source: " << i.source() << '\n';
+    if (i.requirements_size() > 0) {
+      out << "  requires:";
+      for (int r = 0; r < i.requirements_size(); ++r) {
+        out << (r == 0 ? " " : ", ") << i.requirements(r);
+      }
+      out << '\n';
+    }
+  }
+  return out.str();
+}
+
+std::string job_line(const v1::Job& job) {
+  std::string line = "job " + job.job_id() + " " + v1::JobState_Name(job.state()) + " " +
+                     std::to_string(job.trajectories_done()) + "/" +
+                     std::to_string(job.trajectories_total()) + " trajectories";
+  if (job.cancel_requested() && job.state() == v1::RUNNING) line += " (cancelling)";
+  if (!job.error().empty()) line += ": " + job.error();
+  return line;
+}
+
+}  // namespace nhsim::client

@@ -1,0 +1,64 @@
+// Wire → core conversion (DESIGN.md: conversion lives in one file per direction).
+#include "nhsim/server/from_proto.hpp"
+
+namespace nhsim::server {
+namespace {
+
+CanonicalState from_proto(const v1::CanonicalState& state) {
+  CanonicalState out;
+  out.q.assign(state.q().begin(), state.q().end());
+  out.p.assign(state.p().begin(), state.p().end());
+  return out;
+}
+
+EnergyShellGenerator from_proto(const v1::EnergyShell& shell) {
+  EnergyShellGenerator out;  // keeps the core defaults of q_std and max_attempts when unset
+  out.energy = shell.energy();
+  out.seed = shell.seed();
+  out.count = shell.count();
+  if (shell.has_q_std()) out.q_std = shell.q_std();
+  if (shell.has_max_attempts()) out.max_attempts = shell.max_attempts();
+  return out;
+}
+
+IntegratorChoice from_proto(const v1::IntegratorChoice& choice) {
+  IntegratorChoice out;
+  out.integrator = choice.integrator();
+  out.h = choice.h();
+  if (choice.has_sample_every()) out.sample_every = choice.sample_every();
+  out.newton_tol = choice.newton_tol();
+  out.newton_max_iter = choice.newton_max_iter();
+  return out;
+}
+
+InitialConditions from_proto(const v1::InitialConditions& initial) {
+  const bool has_states = initial.states_size() > 0;
+  const bool has_shell = initial.has_energy_shell();
+  if (has_states == has_shell) {
+    throw SpecError("initial_conditions", has_states
+                                              ? "give either states or energy_shell, not both"
+                                              : "zero trajectories: give states or energy_shell");
+  }
+  InitialConditions out;
+  out.states.reserve(static_cast<std::size_t>(initial.states_size()));
+  for (const auto& state : initial.states()) out.states.push_back(from_proto(state));
+  out.use_energy_shell = has_shell;
+  if (has_shell) out.energy_shell = from_proto(initial.energy_shell());
+  return out;
+}
+
+}  // namespace
+
+EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
+  EnsembleSpec spec;
+  spec.system = request.system();
+  spec.parameters.insert(request.parameters().begin(), request.parameters().end());
+  spec.initial_conditions = from_proto(request.initial_conditions());
+  spec.integrators.reserve(static_cast<std::size_t>(request.integrators_size()));
+  for (const auto& choice : request.integrators()) spec.integrators.push_back(from_proto(choice));
+  spec.t_final = request.t_final();
+  spec.observables.assign(request.observables().begin(), request.observables().end());
+  return spec;
+}
+
+}  // namespace nhsim::server

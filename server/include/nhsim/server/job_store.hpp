@@ -1,0 +1,85 @@
+// The job store of the foundation: jobs, their progress and results, in memory.
+//
+// Everything lives in this process and is lost when nhsimd stops; jobs are never evicted, so
+// memory grows with the number and size of results kept. A persistent store (SQLite, DESIGN.md
+// "an embedded store") is a later step and is meant to keep this interface.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "nhsim/ensemble.hpp"
+#include "nhsim/v1/ensemble.pb.h"
+
+namespace nhsim::server {
+
+/// True for SUCCEEDED, FAILED and CANCELLED.
+bool is_terminal(nhsim::v1::JobState state);
+
+/// Upper-case name of a state without prefix, e.g. "RUNNING".
+std::string state_name(nhsim::v1::JobState state);
+
+/// Everything the server knows about one job. Copies are cheap: the spec and the result are
+/// shared and immutable.
+struct JobRecord {
+  std::string id;
+  std::string label;
+  std::shared_ptr<const nhsim::EnsembleSpec> spec;
+  nhsim::v1::JobState state = nhsim::v1::QUEUED;
+  std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices
+  std::int64_t trajectories_total = 0;  ///< initial conditions x integrator choices
+  std::string error;                    ///< why the job FAILED
+  /// The flag handed to the core in RunOptions::cancel; set by CancelJob and at shutdown.
+  std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
+  std::chrono::system_clock::time_point created_time{};   ///< epoch = unset
+  std::chrono::system_clock::time_point started_time{};   ///< epoch = unset
+  std::chrono::system_clock::time_point finished_time{};  ///< epoch = unset
+  std::shared_ptr<const nhsim::EnsembleResult> result;    ///< set when the core returned
+  std::uint64_t version = 0;  ///< bumped by every update; lets watchers see changes
+};
+
+/// The wire view of a record.
+nhsim::v1::Job to_job(const JobRecord& record);
+
+/// In-memory, thread-safe map from job id to JobRecord, with change notification.
+class JobStore {
+ public:
+  /// Adds a new record (its version becomes 1). Throws std::invalid_argument when the id is
+  /// already taken.
+  void insert(JobRecord record);
+
+  /// A copy of the record; std::nullopt for an unknown id.
+  std::optional<JobRecord> get(const std::string& id) const;
+
+  /// Applies `change` to the record under the store's lock, bumps its version and wakes the
+  /// waiters. `change` must be quick and must not call back into the store. Returns false for
+  /// an unknown id (then `change` is not called).
+  bool update(const std::string& id, const std::function<void(JobRecord&)>& change);
+
+  /// Blocks until the record's version differs from `seen_version` (or, with `terminal_only`,
+  /// until the record is terminal), until `deadline`, or until shutdown(), whichever is first;
+  /// then returns a copy of the record. std::nullopt for an unknown id.
+  std::optional<JobRecord> wait(const std::string& id, std::uint64_t seen_version,
+                                std::chrono::steady_clock::time_point deadline,
+                                bool terminal_only = false) const;
+
+  /// Wakes every waiter; later waits return at once. Idempotent.
+  void shutdown();
+  bool is_shut_down() const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::map<std::string, JobRecord> jobs_;
+  bool shut_down_ = false;
+};
+
+}  // namespace nhsim::server

@@ -1,0 +1,65 @@
+// nhsimd in a box: the gRPC server (EnsembleService, health checking, reflection), the job
+// manager and the metrics endpoint, started and stopped together. Used by nhsimd's main() and
+// by the tests, which start it in-process on ephemeral ports.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace grpc {
+class Server;
+}  // namespace grpc
+
+namespace nhsim::server {
+
+class EnsembleServiceImpl;
+class JobManager;
+class Metrics;
+
+/// nhsimd's settings; the defaults are nhsimd's defaults.
+struct ServerOptions {
+  /// gRPC address "host:port"; port 0 picks a free port (see Server::port()).
+  std::string listen = "127.0.0.1:50051";
+  /// Prometheus metrics address "host:port" (GET /metrics); port 0 picks a free port; empty
+  /// serves no metrics.
+  std::string metrics = "127.0.0.1:9464";
+  int threads = 0;                            ///< oneTBB threads per job; 0 = all cores
+  std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
+  /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
+  double max_trajectory_steps = 1e11;
+  int max_message_mb = 64;  ///< largest gRPC message received or sent, MiB (1..2047)
+};
+
+/// A running nhsimd. Thread-safe.
+class Server {
+ public:
+  /// Binds both addresses and starts serving. Throws std::invalid_argument for bad options and
+  /// std::runtime_error when an address cannot be bound.
+  explicit Server(const ServerOptions& options);
+  /// shutdown()s.
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// The bound gRPC port (the chosen one when the listen port was 0).
+  int port() const { return port_; }
+  /// The bound metrics port; 0 when no metrics are served.
+  int metrics_port() const;
+
+  /// Reports NOT_SERVING to health checks, cancels unfinished jobs, ends open WatchJob
+  /// streams (UNAVAILABLE), waits up to two seconds for calls in flight, then stops.
+  /// Idempotent.
+  void shutdown();
+
+ private:
+  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<EnsembleServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::once_flag shut_down_;
+};
+
+}  // namespace nhsim::server

@@ -1,0 +1,51 @@
+// nhsim.v1.EnsembleService over the core and the job manager (synchronous gRPC API).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "nhsim/server/job_manager.hpp"
+#include "nhsim/v1/ensemble.grpc.pb.h"
+
+namespace nhsim::server {
+
+/// Limits a submitted spec must respect (RESOURCE_EXHAUSTED otherwise, naming the limit).
+struct ServiceLimits {
+  /// Most initial conditions in one job (--max-trajectories); 0 = no limit.
+  std::int64_t max_trajectories = 1'000'000;
+  /// Most trajectory-steps in one job: initial conditions x sum over choices of t_final / h
+  /// (--max-trajectory-steps); 0 = no limit.
+  double max_trajectory_steps = 1e11;
+  /// Largest response (a result) in bytes (--max-message-mb); 0 = no limit.
+  std::size_t max_message_bytes = 0;
+};
+
+/// The service. Status codes: see proto/nhsim/v1/ensemble.proto. `jobs` must outlive it.
+class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
+ public:
+  EnsembleServiceImpl(JobManager& jobs, ServiceLimits limits);
+
+  grpc::Status ListSystems(grpc::ServerContext* context,
+                           const nhsim::v1::ListSystemsRequest* request,
+                           nhsim::v1::ListSystemsResponse* response) override;
+  grpc::Status ListIntegrators(grpc::ServerContext* context,
+                               const nhsim::v1::ListIntegratorsRequest* request,
+                               nhsim::v1::ListIntegratorsResponse* response) override;
+  grpc::Status SubmitEnsemble(grpc::ServerContext* context,
+                              const nhsim::v1::SubmitEnsembleRequest* request,
+                              nhsim::v1::Job* response) override;
+  grpc::Status GetJob(grpc::ServerContext* context, const nhsim::v1::GetJobRequest* request,
+                      nhsim::v1::Job* response) override;
+  grpc::Status WatchJob(grpc::ServerContext* context, const nhsim::v1::WatchJobRequest* request,
+                        grpc::ServerWriter<nhsim::v1::Job>* writer) override;
+  grpc::Status GetResult(grpc::ServerContext* context, const nhsim::v1::GetResultRequest* request,
+                         nhsim::v1::EnsembleResult* response) override;
+  grpc::Status CancelJob(grpc::ServerContext* context, const nhsim::v1::CancelJobRequest* request,
+                         nhsim::v1::Job* response) override;
+
+ private:
+  JobManager& jobs_;
+  ServiceLimits limits_;
+};
+
+}  // namespace nhsim::server

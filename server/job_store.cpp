@@ -1,0 +1,97 @@
+#include "nhsim/server/job_store.hpp"
+
+#include <google/protobuf/util/time_util.h>
+
+#include <stdexcept>
+
+namespace nhsim::server {
+namespace {
+
+void set_time(std::chrono::system_clock::time_point time, google::protobuf::Timestamp* out) {
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+  *out = google::protobuf::util::TimeUtil::NanosecondsToTimestamp(nanos);
+}
+
+}  // namespace
+
+bool is_terminal(v1::JobState state) {
+  return state == v1::SUCCEEDED || state == v1::FAILED || state == v1::CANCELLED;
+}
+
+std::string state_name(v1::JobState state) { return v1::JobState_Name(state); }
+
+v1::Job to_job(const JobRecord& record) {
+  v1::Job job;
+  job.set_job_id(record.id);
+  job.set_state(record.state);
+  job.set_trajectories_done(record.trajectories_done);
+  job.set_trajectories_total(record.trajectories_total);
+  job.set_error(record.error);
+  job.set_label(record.label);
+  if (record.spec) job.set_system(record.spec->system);
+  job.set_cancel_requested(record.cancel && record.cancel->load());
+  const std::chrono::system_clock::time_point unset{};
+  if (record.created_time != unset) set_time(record.created_time, job.mutable_created_time());
+  if (record.started_time != unset) set_time(record.started_time, job.mutable_started_time());
+  if (record.finished_time != unset) set_time(record.finished_time, job.mutable_finished_time());
+  return job;
+}
+
+void JobStore::insert(JobRecord record) {
+  const std::lock_guard lock(mutex_);
+  record.version = 1;
+  const std::string id = record.id;
+  if (!jobs_.emplace(id, std::move(record)).second) {
+    throw std::invalid_argument("job id already taken: " + id);
+  }
+  changed_.notify_all();
+}
+
+std::optional<JobRecord> JobStore::get(const std::string& id) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool JobStore::update(const std::string& id, const std::function<void(JobRecord&)>& change) {
+  {
+    const std::lock_guard lock(mutex_);
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) return false;
+    change(it->second);
+    ++it->second.version;
+  }
+  changed_.notify_all();
+  return true;
+}
+
+std::optional<JobRecord> JobStore::wait(const std::string& id, std::uint64_t seen_version,
+                                        std::chrono::steady_clock::time_point deadline,
+                                        bool terminal_only) const {
+  std::unique_lock lock(mutex_);
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
+  // std::map nodes are stable and records are never erased, so `it` stays valid while waiting.
+  changed_.wait_until(lock, deadline, [&] {
+    if (shut_down_) return true;
+    return terminal_only ? is_terminal(it->second.state) : it->second.version != seen_version;
+  });
+  return it->second;
+}
+
+void JobStore::shutdown() {
+  {
+    const std::lock_guard lock(mutex_);
+    shut_down_ = true;
+  }
+  changed_.notify_all();
+}
+
+bool JobStore::is_shut_down() const {
+  const std::lock_guard lock(mutex_);
+  return shut_down_;
+}
+
+}  // namespace nhsim::server

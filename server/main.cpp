@@ -1,0 +1,81 @@
+// nhsimd: the nhsim ensemble service. Serves nhsim.v1.EnsembleService (plus gRPC health
+// checking and reflection) and Prometheus metrics until SIGINT or SIGTERM.
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <exception>
+#include <string>
+
+#include "nhsim/server/log.hpp"
+#include "nhsim/server/server.hpp"
+
+namespace {
+
+/// Never runs (the signals are blocked and taken by sigwait); installed so that the signals are
+/// not ignored when nhsimd runs as PID 1 in a container.
+void ignore_signal(int /*signal*/) {}
+
+/// "host:port" with the port replaced by `port`.
+std::string with_port(const std::string& address, int port) {
+  return address.substr(0, address.rfind(':')) + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nhsim::server::ServerOptions options;
+  CLI::App app{"nhsimd: runs nhsim ensembles as jobs over gRPC (nhsim.v1.EnsembleService)."};
+  app.add_option("--listen", options.listen, "gRPC address host:port (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--metrics", options.metrics,
+                 "Prometheus metrics address host:port, GET /metrics (empty: none)")
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "oneTBB threads per job (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-trajectories", options.max_trajectories,
+                 "most initial conditions in one job (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-trajectory-steps", options.max_trajectory_steps,
+                 "most trajectory-steps in one job: trajectories x sum over integrators of "
+                 "t_final/h (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-message-mb", options.max_message_mb,
+                 "largest gRPC message received or sent, MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2047));
+  CLI11_PARSE(app, argc, argv);
+
+  // Block the stop signals in every thread (the server's threads inherit the mask) and wait
+  // for them here.
+  std::signal(SIGINT, ignore_signal);
+  std::signal(SIGTERM, ignore_signal);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  try {
+    nhsim::server::Server server(options);
+    std::string line = "listening on " + with_port(options.listen, server.port());
+    if (server.metrics_port() != 0) {
+      line +=
+          ", metrics on http://" + with_port(options.metrics, server.metrics_port()) + "/metrics";
+    }
+    line += ", threads per job " +
+            (options.threads == 0 ? std::string("all cores") : std::to_string(options.threads));
+    nhsim::server::log_line(line);
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    nhsim::server::log_line(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
+                            ", shutting down");
+    server.shutdown();
+    nhsim::server::log_line("stopped");
+  } catch (const std::exception& e) {
+    nhsim::server::log_line(std::string("error: ") + e.what());
+    return 1;
+  }
+  return 0;
+}

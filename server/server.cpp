@@ -1,0 +1,65 @@
+#include "nhsim/server/server.hpp"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <chrono>
+#include <stdexcept>
+
+#include "nhsim/server/job_manager.hpp"
+#include "nhsim/server/metrics.hpp"
+#include "nhsim/server/service.hpp"
+
+namespace nhsim::server {
+
+Server::Server(const ServerOptions& options) {
+  if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
+  if (options.max_trajectories < 0) throw std::invalid_argument("max_trajectories must be >= 0");
+  if (!(options.max_trajectory_steps >= 0)) {
+    throw std::invalid_argument("max_trajectory_steps must be >= 0");
+  }
+  if (options.max_message_mb < 1 || options.max_message_mb > 2047) {
+    throw std::invalid_argument("max_message_mb must be in 1..2047");
+  }
+  const int max_message_bytes = options.max_message_mb << 20;
+
+  metrics_ = std::make_unique<Metrics>(options.metrics);
+  jobs_ = std::make_unique<JobManager>(JobManagerOptions{.threads = options.threads}, *metrics_);
+  service_ = std::make_unique<EnsembleServiceImpl>(
+      *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
+                            .max_trajectory_steps = options.max_trajectory_steps,
+                            .max_message_bytes = static_cast<std::size_t>(max_message_bytes)});
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  // gRPC enables SO_REUSEPORT by default on Linux, which would let a second nhsimd share the
+  // port silently; a taken port must be an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port_);
+  builder.RegisterService(service_.get());
+  builder.SetMaxReceiveMessageSize(max_message_bytes);
+  builder.SetMaxSendMessageSize(max_message_bytes);
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) {
+    server_.reset();
+    jobs_->stop();
+    throw std::runtime_error("cannot listen on " + options.listen);
+  }
+}
+
+Server::~Server() { shutdown(); }
+
+int Server::metrics_port() const { return metrics_->port(); }
+
+void Server::shutdown() {
+  std::call_once(shut_down_, [this] {
+    if (auto* health = server_->GetHealthCheckService()) health->Shutdown();
+    jobs_->stop();  // cancels jobs and wakes watchers, whose streams then end
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    server_->Wait();
+  });
+}
+
+}  // namespace nhsim::server

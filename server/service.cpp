@@ -1,0 +1,205 @@
+#include "nhsim/server/service.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <string>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/server/from_proto.hpp"
+#include "nhsim/server/log.hpp"
+#include "nhsim/server/to_proto.hpp"
+
+namespace nhsim::server {
+namespace {
+
+using std::chrono::milliseconds;
+using Steady = std::chrono::steady_clock;
+
+/// Shortest decimal that reads back as `value` (e.g. 1e+11, 1000).
+std::string number(double value) {
+  char text[32] = "";
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(text, sizeof text, "%.*g", precision, value);
+    if (std::strtod(text, nullptr) == value) break;
+  }
+  return text;
+}
+
+grpc::Status not_found(const std::string& id) {
+  return {grpc::StatusCode::NOT_FOUND, "job_id: no job '" + id + "'"};
+}
+
+grpc::Status reject(grpc::StatusCode code, const std::string& message) {
+  log_line("submit rejected (" +
+           std::string(code == grpc::StatusCode::INVALID_ARGUMENT ? "INVALID_ARGUMENT"
+                                                                  : "RESOURCE_EXHAUSTED") +
+           "): " + message);
+  return {code, message};
+}
+
+/// Runs `body`, answering INTERNAL for an unexpected exception instead of letting it escape
+/// into gRPC.
+template <typename Body>
+grpc::Status guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    log_line(std::string("internal error: ") + e.what());
+    return {grpc::StatusCode::INTERNAL, e.what()};
+  }
+}
+
+}  // namespace
+
+EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, ServiceLimits limits)
+    : jobs_(jobs), limits_(limits) {}
+
+grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* /*context*/,
+                                              const v1::ListSystemsRequest* /*request*/,
+                                              v1::ListSystemsResponse* response) {
+  return guarded([&] {
+    for (const auto& system : list_systems()) *response->add_systems() = to_proto(system);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* /*context*/,
+                                                  const v1::ListIntegratorsRequest* /*request*/,
+                                                  v1::ListIntegratorsResponse* response) {
+  return guarded([&] {
+    for (const auto& integrator : list_integrators()) {
+      *response->add_integrators() = to_proto(integrator);
+    }
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*/,
+                                                 const v1::SubmitEnsembleRequest* request,
+                                                 v1::Job* response) {
+  return guarded([&] {
+    EnsembleSpec spec;
+    try {
+      spec = from_proto(*request);
+      // The trajectory limit comes before validate(), so that an oversized request costs
+      // nothing; the step limit needs the steps validated first.
+      const std::int64_t trajectories = trajectory_count(spec);
+      if (limits_.max_trajectories > 0 && trajectories > limits_.max_trajectories) {
+        return reject(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                      "initial_conditions: " + std::to_string(trajectories) +
+                          " trajectories exceed this server's limit --max-trajectories=" +
+                          std::to_string(limits_.max_trajectories));
+      }
+      validate(spec);
+    } catch (const std::invalid_argument& e) {  // SpecError: "<field>: <reason>"
+      return reject(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    }
+    if (limits_.max_trajectory_steps > 0) {
+      double steps_per_trajectory = 0.0;
+      for (const auto& choice : spec.integrators) {
+        steps_per_trajectory += std::round(spec.t_final / choice.h);
+      }
+      const double total = steps_per_trajectory * static_cast<double>(trajectory_count(spec));
+      if (total > limits_.max_trajectory_steps) {
+        return reject(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                      "t_final: " + number(total) +
+                          " trajectory-steps (trajectories x t_final / h, summed over "
+                          "integrators) exceed this server's limit --max-trajectory-steps=" +
+                          number(limits_.max_trajectory_steps));
+      }
+    }
+    *response = jobs_.submit(std::move(spec), request->label());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* /*context*/,
+                                         const v1::GetJobRequest* request, v1::Job* response) {
+  return guarded([&] {
+    const auto record = jobs_.store().get(request->job_id());
+    if (!record) return not_found(request->job_id());
+    *response = to_job(*record);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
+                                           const v1::WatchJobRequest* request,
+                                           grpc::ServerWriter<v1::Job>* writer) {
+  return guarded([&] {
+    const JobStore& store = jobs_.store();
+    const std::string& id = request->job_id();
+    std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
+    for (;;) {
+      if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
+      // Wake up now and then to notice a client that went away.
+      const auto record = store.wait(id, seen, Steady::now() + milliseconds(250));
+      if (!record) return not_found(id);
+      if (record->version != seen) {
+        seen = record->version;
+        if (!writer->Write(to_job(*record))) {
+          return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+        }
+        if (is_terminal(record->state)) return grpc::Status::OK;
+        // At most ~10 progress messages a second; the end of the job is sent at once.
+        store.wait(id, seen, Steady::now() + milliseconds(100), /*terminal_only=*/true);
+      }
+      if (store.is_shut_down()) {
+        return grpc::Status(grpc::StatusCode::UNAVAILABLE, "server shutting down");
+      }
+    }
+  });
+}
+
+grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* /*context*/,
+                                            const v1::GetResultRequest* request,
+                                            v1::EnsembleResult* response) {
+  return guarded([&] {
+    const auto record = jobs_.store().get(request->job_id());
+    if (!record) return not_found(request->job_id());
+    const std::string prefix = "job " + record->id + " ";
+    switch (record->state) {
+      case v1::SUCCEEDED:
+      case v1::CANCELLED:
+        if (record->result) break;
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            prefix + "was cancelled before it started; it has no result");
+      case v1::FAILED:
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            prefix + "failed, it has no result: " + record->error);
+      default:
+        return grpc::Status(
+            grpc::StatusCode::FAILED_PRECONDITION,
+            prefix + "is " + state_name(record->state) + "; its result is available when it ends");
+    }
+    *response = to_proto(*record->result);
+    response->set_job_id(record->id);
+    response->set_label(record->label);
+    const std::size_t bytes = response->ByteSizeLong();
+    if (limits_.max_message_bytes > 0 && bytes > limits_.max_message_bytes) {
+      response->Clear();
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          prefix + "result has " + std::to_string(bytes) +
+                              " bytes, more than this server's limit --max-message-mb=" +
+                              std::to_string(limits_.max_message_bytes >> 20));
+    }
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* /*context*/,
+                                            const v1::CancelJobRequest* request,
+                                            v1::Job* response) {
+  return guarded([&] {
+    const auto job = jobs_.cancel(request->job_id());
+    if (!job) return not_found(request->job_id());
+    *response = *job;
+    return grpc::Status::OK;
+  });
+}
+
+}  // namespace nhsim::server

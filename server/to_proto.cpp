@@ -1,0 +1,104 @@
+// Core → wire conversion (DESIGN.md: conversion lives in one file per direction).
+#include "nhsim/server/to_proto.hpp"
+
+namespace nhsim::server {
+namespace {
+
+template <typename T, typename Repeated>
+void copy_into(const std::vector<T>& from, Repeated* to) {
+  to->Reserve(static_cast<int>(from.size()));
+  to->Add(from.begin(), from.end());
+}
+
+void fill(const SeriesStats& stats, v1::SeriesStats* out) {
+  out->set_observable(stats.observable);
+  copy_into(stats.count, out->mutable_count());
+  copy_into(stats.mean, out->mutable_mean());
+  copy_into(stats.variance, out->mutable_variance());
+  copy_into(stats.min, out->mutable_min());
+  copy_into(stats.max, out->mutable_max());
+  out->set_variance_slope(stats.variance_slope);
+  out->set_variance_slope_over_h4(stats.variance_slope_over_h4);
+}
+
+void fill(const TrajectoryFailure& failure, v1::TrajectoryFailure* out) {
+  out->set_trajectory(failure.trajectory);
+  out->set_integrator(failure.integrator);
+  out->set_time(failure.time);
+  out->set_reason(failure.reason);
+}
+
+void fill(const IntegratorResult& result, v1::IntegratorResult* out) {
+  *out->mutable_choice() = to_proto(result.choice);
+  out->set_n_steps(result.n_steps);
+  copy_into(result.sample_times, out->mutable_sample_times());
+  out->mutable_observables()->Reserve(static_cast<int>(result.observables.size()));
+  for (const auto& stats : result.observables) fill(stats, out->add_observables());
+  out->set_trajectories_ok(result.trajectories_ok);
+  out->set_trajectories_failed(result.trajectories_failed);
+  out->set_trajectories_cancelled(result.trajectories_cancelled);
+  out->mutable_failures()->Reserve(static_cast<int>(result.failures.size()));
+  for (const auto& failure : result.failures) fill(failure, out->add_failures());
+  out->set_steps_completed(result.steps_completed);
+  out->set_wall_seconds(result.wall_seconds);
+  out->set_steps_per_second(result.steps_per_second);
+}
+
+}  // namespace
+
+v1::IntegratorChoice to_proto(const IntegratorChoice& choice) {
+  v1::IntegratorChoice out;
+  out.set_integrator(choice.integrator);
+  out.set_h(choice.h);
+  out.set_sample_every(choice.sample_every);
+  out.set_newton_tol(choice.newton_tol);
+  out.set_newton_max_iter(choice.newton_max_iter);
+  return out;
+}
+
+v1::EnsembleResult to_proto(const EnsembleResult& result) {
+  v1::EnsembleResult out;
+  out.set_system(result.system);
+  out.mutable_parameters()->insert(result.parameters.begin(), result.parameters.end());
+  out.set_n_trajectories(result.n_trajectories);
+  out.set_cancelled(result.cancelled);
+  out.mutable_integrators()->Reserve(static_cast<int>(result.integrators.size()));
+  for (const auto& integrator : result.integrators) fill(integrator, out.add_integrators());
+  return out;
+}
+
+v1::SystemInfo to_proto(const SystemInfo& system) {
+  v1::SystemInfo out;
+  out.set_name(system.name);
+  out.set_description(system.description);
+  out.set_source(system.source);
+  for (const auto& parameter : system.parameters) {
+    auto* p = out.add_parameters();
+    p->set_name(parameter.name);
+    p->set_default_value(parameter.default_value);
+    p->set_unit(parameter.unit);
+    p->set_description(parameter.description);
+    p->set_integer(parameter.integer);
+    p->set_min_value(parameter.min_value);
+    p->set_max_value(parameter.max_value);
+  }
+  copy_into(system.invariants, out.mutable_invariants());
+  copy_into(system.integrators, out.mutable_integrators());
+  return out;
+}
+
+v1::IntegratorInfo to_proto(const IntegratorInfo& integrator) {
+  v1::IntegratorInfo out;
+  out.set_name(integrator.name);
+  out.set_description(integrator.description);
+  out.set_source(integrator.source);
+  out.set_order(integrator.order);
+  out.set_implicit(integrator.implicit);
+  out.set_energy_preserving(integrator.energy_preserving);
+  copy_into(integrator.requires_, out.mutable_requirements());
+  out.set_default_newton_tol(integrator.default_newton_tol);
+  out.set_default_newton_max_iter(integrator.default_newton_max_iter);
+  return out;
+}
+
+}  // namespace nhsim::server

@@ -1,0 +1,69 @@
+// client/progress.cpp: plain progress lines off a TTY, a redrawn bar on one.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nhsim/client/progress.hpp"
+
+namespace nhsim::client {
+namespace {
+
+using ::testing::HasSubstr;
+
+v1::Job job(v1::JobState state, std::int64_t done) {
+  v1::Job j;
+  j.set_job_id("abc");
+  j.set_state(state);
+  j.set_trajectories_done(done);
+  j.set_trajectories_total(100);
+  return j;
+}
+
+/// What the printer writes for `updates`.
+std::string printed(bool bar, const std::vector<v1::Job>& updates) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  {
+    ProgressPrinter progress(out, bar);
+    for (const auto& update : updates) progress.update(update);
+    progress.finish();
+  }
+  std::fclose(out);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+TEST(ClientProgress, PlainLinesOnStateChangesAndEachTenthOfTheWork) {
+  const std::string text =
+      printed(false, {job(v1::QUEUED, 0), job(v1::RUNNING, 0), job(v1::RUNNING, 3),
+                      job(v1::RUNNING, 9), job(v1::RUNNING, 10), job(v1::RUNNING, 15),
+                      job(v1::RUNNING, 35), job(v1::SUCCEEDED, 100)});
+  std::istringstream lines(text);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  ASSERT_EQ(all.size(), 5U) << text;
+  EXPECT_EQ(all[0], "job abc QUEUED 0/100 trajectories");
+  EXPECT_EQ(all[1], "job abc RUNNING 0/100 trajectories");
+  EXPECT_EQ(all[2], "job abc RUNNING 10/100 trajectories");
+  EXPECT_EQ(all[3], "job abc RUNNING 35/100 trajectories");
+  EXPECT_EQ(all[4], "job abc SUCCEEDED 100/100 trajectories");
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+}
+
+TEST(ClientProgress, BarRedrawsOneLine) {
+  const std::string text = printed(true, {job(v1::RUNNING, 0), job(v1::RUNNING, 50)});
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 2);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);  // finish() ends the line
+  EXPECT_THAT(text, HasSubstr("[###############---------------]  50.0%  50/100 trajectories"));
+}
+
+}  // namespace
+}  // namespace nhsim::client

@@ -1,0 +1,653 @@
+// nhsimd end to end in-process: a server on ephemeral ports, driven through the client library.
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <google/protobuf/unknown_field_set.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/client/client.hpp"
+#include "nhsim/ensemble.hpp"
+#include "nhsim/server/from_proto.hpp"
+#include "nhsim/server/server.hpp"
+
+namespace nhsim::server {
+namespace {
+
+using client::Client;
+using client::RpcError;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+constexpr std::int64_t kMaxTrajectories = 1000;
+constexpr double kMaxTrajectorySteps = 1e10;
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override { start_server(""); }
+
+  /// (Re)starts the server on an ephemeral port. The metrics endpoint is off unless asked for:
+  /// stopping its HTTP server (civetweb) takes about two seconds.
+  void start_server(const std::string& metrics) {
+    client_.reset();
+    server_.reset();
+    ServerOptions options;
+    options.listen = "127.0.0.1:0";
+    options.metrics = metrics;
+    options.threads = 2;
+    options.max_trajectories = kMaxTrajectories;
+    options.max_trajectory_steps = kMaxTrajectorySteps;
+    server_ = std::make_unique<Server>(options);
+    ASSERT_GT(server_->port(), 0);
+    client_ = std::make_unique<Client>("127.0.0.1:" + std::to_string(server_->port()));
+  }
+
+  /// The small experiment of the tests: 8 states on the shell E = 3.06, si_dla and rk4.
+  static v1::SubmitEnsembleRequest small_spec() {
+    v1::SubmitEnsembleRequest spec;
+    spec.set_system("chaotic_quartic");
+    (*spec.mutable_parameters())["n"] = 3;
+    auto* shell = spec.mutable_initial_conditions()->mutable_energy_shell();
+    shell->set_energy(3.06);
+    shell->set_seed(20261122);
+    shell->set_count(8);
+    for (const char* name : {"si_dla", "rk4"}) {
+      auto* choice = spec.add_integrators();
+      choice->set_integrator(name);
+      choice->set_h(0.05);
+      choice->set_sample_every(10);
+    }
+    spec.set_t_final(2.0);
+    spec.set_label("small");
+    return spec;
+  }
+
+  /// A spec of explicit states (n = 3, q = (x, w1..w3, z1..z3)) that lie on the constraint
+  /// distribution: p_x + sum_i w_i p_{z_i} = 0.
+  static v1::SubmitEnsembleRequest states_spec() {
+    v1::SubmitEnsembleRequest spec = small_spec();
+    auto* initial = spec.mutable_initial_conditions();
+    initial->clear_energy_shell();
+    for (int k = 0; k < 2; ++k) {
+      auto* state = initial->add_states();
+      const double w[3] = {0.1 * (k + 1), -0.2, 0.3};
+      const double pz[3] = {0.5, 0.25 * (k + 1), -0.4};
+      for (double value : {0.2, w[0], w[1], w[2], 0.0, 0.1, -0.1}) state->add_q(value);
+      state->add_p(-(w[0] * pz[0] + w[1] * pz[1] + w[2] * pz[2]));
+      for (double value : {0.3, -0.2, 0.1, pz[0], pz[1], pz[2]}) state->add_p(value);
+    }
+    return spec;
+  }
+
+  /// The status the server answers to a submission (OK when accepted).
+  grpc::Status submit_status(const v1::SubmitEnsembleRequest& spec) const {
+    try {
+      client_->submit(spec);
+      return grpc::Status::OK;
+    } catch (const RpcError& e) {
+      return {e.code(), e.message()};
+    }
+  }
+
+  /// Follows a job to its end; returns the last message.
+  v1::Job wait_for_end(const std::string& job_id) const { return client_->watch(job_id, nullptr); }
+
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<Client> client_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Bit-identity with the core
+
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+template <typename Repeated>
+void expect_same_doubles(const std::vector<double>& core, const Repeated& wire,
+                         const std::string& what) {
+  ASSERT_EQ(core.size(), static_cast<std::size_t>(wire.size())) << what;
+  for (std::size_t i = 0; i < core.size(); ++i) {
+    EXPECT_TRUE(same_bits(core[i], wire.Get(static_cast<int>(i))))
+        << what << "[" << i << "]: core " << core[i] << " vs served "
+        << wire.Get(static_cast<int>(i));
+  }
+}
+
+/// Every field of the served result equals the core's, doubles bit for bit; the timing fields
+/// (wall_seconds, steps_per_second) are the only ones left out.
+void expect_same_result(const EnsembleResult& core, const v1::EnsembleResult& served) {
+  EXPECT_EQ(core.system, served.system());
+  ASSERT_EQ(core.parameters.size(), served.parameters().size());
+  for (const auto& [name, value] : core.parameters) {
+    ASSERT_TRUE(served.parameters().contains(name)) << name;
+    EXPECT_TRUE(same_bits(value, served.parameters().at(name))) << name;
+  }
+  EXPECT_EQ(core.n_trajectories, served.n_trajectories());
+  EXPECT_EQ(core.cancelled, served.cancelled());
+  ASSERT_EQ(core.integrators.size(), static_cast<std::size_t>(served.integrators_size()));
+  for (std::size_t c = 0; c < core.integrators.size(); ++c) {
+    const IntegratorResult& a = core.integrators[c];
+    const v1::IntegratorResult& b = served.integrators(static_cast<int>(c));
+    const std::string where = "integrators[" + std::to_string(c) + "]";
+    EXPECT_EQ(a.choice.integrator, b.choice().integrator()) << where;
+    EXPECT_TRUE(same_bits(a.choice.h, b.choice().h())) << where;
+    EXPECT_EQ(a.choice.sample_every, b.choice().sample_every()) << where;
+    EXPECT_TRUE(same_bits(a.choice.newton_tol, b.choice().newton_tol())) << where;
+    EXPECT_EQ(a.choice.newton_max_iter, b.choice().newton_max_iter()) << where;
+    EXPECT_EQ(a.n_steps, b.n_steps()) << where;
+    expect_same_doubles(a.sample_times, b.sample_times(), where + ".sample_times");
+    ASSERT_EQ(a.observables.size(), static_cast<std::size_t>(b.observables_size())) << where;
+    for (std::size_t o = 0; o < a.observables.size(); ++o) {
+      const SeriesStats& s = a.observables[o];
+      const v1::SeriesStats& t = b.observables(static_cast<int>(o));
+      const std::string name = where + "." + s.observable;
+      EXPECT_EQ(s.observable, t.observable()) << name;
+      EXPECT_EQ(s.count, std::vector<std::int64_t>(t.count().begin(), t.count().end())) << name;
+      expect_same_doubles(s.mean, t.mean(), name + ".mean");
+      expect_same_doubles(s.variance, t.variance(), name + ".variance");
+      expect_same_doubles(s.min, t.min(), name + ".min");
+      expect_same_doubles(s.max, t.max(), name + ".max");
+      EXPECT_TRUE(same_bits(s.variance_slope, t.variance_slope())) << name;
+      EXPECT_TRUE(same_bits(s.variance_slope_over_h4, t.variance_slope_over_h4())) << name;
+    }
+    EXPECT_EQ(a.trajectories_ok, b.trajectories_ok()) << where;
+    EXPECT_EQ(a.trajectories_failed, b.trajectories_failed()) << where;
+    EXPECT_EQ(a.trajectories_cancelled, b.trajectories_cancelled()) << where;
+    ASSERT_EQ(a.failures.size(), static_cast<std::size_t>(b.failures_size())) << where;
+    for (std::size_t f = 0; f < a.failures.size(); ++f) {
+      const auto& x = a.failures[f];
+      const auto& y = b.failures(static_cast<int>(f));
+      EXPECT_EQ(x.trajectory, y.trajectory());
+      EXPECT_EQ(x.integrator, y.integrator());
+      EXPECT_TRUE(same_bits(x.time, y.time()));
+      EXPECT_EQ(x.reason, y.reason());
+    }
+    EXPECT_EQ(a.steps_completed, b.steps_completed()) << where;
+  }
+}
+
+TEST_F(ServiceTest, ResultIsBitIdenticalToTheInProcessCoreRun) {
+  const v1::SubmitEnsembleRequest spec = small_spec();
+  const v1::Job submitted = client_->submit(spec);
+  EXPECT_EQ(submitted.state(), v1::QUEUED);
+  EXPECT_EQ(submitted.label(), "small");
+  EXPECT_EQ(submitted.trajectories_total(), 16);
+
+  std::vector<v1::Job> updates;
+  const v1::Job done =
+      client_->watch(submitted.job_id(), [&](const v1::Job& job) { updates.push_back(job); });
+  ASSERT_EQ(done.state(), v1::SUCCEEDED) << done.error();
+  EXPECT_EQ(done.trajectories_done(), 16);
+  EXPECT_TRUE(done.has_started_time());
+  EXPECT_TRUE(done.has_finished_time());
+  ASSERT_FALSE(updates.empty());
+  for (std::size_t i = 1; i < updates.size(); ++i) {  // progress never goes back
+    EXPECT_GE(updates[i].trajectories_done(), updates[i - 1].trajectories_done());
+  }
+
+  const v1::EnsembleResult served = client_->result(submitted.job_id());
+  EXPECT_EQ(served.job_id(), submitted.job_id());
+  EXPECT_EQ(served.label(), "small");
+
+  // The server ran with 2 threads; the reference runs with 1 (results do not depend on it).
+  RunOptions options;
+  options.threads = 1;
+  const EnsembleResult core = run_ensemble(from_proto(spec), options);
+  // The comparison is not vacuous: the run has samples, observables and trajectories.
+  ASSERT_EQ(core.integrators.size(), 2U);
+  EXPECT_EQ(core.integrators[0].sample_times.size(), 5U);  // t = 0, 0.5, 1, 1.5, 2
+  EXPECT_FALSE(core.integrators[0].observables.empty());
+  EXPECT_EQ(core.integrators[0].trajectories_ok + core.integrators[0].trajectories_failed, 8);
+  expect_same_result(core, served);
+}
+
+TEST_F(ServiceTest, ExplicitStatesOnTheConstraintDistributionAreAccepted) {
+  const v1::Job job = client_->submit(states_spec());
+  const v1::Job done = wait_for_end(job.job_id());
+  ASSERT_EQ(done.state(), v1::SUCCEEDED) << done.error();
+  const v1::EnsembleResult result = client_->result(job.job_id());
+  EXPECT_EQ(result.n_trajectories(), 2);
+  EXPECT_EQ(result.integrators(0).trajectories_ok() + result.integrators(0).trajectories_failed(),
+            2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation: each case answers its code, and the message starts with the field path.
+
+void expect_invalid(const grpc::Status& status, const std::string& field) {
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_THAT(status.error_message(), StartsWith(field + ": "));
+}
+
+TEST_F(ServiceTest, UnknownSystemIsInvalidAndListsTheKnownOnes) {
+  auto spec = small_spec();
+  spec.set_system("no_such_system");
+  const auto status = submit_status(spec);
+  expect_invalid(status, "system");
+  EXPECT_THAT(status.error_message(), HasSubstr("chaotic_quartic"));
+}
+
+TEST_F(ServiceTest, UnknownIntegratorIsInvalidAndListsTheKnownOnes) {
+  auto spec = small_spec();
+  spec.mutable_integrators(1)->set_integrator("euler_forward");
+  const auto status = submit_status(spec);
+  expect_invalid(status, "integrators[1].integrator");
+  for (const char* known : {"gonzalez", "avf", "si_dla", "rk4"}) {
+    EXPECT_THAT(status.error_message(), HasSubstr(known));
+  }
+}
+
+TEST_F(ServiceTest, IntegratorThatDoesNotApplyIsInvalid) {
+  std::vector<std::string> applicable;
+  for (const auto& system : list_systems()) {
+    if (system.name == "chaotic_quartic") applicable = system.integrators;
+  }
+  int checked = 0;
+  for (const auto& integrator : list_integrators()) {
+    if (std::find(applicable.begin(), applicable.end(), integrator.name) != applicable.end()) {
+      continue;
+    }
+    auto spec = small_spec();
+    spec.mutable_integrators(0)->set_integrator(integrator.name);
+    expect_invalid(submit_status(spec), "integrators[0].integrator");
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "every known integrator applies to chaotic_quartic";
+}
+
+TEST_F(ServiceTest, NonPositiveOrNonFiniteStepIsInvalid) {
+  for (double h : {0.0, -0.05, std::numeric_limits<double>::quiet_NaN(),
+                   std::numeric_limits<double>::infinity()}) {
+    auto spec = small_spec();
+    spec.mutable_integrators(1)->set_h(h);
+    SCOPED_TRACE(h);
+    expect_invalid(submit_status(spec), "integrators[1].h");
+  }
+}
+
+TEST_F(ServiceTest, NonPositiveOrNonFiniteFinalTimeIsInvalid) {
+  for (double t_final : {0.0, -2.0, std::numeric_limits<double>::quiet_NaN(),
+                         std::numeric_limits<double>::infinity()}) {
+    auto spec = small_spec();
+    spec.set_t_final(t_final);
+    SCOPED_TRACE(t_final);
+    expect_invalid(submit_status(spec), "t_final");
+  }
+}
+
+TEST_F(ServiceTest, SampleEveryZeroIsInvalid) {
+  auto spec = small_spec();
+  spec.mutable_integrators(0)->set_sample_every(0);
+  expect_invalid(submit_status(spec), "integrators[0].sample_every");
+}
+
+TEST_F(ServiceTest, ZeroTrajectoriesIsInvalid) {
+  auto spec = small_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(0);
+  const auto status = submit_status(spec);
+  expect_invalid(status, "initial_conditions.energy_shell.count");
+
+  auto none = small_spec();
+  none.clear_initial_conditions();  // no states and no generator
+  expect_invalid(submit_status(none), "initial_conditions");
+}
+
+TEST_F(ServiceTest, StatesAndGeneratorTogetherAreInvalid) {
+  auto spec = states_spec();
+  *spec.mutable_initial_conditions()->mutable_energy_shell() =
+      small_spec().initial_conditions().energy_shell();
+  expect_invalid(submit_status(spec), "initial_conditions");
+}
+
+TEST_F(ServiceTest, MoreTrajectoriesThanTheLimitAreResourceExhausted) {
+  auto spec = small_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(kMaxTrajectories + 1);
+  const auto status = submit_status(spec);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-trajectories=1000"));
+  // At the limit it is accepted.
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(kMaxTrajectories);
+  const auto accepted = submit_status(spec);
+  EXPECT_TRUE(accepted.ok()) << accepted.error_message();
+}
+
+TEST_F(ServiceTest, MoreTrajectoryStepsThanTheLimitAreResourceExhausted) {
+  auto spec = small_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(kMaxTrajectories);
+  // 1000 trajectories x 2 integrators x (1e6 / 0.05) steps = 4e10 > 1e10.
+  spec.set_t_final(1e6);
+  const auto status = submit_status(spec);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-trajectory-steps"));
+}
+
+TEST_F(ServiceTest, StateOfTheWrongDimensionIsInvalid) {
+  auto short_q = states_spec();
+  short_q.mutable_initial_conditions()->mutable_states(1)->mutable_q()->RemoveLast();
+  expect_invalid(submit_status(short_q), "initial_conditions.states[1].q");
+
+  auto long_p = states_spec();
+  long_p.mutable_initial_conditions()->mutable_states(0)->add_p(0.0);
+  expect_invalid(submit_status(long_p), "initial_conditions.states[0].p");
+}
+
+TEST_F(ServiceTest, NonFiniteStateIsInvalid) {
+  auto nan_q = states_spec();
+  nan_q.mutable_initial_conditions()->mutable_states(0)->set_q(
+      4, std::numeric_limits<double>::quiet_NaN());
+  expect_invalid(submit_status(nan_q), "initial_conditions.states[0].q");
+
+  auto inf_p = states_spec();
+  inf_p.mutable_initial_conditions()->mutable_states(1)->set_p(
+      2, std::numeric_limits<double>::infinity());
+  expect_invalid(submit_status(inf_p), "initial_conditions.states[1].p");
+}
+
+TEST_F(ServiceTest, StateOffTheConstraintDistributionIsInvalid) {
+  // Residual p_x + sum_i w_i p_{z_i} = 1e-8, more than the tolerance 1e-10.
+  auto spec = states_spec();
+  auto* state = spec.mutable_initial_conditions()->mutable_states(1);
+  state->set_p(0, state->p(0) + 1e-8);
+  expect_invalid(submit_status(spec), "initial_conditions.states[1].p");
+}
+
+TEST_F(ServiceTest, UnknownJobIsNotFound) {
+  for (const auto& call :
+       std::vector<std::function<void()>>{[&] { client_->get_job("0123456789abcdef"); },
+                                          [&] { client_->result("0123456789abcdef"); },
+                                          [&] { client_->cancel("0123456789abcdef"); },
+                                          [&] { client_->watch("0123456789abcdef", nullptr); }}) {
+    try {
+      call();
+      ADD_FAILURE() << "an unknown job was answered";
+    } catch (const RpcError& e) {
+      EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND) << e.what();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation
+
+/// A job long enough that it is still running when cancelled: 1000 trajectories of 2e5 steps.
+v1::SubmitEnsembleRequest long_spec() {
+  v1::SubmitEnsembleRequest spec;
+  spec.set_system("chaotic_quartic");
+  auto* shell = spec.mutable_initial_conditions()->mutable_energy_shell();
+  shell->set_energy(3.06);
+  shell->set_seed(1);
+  shell->set_count(kMaxTrajectories);
+  auto* choice = spec.add_integrators();
+  choice->set_integrator("rk4");
+  choice->set_h(0.05);
+  choice->set_sample_every(100);
+  spec.set_t_final(1e4);
+  return spec;
+}
+
+TEST_F(ServiceTest, CancelStopsARunningJobWhichKeepsItsPartialResult) {
+  const v1::Job job = client_->submit(long_spec());
+  // Wait until it runs, then cancel from inside the watch.
+  bool cancel_sent = false;
+  const v1::Job done = client_->watch(job.job_id(), [&](const v1::Job& update) {
+    if (update.state() == v1::RUNNING && !cancel_sent) {
+      cancel_sent = true;
+      const v1::Job after = client_->cancel(job.job_id());
+      EXPECT_TRUE(after.cancel_requested());
+    }
+  });
+  ASSERT_TRUE(cancel_sent);
+  EXPECT_EQ(done.state(), v1::CANCELLED);
+  EXPECT_LT(done.trajectories_done(), done.trajectories_total());
+
+  // GetJob agrees, and the partial result is retrievable with consistent counts.
+  EXPECT_EQ(client_->get_job(job.job_id()).state(), v1::CANCELLED);
+  const v1::EnsembleResult partial = client_->result(job.job_id());
+  EXPECT_TRUE(partial.cancelled());
+  ASSERT_EQ(partial.integrators_size(), 1);
+  const auto& r = partial.integrators(0);
+  EXPECT_GT(r.trajectories_cancelled(), 0);
+  EXPECT_EQ(r.trajectories_ok() + r.trajectories_failed() + r.trajectories_cancelled(),
+            kMaxTrajectories);
+
+  // Cancelling again changes nothing.
+  EXPECT_EQ(client_->cancel(job.job_id()).state(), v1::CANCELLED);
+}
+
+TEST_F(ServiceTest, CancelOfAQueuedJobEndsItAtOnceWithoutResult) {
+  const v1::Job running = client_->submit(long_spec());
+  const v1::Job queued = client_->submit(small_spec());
+  const v1::Job cancelled = client_->cancel(queued.job_id());
+  // The worker runs one job at a time, and the first job runs for long: the second is still
+  // queued (or was just picked up, in which case it ends CANCELLED when the core returns).
+  if (cancelled.state() == v1::CANCELLED) {
+    try {
+      client_->result(queued.job_id());
+      ADD_FAILURE() << "a job cancelled before it started has a result";
+    } catch (const RpcError& e) {
+      EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION) << e.what();
+    }
+  }
+  EXPECT_EQ(wait_for_end(queued.job_id()).state(), v1::CANCELLED);
+  client_->cancel(running.job_id());
+  EXPECT_EQ(wait_for_end(running.job_id()).state(), v1::CANCELLED);
+}
+
+TEST_F(ServiceTest, ResultOfARunningJobIsAFailedPrecondition) {
+  const v1::Job job = client_->submit(long_spec());
+  try {
+    client_->result(job.job_id());  // QUEUED or RUNNING: the job takes far longer than this call
+    ADD_FAILURE() << "a result was served before the job ended";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION) << e.what();
+  }
+  client_->cancel(job.job_id());
+  EXPECT_EQ(wait_for_end(job.job_id()).state(), v1::CANCELLED);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalog, health, metrics
+
+TEST_F(ServiceTest, ListsTheCatalogOfTheCore) {
+  const auto systems = client_->list_systems();
+  ASSERT_EQ(static_cast<std::size_t>(systems.systems_size()), list_systems().size());
+  bool found = false;
+  for (const auto& system : systems.systems()) {
+    if (system.name() != "chaotic_quartic") continue;
+    found = true;
+    ASSERT_FALSE(system.parameters().empty());
+    EXPECT_EQ(system.parameters(0).name(), "n");
+    EXPECT_EQ(system.parameters(0).default_value(), 3.0);
+    EXPECT_TRUE(system.parameters(0).integer());
+    for (const char* integrator : {"gonzalez", "avf", "si_dla", "rk4"}) {
+      EXPECT_THAT(system.integrators(), ::testing::Contains(integrator));
+    }
+  }
+  EXPECT_TRUE(found);
+  const auto integrators = client_->list_integrators();
+  ASSERT_EQ(static_cast<std::size_t>(integrators.integrators_size()), list_integrators().size());
+  for (const auto& integrator : integrators.integrators()) {
+    if (integrator.name() == "rk4") {
+      EXPECT_EQ(integrator.order(), 4);
+      EXPECT_FALSE(integrator.implicit());
+    }
+    if (integrator.name() == "gonzalez") {
+      EXPECT_TRUE(integrator.implicit());
+      EXPECT_TRUE(integrator.energy_preserving());
+      EXPECT_GT(integrator.default_newton_max_iter(), 0);
+    }
+  }
+}
+
+TEST_F(ServiceTest, ATakenPortIsAnError) {
+  ServerOptions options;
+  options.listen = "127.0.0.1:" + std::to_string(server_->port());
+  options.metrics = "";
+  EXPECT_THROW(Server{options}, std::runtime_error);
+}
+
+/// Calls grpc.health.v1.Health/Check for `service` through a generic stub (the health proto is
+/// not installed with gRPC) and decodes the status field (1 = SERVING, 2 = NOT_SERVING).
+std::optional<std::uint64_t> health_status(const std::shared_ptr<grpc::Channel>& channel,
+                                           const std::string& service) {
+  grpc::GenericStub stub(channel);
+  // HealthCheckRequest { string service = 1; }
+  std::string request;
+  if (!service.empty()) {
+    request.push_back(static_cast<char>((1 << 3) | 2));
+    request.push_back(static_cast<char>(service.size()));
+    request += service;
+  }
+  grpc::Slice slice(request);
+  grpc::ByteBuffer request_buffer(&slice, 1);
+  grpc::ByteBuffer response_buffer;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  grpc::CompletionQueue queue;
+  auto call =
+      stub.PrepareUnaryCall(&context, "/grpc.health.v1.Health/Check", request_buffer, &queue);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&response_buffer, &status, reinterpret_cast<void*>(1));
+  void* tag = nullptr;
+  bool ok = false;
+  if (!queue.Next(&tag, &ok) || !ok || !status.ok()) return std::nullopt;
+  std::vector<grpc::Slice> slices;
+  if (!response_buffer.Dump(&slices).ok()) return std::nullopt;
+  std::string response;
+  for (const auto& s : slices) response.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  // HealthCheckResponse { ServingStatus status = 1; }; an absent field is UNKNOWN (0).
+  google::protobuf::UnknownFieldSet fields;
+  if (!fields.ParseFromString(response)) return std::nullopt;
+  for (int i = 0; i < fields.field_count(); ++i) {
+    if (fields.field(i).number() == 1) return fields.field(i).varint();
+  }
+  return 0;
+}
+
+TEST_F(ServiceTest, HealthCheckReportsServing) {
+  EXPECT_EQ(health_status(client_->channel(), ""), std::optional<std::uint64_t>(1));
+}
+
+/// Asks the server reflection service to list the services (a generic bidi call: the reflection
+/// proto is not installed with gRPC); returns the raw response, empty on failure.
+std::string reflection_list_services(const std::shared_ptr<grpc::Channel>& channel) {
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  grpc::CompletionQueue queue;
+  auto call = stub.PrepareCall(
+      &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &queue);
+  const auto next = [&] {
+    void* tag = nullptr;
+    bool ok = false;
+    return queue.Next(&tag, &ok) && ok;
+  };
+  // ServerReflectionRequest { string list_services = 7; } with an empty string.
+  const std::string request("\x3a\x00", 2);
+  grpc::Slice slice(request);
+  grpc::ByteBuffer request_buffer(&slice, 1);
+  grpc::ByteBuffer response_buffer;
+  call->StartCall(reinterpret_cast<void*>(1));
+  if (!next()) return {};
+  call->Write(request_buffer, reinterpret_cast<void*>(2));
+  if (!next()) return {};
+  call->WritesDone(reinterpret_cast<void*>(3));
+  if (!next()) return {};
+  call->Read(&response_buffer, reinterpret_cast<void*>(4));
+  const bool read = next();
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  next();
+  if (!read) return {};
+  std::vector<grpc::Slice> slices;
+  if (!response_buffer.Dump(&slices).ok()) return {};
+  std::string response;
+  for (const auto& s : slices) response.append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return response;
+}
+
+TEST_F(ServiceTest, ReflectionListsTheServices) {
+  const std::string services = reflection_list_services(client_->channel());
+  EXPECT_THAT(services, HasSubstr("nhsim.v1.EnsembleService"));
+  EXPECT_THAT(services, HasSubstr("grpc.health.v1.Health"));
+}
+
+/// GET /metrics over a plain TCP socket; returns the body.
+std::string http_get_metrics(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return {};
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  std::string response;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
+    const std::string request =
+        "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      ssize_t n = 0;
+      while ((n = read(fd, buffer, sizeof buffer)) > 0)
+        response.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  close(fd);
+  return response;
+}
+
+/// The value of the sample line that starts with `series` followed by a space.
+std::optional<double> sample_value(const std::string& text, const std::string& series) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+TEST_F(ServiceTest, MetricsEndpointServesTheCounters) {
+  EXPECT_EQ(server_->metrics_port(), 0);  // off in the fixture
+  start_server("127.0.0.1:0");
+  ASSERT_GT(server_->metrics_port(), 0);
+  const v1::Job job = client_->submit(small_spec());
+  ASSERT_EQ(wait_for_end(job.job_id()).state(), v1::SUCCEEDED);
+  const v1::EnsembleResult result = client_->result(job.job_id());
+  std::int64_t trajectories = 0;
+  std::int64_t steps = 0;
+  for (const auto& integrator : result.integrators()) {
+    trajectories += integrator.trajectories_ok() + integrator.trajectories_failed();
+    steps += integrator.steps_completed();
+  }
+  ASSERT_GT(steps, 0);
+
+  const std::string response = http_get_metrics(server_->metrics_port());
+  ASSERT_THAT(response, StartsWith("HTTP/1.1 200")) << response;
+  EXPECT_EQ(sample_value(response, "nhsim_trajectories_completed_total"),
+            std::optional<double>(static_cast<double>(trajectories)));
+  EXPECT_EQ(sample_value(response, "nhsim_steps_completed_total"),
+            std::optional<double>(static_cast<double>(steps)));
+  EXPECT_EQ(sample_value(response, "nhsim_jobs{state=\"succeeded\"}"), std::optional<double>(1));
+  EXPECT_EQ(sample_value(response, "nhsim_jobs{state=\"running\"}"), std::optional<double>(0));
+  EXPECT_EQ(sample_value(response, "nhsim_jobs{state=\"queued\"}"), std::optional<double>(0));
+  EXPECT_EQ(sample_value(response, "nhsim_job_duration_seconds_count"), std::optional<double>(1));
+}
+
+}  // namespace
+}  // namespace nhsim::server
