@@ -211,6 +211,26 @@ TEST(Integrators, NewtonFailureIsReportedNotHidden) {
   EXPECT_EQ(r.steps_done, 0);
 }
 
+// A system without a reduced form: the discrete gradient methods and rk4 must be refused
+// with the reason, si_dla (constant mass) still applies.
+struct CanonicalOnly : ChaoticQuartic<3> {
+  static constexpr bool kHasReducedForm = false;
+  using ChaoticQuartic<3>::ChaoticQuartic;
+};
+
+TEST(Integrators, RegistryRefusesPairsThatDoNotApply) {
+  const auto why = integrator_not_applicable<CanonicalOnly>("gonzalez");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_EQ(*why, "gonzalez needs a reduced form on D* (adapted frame)");
+  EXPECT_EQ(applicable_integrators<CanonicalOnly>(), std::vector<std::string>{"si_dla"});
+  IntegratorChoice c;
+  c.integrator = "avf";
+  c.h = 0.1;
+  EXPECT_EQ(make_stepper_for(CanonicalOnly(3), c), nullptr);
+  c.integrator = "si_dla";
+  EXPECT_NE(make_stepper_for(CanonicalOnly(3), c), nullptr);
+}
+
 TEST(Integrators, ApplicabilityIsDeclared) {
   EXPECT_FALSE(integrator_not_applicable<Sys>("gonzalez").has_value());
   EXPECT_FALSE(integrator_not_applicable<Sys>("si_dla").has_value());

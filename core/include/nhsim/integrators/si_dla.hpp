@@ -97,16 +97,21 @@ class SiDlaMethod {
         sys_.inv_mass_times(qh, muh.row(a).transpose(), col);
       }
     }
-    const double scale = std::max(1.0, p_.template lpNorm<Eigen::Infinity>());
     // lambda = 0: p1 = pt, q1 = qh + h/2 M^-1 pt.
     const VecQ& vt = minv(qh, pt, v);
     q1.noalias() = qh + (0.5 * h_) * vt;
-    sys_.constraint(q1, mu1);
-    VecC c = mu1 * vt;
+    if constexpr (!(S::kIdentityMass && NC == 1)) sys_.constraint(q1, mu1);
+    VecC c(sys_.nc());
     MatC jac(sys_.nc(), sys_.nc());
-    if constexpr (S::kIdentityMass) {
+    if constexpr (S::kIdentityMass && NC == 1) {
+      // The system's own mu(q) M^-1 v skips the structural zeros of mu.
+      c(0) = sys_.constraint_value(q1, vt);
+      jac(0, 0) = h_ * sys_.constraint_value(q1, muh.row(0).transpose());
+    } else if constexpr (S::kIdentityMass) {
+      c.noalias() = mu1 * vt;
       jac.noalias() = h_ * (mu1 * muh.transpose());
     } else {
+      c.noalias() = mu1 * vt;
       jac.noalias() = h_ * (mu1 * minv_muh_t);
     }
     VecC lam(sys_.nc());  // NC is fixed for every system: no allocation
@@ -131,6 +136,7 @@ class SiDlaMethod {
       }
       return StepStatus::kOk;
     } else {
+      const double scale = std::max(1.0, p_.template lpNorm<Eigen::Infinity>());
       for (int it = 0; it <= ns_.max_iter; ++it) {
         if (it > 0) {
           p1.noalias() = pt + h_ * (muh.transpose() * lam);
