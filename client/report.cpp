@@ -123,8 +123,12 @@ std::string summary_table(const v1::EnsembleResult& result) {
 
 std::string to_csv(const v1::EnsembleResult& result) {
   std::ostringstream out;
-  out << "choice,integrator,h,observable,t,count,mean,variance,min,max\n";
+  out << "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95\n";
   char line[512];
+  // One quantile column: 17 significant digits, or empty where the series has none.
+  auto quantile = [](const google::protobuf::RepeatedField<double>& q, int i) {
+    return i < q.size() ? format_double("%.17g", q.Get(i)) : std::string();
+  };
   for (int c = 0; c < result.integrators_size(); ++c) {
     const auto& integrator = result.integrators(c);
     for (const auto& series : integrator.observables()) {
@@ -132,12 +136,13 @@ std::string to_csv(const v1::EnsembleResult& result) {
           std::min({integrator.sample_times_size(), series.count_size(), series.mean_size(),
                     series.variance_size(), series.min_size(), series.max_size()});
       for (int i = 0; i < n; ++i) {
-        std::snprintf(line, sizeof line, "%d,%s,%.17g,%s,%.17g,%lld,%.17g,%.17g,%.17g,%.17g\n", c,
+        std::snprintf(line, sizeof line, "%d,%s,%.17g,%s,%.17g,%lld,%.17g,%.17g,%.17g,%.17g", c,
                       integrator.choice().integrator().c_str(), integrator.choice().h(),
                       series.observable().c_str(), integrator.sample_times(i),
                       static_cast<long long>(series.count(i)), series.mean(i), series.variance(i),
                       series.min(i), series.max(i));
-        out << line;
+        out << line << ',' << quantile(series.q05(), i) << ',' << quantile(series.q50(), i) << ','
+            << quantile(series.q95(), i) << '\n';
       }
     }
   }

@@ -17,6 +17,9 @@ void fill(const SeriesStats& stats, v1::SeriesStats* out) {
   copy_into(stats.variance, out->mutable_variance());
   copy_into(stats.min, out->mutable_min());
   copy_into(stats.max, out->mutable_max());
+  copy_into(stats.q05, out->mutable_q05());
+  copy_into(stats.q50, out->mutable_q50());
+  copy_into(stats.q95, out->mutable_q95());
   out->set_variance_slope(stats.variance_slope);
   out->set_variance_slope_over_h4(stats.variance_slope_over_h4);
 }

@@ -5,9 +5,17 @@
 // serial_in_order stage merges block statistics into the totals in block order. The result
 // is therefore bit-identical for any thread count, and memory holds at most a few blocks'
 // statistics at once, independent of the number of trajectories.
+//
+// Quantiles: a block keeps the samples of its successful trajectories (at most kBlock x
+// samples x observables values); the merge stage adds them, in trajectory index order, to one
+// bounded QuantileSketch per (sample, observable) of the totals. The per-cell additions are
+// independent of each other and run as a parallel_for inside the ordered stage, so the serial
+// part stays short and the order of additions into each sketch is fixed.
 #include "nhsim/ensemble.hpp"
 
+#include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
@@ -19,6 +27,7 @@
 
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"
+#include "nhsim/quantiles.hpp"
 #include "nhsim/statistics.hpp"
 
 namespace nhsim {
@@ -197,6 +206,11 @@ Prepared prepare(const EnsembleSpec& spec) {
 /// Statistics of one block of trajectories, or of the running total.
 struct Accum {
   std::vector<RunningStats> stats;  // [sample * n_obs + obs]
+  /// Totals: one sketch per cell [sample * n_obs + obs]. Blocks: empty.
+  std::vector<QuantileSketch> quantiles;
+  /// Blocks: the samples of each successful trajectory in index order,
+  /// [trajectory * n_cells + cell]. Totals: empty.
+  std::vector<double> ok_samples;
   std::vector<TrajectoryFailure> failures;
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
 };
@@ -268,8 +282,16 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
     }
 
     Accum total;
-    total.stats.assign(static_cast<std::size_t>(n_samples * n_obs), RunningStats{});
+    const auto n_cells = static_cast<std::size_t>(n_samples * n_obs);
+    total.stats.assign(n_cells, RunningStats{});
+    total.quantiles.assign(n_cells, QuantileSketch{});
+    for (auto& qs : total.quantiles) qs.reserve(static_cast<std::size_t>(n_traj));
     const std::int64_t n_blocks = (n_traj + kBlock - 1) / kBlock;
+
+    bool need_state = false;
+    for (const auto& o : pr.observables) {
+      need_state = need_state || o.kind == ObsKind::kQ || o.kind == ObsKind::kP;
+    }
 
     auto run_block = [&](std::int64_t b) {
       auto out = std::make_shared<BlockOut>();
@@ -301,24 +323,22 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
         const double h0 = stepper->energy();
         auto sample = [&](std::int64_t k) {
           double* row = buf.data() + k * n_obs;
-          bool need_state = false;
-          for (const auto& o : pr.observables) {
-            need_state = need_state || o.kind == ObsKind::kQ || o.kind == ObsKind::kP;
-          }
           if (need_state) stepper->get_state(q, p);
+          double energy = 0.0, residual = 0.0;
+          stepper->energy_and_residual(energy, residual);
           for (int j = 0; j < n_obs; ++j) {
             const ObsDef& o = pr.observables[static_cast<std::size_t>(j)];
             switch (o.kind) {
               case ObsKind::kEnergyError:
-                row[j] = stepper->energy() - h0;
+                row[j] = energy - h0;
                 break;
               case ObsKind::kRelativeEnergyError: {
-                const double d = std::abs(stepper->energy() - h0);
+                const double d = std::abs(energy - h0);
                 row[j] = h0 != 0.0 ? d / std::abs(h0) : d;
                 break;
               }
               case ObsKind::kConstraintResidual:
-                row[j] = stepper->constraint_residual();
+                row[j] = residual;
                 break;
               case ObsKind::kQ:
                 row[j] = q(o.index);
@@ -357,6 +377,9 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
         } else {
           ++acc.ok;
           for (std::size_t j = 0; j < buf.size(); ++j) acc.stats[j].add(buf[j]);
+          if (acc.ok_samples.empty())
+            acc.ok_samples.reserve(static_cast<std::size_t>(i1 - i0) * n_cells);
+          acc.ok_samples.insert(acc.ok_samples.end(), buf.begin(), buf.end());
         }
       }
       return out;
@@ -384,6 +407,22 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
                     Accum& a = out->acc;
                     for (std::size_t j = 0; j < a.stats.size(); ++j) {
                       total.stats[j].merge(a.stats[j]);
+                    }
+                    const std::size_t n_ok = a.ok_samples.size() / n_cells;
+                    if (n_ok > 0) {
+                      // Each cell's sketch gets its values in trajectory order, whatever the
+                      // partition of cells among threads: deterministic.
+                      tbb::this_task_arena::isolate([&] {
+                        tbb::parallel_for(
+                            tbb::blocked_range<std::size_t>(0, n_cells, 256),
+                            [&](const tbb::blocked_range<std::size_t>& r) {
+                              for (std::size_t j = r.begin(); j < r.end(); ++j) {
+                                for (std::size_t m = 0; m < n_ok; ++m) {
+                                  total.quantiles[j].add(a.ok_samples[m * n_cells + j]);
+                                }
+                              }
+                            });
+                      });
                     }
                     total.failures.insert(total.failures.end(), a.failures.begin(),
                                           a.failures.end());
@@ -420,6 +459,9 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
       s.variance.resize(ns);
       s.min.resize(ns);
       s.max.resize(ns);
+      s.q05.resize(ns);
+      s.q50.resize(ns);
+      s.q95.resize(ns);
       for (std::size_t k = 0; k < ns; ++k) {
         const RunningStats& r =
             total.stats[k * static_cast<std::size_t>(n_obs) + static_cast<std::size_t>(j)];
@@ -429,6 +471,23 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
         s.min[k] = r.n > 0 ? r.min : std::numeric_limits<double>::quiet_NaN();
         s.max[k] = r.n > 0 ? r.max : std::numeric_limits<double>::quiet_NaN();
       }
+      // Quantiles (NaN where count = 0): independent per sample, so in parallel; each value
+      // depends only on its own sketch, so the result does not depend on the partition.
+      arena.execute([&] {
+        tbb::parallel_for(
+            tbb::blocked_range<std::size_t>(0, ns, 64),
+            [&](const tbb::blocked_range<std::size_t>& r) {
+              static constexpr double kP[3] = {0.05, 0.5, 0.95};
+              double q[3];
+              for (std::size_t k = r.begin(); k < r.end(); ++k) {
+                total.quantiles[k * static_cast<std::size_t>(n_obs) + static_cast<std::size_t>(j)]
+                    .quantiles(kP, q);
+                s.q05[k] = q[0];
+                s.q50[k] = q[1];
+                s.q95[k] = q[2];
+              }
+            });
+      });
       s.variance_slope = slope_through_origin(ir.sample_times, s.variance, s.count);
       s.variance_slope_over_h4 = s.variance_slope / (h * h * h * h);
       ir.observables.push_back(std::move(s));

@@ -10,7 +10,7 @@
 namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
-  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry()};
+  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry(), rolling_disk_entry()};
   return registry;
 }
 

@@ -6,5 +6,6 @@
 namespace nhsim {
 
 SystemEntry chaotic_quartic_entry();
+SystemEntry rolling_disk_entry();
 
 }  // namespace nhsim

@@ -47,6 +47,9 @@ void expect_identical(const EnsembleResult& a, const EnsembleResult& b) {
       EXPECT_EQ(u.variance, v.variance);
       EXPECT_EQ(u.min, v.min);
       EXPECT_EQ(u.max, v.max);
+      EXPECT_EQ(u.q05, v.q05) << x.choice.integrator << " " << u.observable;
+      EXPECT_EQ(u.q50, v.q50);
+      EXPECT_EQ(u.q95, v.q95);
       EXPECT_EQ(u.variance_slope, v.variance_slope);
     }
   }
@@ -63,6 +66,27 @@ TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
   // Non-vacuous: statistics were actually gathered.
   EXPECT_EQ(r1.integrators[2].trajectories_ok, 21);
   EXPECT_GT(r1.integrators[2].observables[0].variance.back(), 0.0);
+
+  // Enough trajectories that the quantile sketches compress (> 400 values per cell): the
+  // quantiles stay bit-identical, ordered and inside [min, max].
+  EnsembleSpec big = small_spec();
+  big.initial_conditions.energy_shell.count = 451;
+  big.integrators = {big.integrators[2]};  // si_dla: energy error spreads out
+  const EnsembleResult b1 = run_ensemble(big, o1);
+  const EnsembleResult b2 = run_ensemble(big, o2);
+  expect_identical(b1, b2);
+  ASSERT_EQ(b1.integrators[0].trajectories_ok, 451);
+  const SeriesStats& e = b1.integrators[0].observables[0];
+  ASSERT_EQ(e.q05.size(), e.mean.size());
+  ASSERT_EQ(e.q50.size(), e.mean.size());
+  ASSERT_EQ(e.q95.size(), e.mean.size());
+  for (std::size_t k = 0; k < e.mean.size(); ++k) {
+    EXPECT_LE(e.min[k], e.q05[k]);
+    EXPECT_LE(e.q05[k], e.q50[k]);
+    EXPECT_LE(e.q50[k], e.q95[k]);
+    EXPECT_LE(e.q95[k], e.max[k]);
+  }
+  EXPECT_LT(e.q05.back(), e.q95.back());  // a real spread, not all equal
 }
 
 TEST(Ensemble, SampleTimesAndCountsAddUp) {
@@ -150,12 +174,13 @@ TEST(Ensemble, ValidationNamesTheField) {
   {
     auto b = s;
     b.system = "nope";
-    expect_spec_error(b, "system", "known: chaotic_quartic");
+    expect_spec_error(b, "system", "known: chaotic_quartic, rolling_disk");
   }
   {
     auto b = s;
     b.integrators[1].integrator = "euler";
-    expect_spec_error(b, "integrators[1].integrator", "known: gonzalez, avf, si_dla, rk4");
+    expect_spec_error(b, "integrators[1].integrator",
+                      "known: gonzalez, avf, si_dla, rk4, itoh_abe, midpoint, exact");
   }
   {
     auto b = s;
@@ -251,11 +276,22 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 4u);
+  ASSERT_EQ(integrators.size(), 7u);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
+  EXPECT_EQ(integrators[4].name, "itoh_abe");
+  EXPECT_EQ(integrators[4].order, 1);
+  EXPECT_TRUE(integrators[4].energy_preserving);
+  EXPECT_EQ(integrators[5].name, "midpoint");
+  EXPECT_EQ(integrators[5].order, 2);
+  EXPECT_FALSE(integrators[5].energy_preserving);
+  EXPECT_EQ(integrators[6].name, "exact");
+  EXPECT_FALSE(integrators[6].implicit);
   EXPECT_TRUE(integrators[0].energy_preserving);
   EXPECT_FALSE(not_applicable("chaotic_quartic", "si_dla").has_value());
+  const auto why = not_applicable("chaotic_quartic", "exact");
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("explicit solution"), std::string::npos) << *why;
 }
 
 }  // namespace

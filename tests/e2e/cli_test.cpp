@@ -172,8 +172,8 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   }
   EXPECT_EQ(first.at("sample_times").list_value().values_size(), 5);  // t = 0, .25, .5, .75, 1
   const auto& series = first.at("observables").list_value().values(0).struct_value().fields();
-  for (const char* key : {"observable", "count", "mean", "variance", "min", "max", "variance_slope",
-                          "variance_slope_over_h4"}) {
+  for (const char* key : {"observable", "count", "mean", "variance", "min", "max", "q05", "q50",
+                          "q95", "variance_slope", "variance_slope_over_h4"}) {
     EXPECT_TRUE(series.contains(key)) << key;
   }
   EXPECT_THAT(json, Not(HasSubstr("nTrajectories")));
@@ -184,7 +184,7 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   std::istringstream lines(csv);
   std::string header;
   std::getline(lines, header);
-  EXPECT_EQ(header, "choice,integrator,h,observable,t,count,mean,variance,min,max");
+  EXPECT_EQ(header, "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) ++rows;
   int observables = first.at("observables").list_value().values_size();

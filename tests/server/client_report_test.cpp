@@ -111,11 +111,33 @@ TEST(ClientReport, CsvHasOneRowPerIntegratorObservableAndSample) {
   // header + si_dla's 2 observables x 3 samples + rk4's 1 observable x 0 samples (rk4 has no
   // sample times in this example)
   ASSERT_EQ(all.size(), 1U + 2 * 3);
-  EXPECT_EQ(all[0], "choice,integrator,h,observable,t,count,mean,variance,min,max");
-  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan");
+  EXPECT_EQ(all[0], "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95");
+  // The example has no quantiles: the columns are there, empty.
+  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,,,");
   EXPECT_EQ(all[3],
             "0,si_dla,0.050000000000000003,energy_error,2,2,-4.9999999999999982e-05,"
-            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001");
+            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,,,");
+}
+
+TEST(ClientReport, CsvQuantileColumns) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  v1::EnsembleResult result = example_result();
+  auto* s = result.mutable_integrators(0)->mutable_observables(0);
+  for (double q : {0.0, nan, -2.5e-4}) s->add_q05(q);
+  for (double q : {0.0, nan, 1e-4}) s->add_q50(q);
+  for (double q : {0.0, nan, 0.5}) s->add_q95(q);
+  std::istringstream lines(to_csv(result));
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  ASSERT_EQ(all.size(), 1U + 2 * 3);
+  EXPECT_EQ(all[1], "0,si_dla,0.050000000000000003,energy_error,0,2,0,0,0,0,0,0,0");
+  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,nan,nan,nan");
+  EXPECT_EQ(all[3],
+            "0,si_dla,0.050000000000000003,energy_error,2,2,-4.9999999999999982e-05,"
+            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,"
+            "-0.00025000000000000001,0.0001,0.5");
+  // The series without quantiles keeps empty columns.
+  EXPECT_EQ(all[4].substr(all[4].size() - 3), ",,,");
 }
 
 TEST(ClientFiles, SpecParseErrorsNameTheFile) {

@@ -27,6 +27,9 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   stats.variance = {0.0, 1e-7, 3e-7};
   stats.min = {0.0, -1e-3, -5e-3};
   stats.max = {0.0, 2e-3, 4e-3};
+  stats.q05 = {0.0, -9e-4, -4.5e-3};
+  stats.q50 = {0.0, 1.5e-3, -1e-3};
+  stats.q95 = {0.0, 1.9e-3, 3.5e-3};
   stats.variance_slope = 7e-7;
   stats.variance_slope_over_h4 = 0.112;
   ir.observables = {stats};
@@ -64,6 +67,9 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   EXPECT_EQ(std::vector<double>(s.variance().begin(), s.variance().end()), stats.variance);
   EXPECT_EQ(std::vector<double>(s.min().begin(), s.min().end()), stats.min);
   EXPECT_EQ(std::vector<double>(s.max().begin(), s.max().end()), stats.max);
+  EXPECT_EQ(std::vector<double>(s.q05().begin(), s.q05().end()), stats.q05);
+  EXPECT_EQ(std::vector<double>(s.q50().begin(), s.q50().end()), stats.q50);
+  EXPECT_EQ(std::vector<double>(s.q95().begin(), s.q95().end()), stats.q95);
   EXPECT_EQ(s.variance_slope(), 7e-7);
   EXPECT_EQ(s.variance_slope_over_h4(), 0.112);
   EXPECT_EQ(o.trajectories_ok(), 3);

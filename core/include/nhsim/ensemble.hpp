@@ -81,7 +81,10 @@ struct EnsembleSpec {
 
 /// Per-sample statistics of one observable over the successful trajectories.
 /// All vectors have one entry per sample time. variance is the unbiased sample variance
-/// (0 where count < 2).
+/// (0 where count < 2). q05, q50, q95 are the 5 %, 50 % and 95 % quantiles from a
+/// QuantileSketch (nhsim/quantiles.hpp): exact interpolated order statistics for count <= 400,
+/// a t-digest estimate (rank error well below 1 %) beyond; NaN where count = 0. Like every
+/// field here they are bit-identical for any thread count.
 struct SeriesStats {
   std::string observable;
   std::vector<std::int64_t> count;
@@ -89,6 +92,9 @@ struct SeriesStats {
   std::vector<double> variance;
   std::vector<double> min;
   std::vector<double> max;
+  std::vector<double> q05;
+  std::vector<double> q50;
+  std::vector<double> q95;
   /// Least-squares slope of variance against t through the origin: sum(t v) / sum(t^2).
   double variance_slope = 0.0;
   /// variance_slope / h^4: the scaling of seed 001 Fig. 2 (bottom right).

@@ -47,6 +47,8 @@ class Stepper {
   virtual double energy() const = 0;
   /// max_alpha |mu^alpha(q) M^-1(q) p| of the current state, canonical coordinates.
   virtual double constraint_residual() const = 0;
+  /// energy() and constraint_residual() together, with one conversion to canonical coordinates.
+  virtual void energy_and_residual(double& energy, double& residual) const = 0;
   /// Total Newton iterations taken since construction (0 for explicit methods).
   virtual std::int64_t newton_iterations() const { return 0; }
 };
@@ -116,6 +118,12 @@ class StepperImpl final : public Stepper {
   double constraint_residual() const override {
     method_.canonical(q_, p_);
     return sys_.constraint_residual(q_, p_);
+  }
+
+  void energy_and_residual(double& energy, double& residual) const override {
+    method_.canonical(q_, p_);
+    energy = sys_.hamiltonian(q_, p_);
+    residual = sys_.constraint_residual(q_, p_);
   }
 
   std::int64_t newton_iterations() const override { return method_.newton_iterations(); }

@@ -37,8 +37,10 @@ std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
 /// cancelled trajectories when the result was cancelled.
 std::string summary_table(const nhsim::v1::EnsembleResult& result);
 
-/// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max": one row per
-/// (integrator choice, observable, sample time); doubles with 17 significant digits.
+/// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95":
+/// one row per (integrator choice, observable, sample time); doubles with 17 significant
+/// digits. A quantile column is empty where the series has no quantiles (results written
+/// before they existed).
 std::string to_csv(const nhsim::v1::EnsembleResult& result);
 
 /// The systems with their parameters (unit, default, bounds), invariants and integrators.

@@ -12,15 +12,18 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/integrators/avf.hpp"
+#include "nhsim/integrators/exact.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
+#include "nhsim/integrators/itoh_abe.hpp"
+#include "nhsim/integrators/midpoint.hpp"
 #include "nhsim/integrators/rk4.hpp"
 #include "nhsim/integrators/si_dla.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {
 
-using AllIntegrators =
-    std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator>;
+using AllIntegrators = std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator,
+                                  ItohAbeIntegrator, MidpointIntegrator, ExactIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {

@@ -1,0 +1,77 @@
+// `exact`: the explicit solution of the equations of motion, for systems that have one (seed
+// 001 §2.1.2, rolling disk: "immediately explicitly integrated"). A system declares it with
+//   static constexpr bool kHasExactFlow = true;
+//   template <class Out> void exact_flow(const VecZ& zeta, double t, Out& out) const;
+// (out = the reduced state at time t of the trajectory through zeta, out may alias zeta).
+// Each step applies the flow over h, so the result is exact up to round-off for any h. Used as
+// the reference solution in convergence studies.
+#pragma once
+
+#include <cstdint>
+
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+
+/// True when S declares an explicit solution (kHasExactFlow = true and exact_flow()).
+template <class S>
+inline constexpr bool has_exact_flow = requires {
+  requires S::kHasExactFlow;
+};
+
+template <class S>
+class ExactMethod {
+ public:
+  using VecQ = typename S::VecQ;
+  using VecZ = typename S::VecZ;
+  static constexpr int NQ = S::NQ;
+  static constexpr int NR = S::NR;
+
+  ExactMethod(const S& sys, double h, NewtonSettings /*unused*/)
+      : sys_(sys), h_(h), z_(sys.nz()), z1_(sys.nz()) {}
+
+  void set_canonical(const VecQ& q, const VecQ& p) {
+    head_n<NQ>(z_, sys_.nq()) = q;
+    auto rho = tail_n<NR>(z_, sys_.nr());
+    sys_.to_reduced(q, p, rho);
+  }
+  void canonical(VecQ& q, VecQ& p) const {
+    q = head_n<NQ>(z_, sys_.nq());
+    sys_.from_reduced(q, tail_n<NR>(z_, sys_.nr()), p);
+  }
+  bool state_finite() const { return all_finite(z_); }
+  std::int64_t newton_iterations() const { return 0; }
+  const VecZ& zeta() const { return z_; }
+
+  StepStatus step(double& /*residual*/) {
+    sys_.exact_flow(z_, h_, z1_);
+    z_ = z1_;
+    return StepStatus::kOk;
+  }
+
+ private:
+  const S& sys_;
+  double h_;
+  VecZ z_, z1_;
+};
+
+struct ExactIntegrator {
+  static constexpr const char* kDescription =
+      "The explicit solution of the equations of motion, stepped over h (exact up to "
+      "round-off for any h); order is reported as 0 = no truncation error";
+  static constexpr const char* kSource = "seed 001 §2.1.2 rolling disk example";
+  static constexpr int kOrder = 0;
+  static constexpr bool kImplicit = false;
+  static constexpr bool kEnergyPreserving = true;
+  static constexpr double kNewtonTol = 0.0;
+  static constexpr int kNewtonMaxIter = 0;
+  static constexpr const char* kId = "exact";
+  template <class S>
+  static constexpr bool kApplies = has_exact_flow<S>&& S::kHasReducedForm;
+  static constexpr const char* kRequirement =
+      "an explicit solution of the equations of motion (exact flow) in reduced coordinates";
+  template <class S>
+  using Method = ExactMethod<S>;
+};
+
+}  // namespace nhsim
