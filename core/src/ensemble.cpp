@@ -25,6 +25,7 @@
 #include <memory>
 #include <sstream>
 
+#include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/quantiles.hpp"
@@ -275,6 +276,12 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
 
     IntegratorResult ir;
     ir.choice = choice;
+    // Report the settings actually used: 0 in the spec means the integrator's default.
+    for (const auto& info : list_integrators()) {
+      if (info.name != choice.integrator) continue;
+      if (ir.choice.newton_tol == 0.0) ir.choice.newton_tol = info.default_newton_tol;
+      if (ir.choice.newton_max_iter == 0) ir.choice.newton_max_iter = info.default_newton_max_iter;
+    }
     ir.n_steps = n_steps;
     ir.sample_times.resize(static_cast<std::size_t>(n_samples));
     for (std::int64_t k = 0; k < n_samples; ++k) {

@@ -90,7 +90,14 @@ TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
 }
 
 TEST(Ensemble, SampleTimesAndCountsAddUp) {
-  const EnsembleResult r = run_ensemble(small_spec());
+  EnsembleSpec spec = small_spec();
+  spec.integrators[1].newton_tol = 1e-13;
+  const EnsembleResult r = run_ensemble(spec);
+  // The result reports the Newton settings used: the default where the spec said 0.
+  EXPECT_EQ(r.integrators[0].choice.newton_tol, 1e-14);
+  EXPECT_EQ(r.integrators[0].choice.newton_max_iter, 50);
+  EXPECT_EQ(r.integrators[1].choice.newton_tol, 1e-13);
+  EXPECT_EQ(r.integrators[3].choice.newton_tol, 0.0);  // rk4: no Newton solve
   for (const auto& ir : r.integrators) {
     EXPECT_EQ(ir.n_steps, 100);
     ASSERT_EQ(ir.sample_times.size(), 11u);
