@@ -171,6 +171,8 @@ void JobManager::run(const std::string& id) {
   metrics_.add_trajectories(done);
   metrics_.add_steps(steps);
   metrics_.observe_job_duration(seconds);
+  // Metrics first: once a client can see the terminal state, the metrics already count it.
+  metrics_.job_transition(v1::RUNNING, state);
   store_.update(id, [&](JobRecord& record) {
     record.state = state;
     record.error = error;
@@ -178,7 +180,6 @@ void JobManager::run(const std::string& id) {
     record.result = result;
     if (result) record.trajectories_done = done;
   });
-  metrics_.job_transition(v1::RUNNING, state);
 
   char summary[160];
   std::snprintf(summary, sizeof summary,

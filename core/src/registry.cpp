@@ -10,7 +10,8 @@
 namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
-  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry(), rolling_disk_entry()};
+  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry(), rolling_disk_entry(),
+                                                    chaplygin_sleigh_entry()};
   return registry;
 }
 

@@ -7,5 +7,6 @@ namespace nhsim {
 
 SystemEntry chaotic_quartic_entry();
 SystemEntry rolling_disk_entry();
+SystemEntry chaplygin_sleigh_entry();
 
 }  // namespace nhsim

@@ -186,8 +186,9 @@ TEST(Ensemble, ValidationNamesTheField) {
   {
     auto b = s;
     b.integrators[1].integrator = "euler";
-    expect_spec_error(b, "integrators[1].integrator",
-                      "known: gonzalez, avf, si_dla, rk4, itoh_abe, midpoint, exact");
+    expect_spec_error(
+        b, "integrators[1].integrator",
+        "known: gonzalez, avf, si_dla, rk4, itoh_abe, midpoint, exact, gonzalez_f, i_dla");
   }
   {
     auto b = s;
@@ -283,7 +284,7 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 7u);
+  ASSERT_EQ(integrators.size(), 9u);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
   EXPECT_EQ(integrators[4].name, "itoh_abe");
@@ -294,6 +295,14 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_FALSE(integrators[5].energy_preserving);
   EXPECT_EQ(integrators[6].name, "exact");
   EXPECT_FALSE(integrators[6].implicit);
+  EXPECT_EQ(integrators[7].name, "gonzalez_f");
+  EXPECT_EQ(integrators[7].order, 2);
+  EXPECT_TRUE(integrators[7].implicit);
+  EXPECT_TRUE(integrators[7].energy_preserving);
+  EXPECT_EQ(integrators[8].name, "i_dla");
+  EXPECT_EQ(integrators[8].order, 2);
+  EXPECT_TRUE(integrators[8].implicit);
+  EXPECT_FALSE(integrators[8].energy_preserving);
   EXPECT_TRUE(integrators[0].energy_preserving);
   EXPECT_FALSE(not_applicable("chaotic_quartic", "si_dla").has_value());
   const auto why = not_applicable("chaotic_quartic", "exact");

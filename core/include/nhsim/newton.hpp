@@ -23,28 +23,32 @@ class SimplifiedNewton {
   using Vec = Eigen::Matrix<double, NX, 1>;
   using Mat = Eigen::Matrix<double, NX, NX>;
 
-  explicit SimplifiedNewton(int n) : x0_(n), r_(n), dx_(n), jac_(n, n), inv_(n, n), lu_(n) {}
+  explicit SimplifiedNewton(int n) : x0_(n), r_(n), dx_(n), w_(n), jac_(n, n), inv_(n, n), lu_(n) {}
 
   /// Marks the stored factorisation stale (e.g. after a state reset).
   void invalidate() { have_lu_ = false; }
 
   /// Solves F(x) = 0 in place. `residual(x, r)` writes F(x); `jacobian(x, J)` writes an
-  /// approximation of dF/dx at x. Convergence: |dx|_inf <= tol * max(1, |x|_inf) (the error
-  /// left is then ~ theta |dx|, far below tol: energy preservation needs that), or a
-  /// stagnating increment already below 1e3 * eps * max(1, |x|_inf) (round-off floor).
-  /// Returns kOk or kNewtonFailed; `last_increment` is the final |dx|_inf.
+  /// approximation of dF/dx at x. Convergence is measured componentwise, in the weighted norm
+  /// |dx|_w = max_i |dx_i| / max(1, |x0_i|) (x0 = the predictor): the iteration stops when
+  /// |dx|_w <= tol (the error left is then ~ theta |dx|, far below tol: energy preservation
+  /// needs that), or when a stagnating increment is already below 1e3 * eps (round-off floor).
+  /// Componentwise, so that large coordinates (a position far from the origin) do not loosen
+  /// the tolerance on the small ones (momenta). Returns kOk or kNewtonFailed;
+  /// `last_increment` is the final |dx|_w.
   template <class Residual, class Jacobian>
   StepStatus solve(Vec& x, Residual&& residual, Jacobian&& jacobian, const NewtonSettings& s,
                    double& last_increment) {
     x0_ = x;
+    w_ = x0_.cwiseAbs().cwiseMax(1.0).cwiseInverse();
     for (int attempt = 0; attempt < 2; ++attempt) {
       bool fresh = false;
       x = x0_;
       if (!have_lu_ || attempt > 0) {
         jacobian(x, jac_);
         lu_.compute(jac_);
-        inv_ =
-            lu_.inverse();  // small systems: one mat-vec per iteration beats two triangular solves
+        // Small systems: one mat-vec per iteration beats two triangular solves.
+        inv_ = lu_.inverse();
         have_lu_ = true;
         fresh = true;
         ++factorisations_;
@@ -55,19 +59,16 @@ class SimplifiedNewton {
         dx_.noalias() = inv_.lazyProduct(r_);
         x -= dx_;
         ++iterations_;
-        const double nd = dx_.template lpNorm<Eigen::Infinity>();
-        const double scale = std::max(1.0, x.template lpNorm<Eigen::Infinity>());
+        const double nd = dx_.cwiseAbs().cwiseProduct(w_).maxCoeff();
         last_increment = nd;
         if (!std::isfinite(nd)) break;
         const double theta = nd / prev;
-        // Converged when the increment, or the estimated remaining error
-        // theta / (1 - theta) |dx| of a contracting iteration, is below the tolerance.
-        if (nd <= s.tol * scale) {
+        if (nd <= s.tol) {
           if (it > 7 || theta > 0.5) have_lu_ = false;  // refactor at the next step
           return StepStatus::kOk;
         }
         if (it >= 2 && theta > 0.5) {
-          if (theta >= 0.9 && nd <= 1e3 * std::numeric_limits<double>::epsilon() * scale) {
+          if (theta >= 0.9 && nd <= 1e3 * std::numeric_limits<double>::epsilon()) {
             return StepStatus::kOk;  // stagnation at the round-off floor
           }
           if (theta >= 1.0 || !fresh) break;  // diverging, or slow with a stale Jacobian
@@ -85,7 +86,7 @@ class SimplifiedNewton {
   std::int64_t factorisations() const { return factorisations_; }
 
  private:
-  Vec x0_, r_, dx_;
+  Vec x0_, r_, dx_, w_;
   Mat jac_, inv_;
   Eigen::PartialPivLU<Mat> lu_;
   bool have_lu_ = false;

@@ -26,8 +26,8 @@ struct AdvanceResult {
   double residual = 0.0;  ///< last Newton increment norm when status == kNewtonFailed
 };
 
-/// Solver settings of an implicit integrator. tol is relative: an iteration stops when the
-/// max-norm of the Newton increment is <= tol * max(1, |unknown|_inf).
+/// Solver settings of an implicit integrator. tol is relative and componentwise: an iteration
+/// stops when every |increment_i| <= tol * max(1, |unknown_i|).
 struct NewtonSettings {
   double tol = 1e-14;
   int max_iter = 50;

@@ -14,6 +14,8 @@
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/exact.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
+#include "nhsim/integrators/gonzalez_f.hpp"
+#include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/integrators/itoh_abe.hpp"
 #include "nhsim/integrators/midpoint.hpp"
 #include "nhsim/integrators/rk4.hpp"
@@ -22,8 +24,9 @@
 
 namespace nhsim {
 
-using AllIntegrators = std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator,
-                                  ItohAbeIntegrator, MidpointIntegrator, ExactIntegrator>;
+using AllIntegrators =
+    std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator, ItohAbeIntegrator,
+               MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {

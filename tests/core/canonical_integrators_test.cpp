@@ -1,0 +1,247 @@
+// The canonical-coordinate integrators with multipliers: `gonzalez_f` (seed 001 eq. (15)) and
+// `i_dla` (discrete Lagrange-d'Alembert with midpoint discrete Lagrangian and constraint, seed
+// 001 §4.1.3) on the chaotic quartic system (n = 3) and the rolling disk.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nhsim/initial_conditions.hpp"
+#include "nhsim/integrators/all.hpp"
+#include "nhsim/model_impl.hpp"
+#include "nhsim/systems/chaotic_quartic.hpp"
+#include "nhsim/systems/rolling_disk.hpp"
+
+namespace nhsim {
+namespace {
+
+using Sys = ChaoticQuartic<3>;
+
+struct Ic {
+  Eigen::VectorXd q, p;
+};
+
+Ic shell_state(std::int64_t i, double energy = 3.06) {
+  ModelImpl<Sys> model(Sys(3));
+  EnergyShellGenerator g;
+  g.energy = energy;
+  g.seed = 20261122;
+  g.count = 1;
+  Ic ic;
+  std::string reason;
+  EXPECT_TRUE(energy_shell_state(model, g, i, ic.q, ic.p, reason)) << reason;
+  return ic;
+}
+
+template <class S>
+std::unique_ptr<Stepper> make(const S& sys, const std::string& id, double h) {
+  IntegratorChoice c;
+  c.integrator = id;
+  c.h = h;
+  auto st = make_stepper_for(sys, c);
+  EXPECT_NE(st, nullptr) << id;
+  return st;
+}
+
+template <class S>
+Eigen::VectorXd state_at(const S& sys, const std::string& id, double h, double t, const Ic& ic) {
+  auto st = make(sys, id, h);
+  st->set_state(ic.q, ic.p);
+  const auto n = static_cast<std::int64_t>(std::llround(t / h));
+  const AdvanceResult r = st->advance(n);
+  EXPECT_EQ(r.status, StepStatus::kOk) << id;
+  EXPECT_EQ(r.steps_done, n);
+  const int nq = sys.nq();
+  Eigen::VectorXd q(nq), p(nq), out(2 * nq);
+  st->get_state(q, p);
+  out << q, p;
+  return out;
+}
+
+std::string sci(double x) {
+  std::ostringstream os;
+  os.precision(3);
+  os << std::scientific << x;
+  return os.str();
+}
+
+double slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    mx += x[k] / n;
+    my += y[k] / n;
+  }
+  double sxy = 0, sxx = 0;
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    sxy += (x[k] - mx) * (y[k] - my);
+    sxx += (x[k] - mx) * (x[k] - mx);
+  }
+  return sxy / sxx;
+}
+
+/// Observed order at t = 10 from the errors at h0, h0/2, h0/4 against `ref`.
+template <class S>
+double observed_order(const S& sys, const std::string& id, double h0, const Ic& ic,
+                      const Eigen::VectorXd& ref) {
+  std::vector<double> lh, le;
+  for (int k = 0; k < 3; ++k) {
+    const double h = h0 / std::pow(2.0, k);
+    const double err = (state_at(sys, id, h, 10.0, ic) - ref).template lpNorm<Eigen::Infinity>();
+    EXPECT_GT(err, 1e-11) << id << ": error at round-off, order not measurable";
+    lh.push_back(std::log(h));
+    le.push_back(std::log(err));
+  }
+  return slope(lh, le);
+}
+
+// gonzalez_f preserves H to round-off (|H - H0| / |H0| <= 1e-13 over 10^4 steps, h = 0.05)
+// while its canonical constraint residual max |mu(q) p| is NOT at round-off (seed 001 §3.3:
+// eq. (15) keeps the constraint only approximately) but stays bounded.
+TEST(GonzalezF, PreservesEnergyButNotTheConstraint) {
+  const Ic ic = shell_state(3);
+  auto st = make(Sys(3), "gonzalez_f", 0.05);
+  st->set_state(ic.q, ic.p);
+  const double h0 = st->energy();
+  double max_rel = 0.0, max_res = 0.0;
+  for (int k = 0; k < 1000; ++k) {
+    ASSERT_EQ(st->advance(10).status, StepStatus::kOk);
+    max_rel = std::max(max_rel, std::abs(st->energy() - h0) / std::abs(h0));
+    max_res = std::max(max_res, st->constraint_residual());
+  }
+  EXPECT_LE(max_rel, 1e-13);
+  EXPECT_GT(max_res, 1e-12) << "the constraint of eq. (15) is not expected at round-off";
+  EXPECT_LT(max_res, 0.1) << "but it stays bounded";
+  RecordProperty("gonzalez_f_max_rel_energy_error", sci(max_rel));
+  RecordProperty("gonzalez_f_max_constraint_residual", sci(max_res));
+}
+
+// i_dla keeps its discrete (midpoint) constraint mu(qbar) (q1 - q0) / h = 0 to 1e-13, computed
+// here from consecutive states independently of the integrator; the canonical constraint
+// mu(q) M^-1 p only approximately (small, not round-off); its energy error is bounded but not
+// at round-off (> 1e-8: the method is not energy preserving for the quartic V).
+TEST(IDla, KeepsTheDiscreteConstraintAndBoundedEnergyError) {
+  const Ic ic = shell_state(3);
+  const double h = 0.05;
+  const Sys sys(3);
+  StepperImpl<Sys, IDlaMethod<Sys>> st(sys, h, NewtonSettings{1e-14, 50});
+  st.set_state(ic.q, ic.p);
+  const double h0 = st.energy();
+  double max_rel = 0.0, max_res = 0.0, max_disc = 0.0, max_own = 0.0;
+  Eigen::VectorXd q0 = ic.q, q1(7), p1(7);
+  Sys::MatCQ mu;
+  for (int k = 0; k < 10000; ++k) {
+    ASSERT_EQ(st.advance(1).status, StepStatus::kOk);
+    st.get_state(q1, p1);
+    const Sys::VecQ qbar = 0.5 * (q0 + q1);
+    sys.constraint(qbar, mu);
+    max_disc = std::max(max_disc, std::abs((mu * (q1 - q0))(0)) / h);
+    max_own = std::max(max_own, st.method().discrete_constraint_residual());
+    max_rel = std::max(max_rel, std::abs(st.energy() - h0) / std::abs(h0));
+    max_res = std::max(max_res, st.constraint_residual());
+    q0 = q1;
+  }
+  EXPECT_LE(max_disc, 1e-13);
+  EXPECT_LE(max_own, 1e-13);
+  EXPECT_GT(max_res, 1e-12) << "the canonical constraint is kept only to O(h^2)";
+  EXPECT_LT(max_res, 0.05);
+  EXPECT_GT(max_rel, 1e-8) << "i_dla is not energy preserving for a quartic V";
+  EXPECT_LT(max_rel, 1e-2) << "but its energy error stays bounded";
+  RecordProperty("i_dla_max_discrete_constraint", sci(max_disc));
+  RecordProperty("i_dla_max_canonical_constraint", sci(max_res));
+  RecordProperty("i_dla_max_rel_energy_error", sci(max_rel));
+}
+
+// Observed order by step halving against a fine rk4 reference at t = 10 (seed 001 Fig. 2 top
+// left): 2 +- 0.15 for both.
+TEST(CanonicalIntegrators, ObservedOrderByStepHalving) {
+  const Ic ic = shell_state(5);
+  const Sys sys(3);
+  const Eigen::VectorXd ref = state_at(sys, "rk4", 1e-3, 10.0, ic);
+  for (const std::string id : {"gonzalez_f", "i_dla"}) {
+    const double order = observed_order(sys, id, 0.02, ic, ref);
+    EXPECT_NEAR(order, 2.0, 0.15) << id;
+    RecordProperty("order_" + id, sci(order));
+  }
+}
+
+// Reversibility of i_dla (and of the symmetric gonzalez_f): 200 steps with h, then 200 steps
+// of a second stepper with -h return to the start to 1e-12; so does restarting from the
+// momentum-flipped end state (q, -p) with +h, which lands on (q0, -p0). The forward run moves
+// the state by O(1), so the test is not vacuous.
+TEST(CanonicalIntegrators, ReversibleUnderNegativeStepAndMomentumFlip) {
+  const Ic ic = shell_state(7);
+  const Sys sys(3);
+  for (const std::string id : {"i_dla", "gonzalez_f"}) {
+    auto fwd = make(sys, id, 0.05);
+    fwd->set_state(ic.q, ic.p);
+    ASSERT_EQ(fwd->advance(200).status, StepStatus::kOk);
+    Eigen::VectorXd q(7), p(7);
+    fwd->get_state(q, p);
+    EXPECT_GT((q - ic.q).lpNorm<Eigen::Infinity>(), 0.1) << id;
+
+    auto back = make(sys, id, -0.05);
+    back->set_state(q, p);
+    ASSERT_EQ(back->advance(200).status, StepStatus::kOk);
+    Eigen::VectorXd qb(7), pb(7);
+    back->get_state(qb, pb);
+    EXPECT_LT((qb - ic.q).lpNorm<Eigen::Infinity>(), 1e-12) << id;
+    EXPECT_LT((pb - ic.p).lpNorm<Eigen::Infinity>(), 1e-12) << id;
+
+    auto flip = make(sys, id, 0.05);
+    flip->set_state(q, -p);
+    ASSERT_EQ(flip->advance(200).status, StepStatus::kOk);
+    flip->get_state(qb, pb);
+    EXPECT_LT((qb - ic.q).lpNorm<Eigen::Infinity>(), 1e-12) << id;
+    EXPECT_LT((pb + ic.p).lpNorm<Eigen::Infinity>(), 1e-12) << id;
+  }
+}
+
+// i_dla is the implicit midpoint rule with a midpoint constraint force (see i_dla.hpp): one
+// step checked against the equations written out here, p1 = p0 - h grad V(qbar) + h mu^T
+// lambda, q1 = q0 + h (p0 + p1) / 2, with lambda recovered from p1 by least squares.
+TEST(IDla, OneStepSatisfiesTheWrittenOutEquations) {
+  const Ic ic = shell_state(2);
+  const double h = 0.1;
+  const Sys sys(3);
+  const Eigen::VectorXd y = state_at(sys, "i_dla", h, h, ic);
+  const Sys::VecQ q0 = ic.q, p0 = ic.p, q1 = y.head<7>(), p1 = y.tail<7>();
+  const Sys::VecQ qbar = 0.5 * (q0 + q1);
+  Sys::VecQ gv;
+  sys.grad_potential(qbar, gv);
+  Sys::MatCQ mu;
+  sys.constraint(qbar, mu);
+  const Sys::VecQ f = (p1 - p0) / h + gv;  // = mu^T lambda
+  const double lambda = mu.row(0).dot(f) / mu.row(0).squaredNorm();
+  EXPECT_LT((f - lambda * mu.row(0).transpose()).lpNorm<Eigen::Infinity>(), 1e-12);
+  EXPECT_GT(std::abs(lambda), 1e-3) << "the constraint force is exercised";
+  EXPECT_LT((q1 - q0 - 0.5 * h * (p0 + p1)).lpNorm<Eigen::Infinity>(), 1e-14);
+  EXPECT_LT(std::abs(mu.row(0).dot(q1 - q0)), 1e-14);
+}
+
+// On the rolling disk both converge to the explicit solution at second order (t = 10, h = 0.1,
+// 0.05, 0.025), and gonzalez_f keeps the disk's quadratic energy to round-off.
+TEST(CanonicalIntegrators, RollingDiskConvergesToExactAtSecondOrder) {
+  const RollingDisk disk(2.0, 0.5, 0.3, 0.7);
+  Ic ic;
+  ic.q = Eigen::Vector4d(0.3, -0.2, 0.4, 1.1);
+  RollingDisk::VecQ p;
+  disk.from_reduced(RollingDisk::VecQ(ic.q), RollingDisk::VecR(1.3, 0.8), p);
+  ic.p = p;
+  const Eigen::VectorXd ref = state_at(disk, "exact", 10.0, 10.0, ic);
+  for (const std::string id : {"gonzalez_f", "i_dla"}) {
+    const double order = observed_order(disk, id, 0.1, ic, ref);
+    EXPECT_NEAR(order, 2.0, 0.15) << id;
+    RecordProperty("disk_order_" + id, sci(order));
+  }
+  auto st = make(disk, "gonzalez_f", 0.1);
+  st->set_state(ic.q, ic.p);
+  const double h0 = st->energy();
+  ASSERT_EQ(st->advance(100).status, StepStatus::kOk);
+  EXPECT_LT(std::abs(st->energy() - h0), 1e-13 * h0);
+}
+
+}  // namespace
+}  // namespace nhsim
