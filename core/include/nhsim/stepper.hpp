@@ -67,7 +67,7 @@ inline bool all_finite(const V& v) {
 ///   bool state_finite() const;
 ///   std::int64_t newton_iterations() const;
 template <class S, class Method>
-class StepperImpl final : public Stepper {
+class alignas(64) StepperImpl final : public Stepper {
  public:
   using VecQ = typename S::VecQ;
   template <class... Args>

@@ -165,7 +165,9 @@ class SiDlaMethod {
   const S& sys_;
   double h_;
   NewtonSettings ns_;
-  VecQ q_, p_, qh_, pt_, p1_, q1_, v_, gv_;
+  alignas(64) VecQ q_;  // state on its own cache lines: no split loads in the step loop
+  alignas(64) VecQ p_;
+  VecQ qh_, pt_, p1_, q1_, v_, gv_;
   MatCQ muh_, mu1_;
   MatQC minv_muh_t_;
   std::int64_t iterations_ = 0;
