@@ -8,5 +8,6 @@ namespace nhsim {
 SystemEntry chaotic_quartic_entry();
 SystemEntry rolling_disk_entry();
 SystemEntry chaplygin_sleigh_entry();
+SystemEntry suslov_entry();
 
 }  // namespace nhsim
