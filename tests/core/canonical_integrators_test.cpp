@@ -13,52 +13,17 @@
 #include "nhsim/model_impl.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/rolling_disk.hpp"
+#include "test_support.hpp"
 
 namespace nhsim {
 namespace {
 
 using Sys = ChaoticQuartic<3>;
 
-struct Ic {
-  Eigen::VectorXd q, p;
-};
-
-Ic shell_state(std::int64_t i, double energy = 3.06) {
-  ModelImpl<Sys> model(Sys(3));
-  EnergyShellGenerator g;
-  g.energy = energy;
-  g.seed = 20261122;
-  g.count = 1;
-  Ic ic;
-  std::string reason;
-  EXPECT_TRUE(energy_shell_state(model, g, i, ic.q, ic.p, reason)) << reason;
-  return ic;
-}
-
-template <class S>
-std::unique_ptr<Stepper> make(const S& sys, const std::string& id, double h) {
-  IntegratorChoice c;
-  c.integrator = id;
-  c.h = h;
-  auto st = make_stepper_for(sys, c);
-  EXPECT_NE(st, nullptr) << id;
-  return st;
-}
-
-template <class S>
-Eigen::VectorXd state_at(const S& sys, const std::string& id, double h, double t, const Ic& ic) {
-  auto st = make(sys, id, h);
-  st->set_state(ic.q, ic.p);
-  const auto n = static_cast<std::int64_t>(std::llround(t / h));
-  const AdvanceResult r = st->advance(n);
-  EXPECT_EQ(r.status, StepStatus::kOk) << id;
-  EXPECT_EQ(r.steps_done, n);
-  const int nq = sys.nq();
-  Eigen::VectorXd q(nq), p(nq), out(2 * nq);
-  st->get_state(q, p);
-  out << q, p;
-  return out;
-}
+using test::chaotic_shell_state;
+using test::Ic;
+using test::observed_order;
+using test::state_at;
 
 std::string sci(double x) {
   std::ostringstream os;
@@ -67,42 +32,12 @@ std::string sci(double x) {
   return os.str();
 }
 
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  double mx = 0, my = 0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    mx += x[k] / n;
-    my += y[k] / n;
-  }
-  double sxy = 0, sxx = 0;
-  for (std::size_t k = 0; k < x.size(); ++k) {
-    sxy += (x[k] - mx) * (y[k] - my);
-    sxx += (x[k] - mx) * (x[k] - mx);
-  }
-  return sxy / sxx;
-}
-
-/// Observed order at t = 10 from the errors at h0, h0/2, h0/4 against `ref`.
-template <class S>
-double observed_order(const S& sys, const std::string& id, double h0, const Ic& ic,
-                      const Eigen::VectorXd& ref) {
-  std::vector<double> lh, le;
-  for (int k = 0; k < 3; ++k) {
-    const double h = h0 / std::pow(2.0, k);
-    const double err = (state_at(sys, id, h, 10.0, ic) - ref).template lpNorm<Eigen::Infinity>();
-    EXPECT_GT(err, 1e-11) << id << ": error at round-off, order not measurable";
-    lh.push_back(std::log(h));
-    le.push_back(std::log(err));
-  }
-  return slope(lh, le);
-}
-
 // gonzalez_f preserves H to round-off (|H - H0| / |H0| <= 1e-13 over 10^4 steps, h = 0.05)
 // while its canonical constraint residual max |mu(q) p| is NOT at round-off (seed 001 §3.3:
 // eq. (15) keeps the constraint only approximately) but stays bounded.
 TEST(GonzalezF, PreservesEnergyButNotTheConstraint) {
-  const Ic ic = shell_state(3);
-  auto st = make(Sys(3), "gonzalez_f", 0.05);
+  const Ic ic = chaotic_shell_state(3);
+  auto st = test::make_stepper(Sys(3), "gonzalez_f", 0.05);
   st->set_state(ic.q, ic.p);
   const double h0 = st->energy();
   double max_rel = 0.0, max_res = 0.0;
@@ -123,7 +58,7 @@ TEST(GonzalezF, PreservesEnergyButNotTheConstraint) {
 // mu(q) M^-1 p only approximately (small, not round-off); its energy error is bounded but not
 // at round-off (> 1e-8: the method is not energy preserving for the quartic V).
 TEST(IDla, KeepsTheDiscreteConstraintAndBoundedEnergyError) {
-  const Ic ic = shell_state(3);
+  const Ic ic = chaotic_shell_state(3);
   const double h = 0.05;
   const Sys sys(3);
   StepperImpl<Sys, IDlaMethod<Sys>> st(sys, h, NewtonSettings{1e-14, 50});
@@ -157,7 +92,7 @@ TEST(IDla, KeepsTheDiscreteConstraintAndBoundedEnergyError) {
 // Observed order by step halving against a fine rk4 reference at t = 10 (seed 001 Fig. 2 top
 // left): 2 +- 0.15 for both.
 TEST(CanonicalIntegrators, ObservedOrderByStepHalving) {
-  const Ic ic = shell_state(5);
+  const Ic ic = chaotic_shell_state(5);
   const Sys sys(3);
   const Eigen::VectorXd ref = state_at(sys, "rk4", 1e-3, 10.0, ic);
   for (const std::string id : {"gonzalez_f", "i_dla"}) {
@@ -172,17 +107,17 @@ TEST(CanonicalIntegrators, ObservedOrderByStepHalving) {
 // momentum-flipped end state (q, -p) with +h, which lands on (q0, -p0). The forward run moves
 // the state by O(1), so the test is not vacuous.
 TEST(CanonicalIntegrators, ReversibleUnderNegativeStepAndMomentumFlip) {
-  const Ic ic = shell_state(7);
+  const Ic ic = chaotic_shell_state(7);
   const Sys sys(3);
   for (const std::string id : {"i_dla", "gonzalez_f"}) {
-    auto fwd = make(sys, id, 0.05);
+    auto fwd = test::make_stepper(sys, id, 0.05);
     fwd->set_state(ic.q, ic.p);
     ASSERT_EQ(fwd->advance(200).status, StepStatus::kOk);
     Eigen::VectorXd q(7), p(7);
     fwd->get_state(q, p);
     EXPECT_GT((q - ic.q).lpNorm<Eigen::Infinity>(), 0.1) << id;
 
-    auto back = make(sys, id, -0.05);
+    auto back = test::make_stepper(sys, id, -0.05);
     back->set_state(q, p);
     ASSERT_EQ(back->advance(200).status, StepStatus::kOk);
     Eigen::VectorXd qb(7), pb(7);
@@ -190,7 +125,7 @@ TEST(CanonicalIntegrators, ReversibleUnderNegativeStepAndMomentumFlip) {
     EXPECT_LT((qb - ic.q).lpNorm<Eigen::Infinity>(), 1e-12) << id;
     EXPECT_LT((pb - ic.p).lpNorm<Eigen::Infinity>(), 1e-12) << id;
 
-    auto flip = make(sys, id, 0.05);
+    auto flip = test::make_stepper(sys, id, 0.05);
     flip->set_state(q, -p);
     ASSERT_EQ(flip->advance(200).status, StepStatus::kOk);
     flip->get_state(qb, pb);
@@ -203,7 +138,7 @@ TEST(CanonicalIntegrators, ReversibleUnderNegativeStepAndMomentumFlip) {
 // step checked against the equations written out here, p1 = p0 - h grad V(qbar) + h mu^T
 // lambda, q1 = q0 + h (p0 + p1) / 2, with lambda recovered from p1 by least squares.
 TEST(IDla, OneStepSatisfiesTheWrittenOutEquations) {
-  const Ic ic = shell_state(2);
+  const Ic ic = chaotic_shell_state(2);
   const double h = 0.1;
   const Sys sys(3);
   const Eigen::VectorXd y = state_at(sys, "i_dla", h, h, ic);
@@ -236,7 +171,7 @@ TEST(CanonicalIntegrators, RollingDiskConvergesToExactAtSecondOrder) {
     EXPECT_NEAR(order, 2.0, 0.15) << id;
     RecordProperty("disk_order_" + id, sci(order));
   }
-  auto st = make(disk, "gonzalez_f", 0.1);
+  auto st = test::make_stepper(disk, "gonzalez_f", 0.1);
   st->set_state(ic.q, ic.p);
   const double h0 = st->energy();
   ASSERT_EQ(st->advance(100).status, StepStatus::kOk);

@@ -10,48 +10,25 @@
 #include "nhsim/integrators/all.hpp"
 #include "nhsim/model_impl.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
+#include "test_support.hpp"
 
 namespace nhsim {
 namespace {
 
 using Sys = ChaoticQuartic<3>;
 
-struct Ic {
-  Eigen::VectorXd q, p;
-};
+using test::Ic;
 
 Ic shell_state(std::int64_t i, double energy = 3.06) {
-  ModelImpl<Sys> model(Sys(3));
-  EnergyShellGenerator g;
-  g.energy = energy;
-  g.seed = 20261122;
-  g.count = 1;
-  Ic ic;
-  std::string reason;
-  EXPECT_TRUE(energy_shell_state(model, g, i, ic.q, ic.p, reason)) << reason;
-  return ic;
+  return test::chaotic_shell_state(i, energy);
 }
 
 std::unique_ptr<Stepper> make(const std::string& id, double h) {
-  IntegratorChoice c;
-  c.integrator = id;
-  c.h = h;
-  auto st = make_stepper_for(Sys(3), c);
-  EXPECT_NE(st, nullptr) << id;
-  return st;
+  return test::make_stepper(Sys(3), id, h);
 }
 
 Eigen::VectorXd state_at(const std::string& id, double h, double t, const Ic& ic) {
-  auto st = make(id, h);
-  st->set_state(ic.q, ic.p);
-  const auto n = static_cast<std::int64_t>(std::llround(t / h));
-  const AdvanceResult r = st->advance(n);
-  EXPECT_EQ(r.status, StepStatus::kOk) << id;
-  EXPECT_EQ(r.steps_done, n);
-  Eigen::VectorXd q(7), p(7), out(14);
-  st->get_state(q, p);
-  out << q, p;
-  return out;
+  return test::state_at(Sys(3), id, h, t, ic);
 }
 
 TEST(EnergyShell, StatesLieOnTheShellAndTheDistributionAndDependOnlyOnSeedAndIndex) {
@@ -145,25 +122,7 @@ TEST(Integrators, ObservedOrderByStepHalving) {
   for (const Case& c : {Case{"gonzalez", 0.02, 2.0, 0.15}, Case{"avf", 0.02, 2.0, 0.15},
                         Case{"si_dla", 0.02, 2.0, 0.15}, Case{"rk4", 0.04, 4.0, 0.2},
                         Case{"midpoint", 0.02, 2.0, 0.15}, Case{"itoh_abe", 0.02, 1.0, 0.2}}) {
-    std::vector<double> lh, le;
-    for (int k = 0; k < 3; ++k) {
-      const double h = c.h0 / std::pow(2.0, k);
-      const double err = (state_at(c.id, h, t, ic) - ref).lpNorm<Eigen::Infinity>();
-      lh.push_back(std::log(h));
-      le.push_back(std::log(err));
-    }
-    // Least-squares slope of log(err) against log(h).
-    double mh = 0, me = 0;
-    for (int k = 0; k < 3; ++k) {
-      mh += lh[k] / 3;
-      me += le[k] / 3;
-    }
-    double sxy = 0, sxx = 0;
-    for (int k = 0; k < 3; ++k) {
-      sxy += (lh[k] - mh) * (le[k] - me);
-      sxx += (lh[k] - mh) * (lh[k] - mh);
-    }
-    const double order = sxy / sxx;
+    const double order = test::observed_order(Sys(3), c.id, c.h0, ic, ref);
     EXPECT_NEAR(order, c.order, c.tol) << c.id;
   }
 }
