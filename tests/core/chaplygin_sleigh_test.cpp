@@ -201,6 +201,8 @@ TEST(ChaplyginSleigh, RegistryDefaultsAndApplicability) {
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("constant mass"), std::string::npos) << *why;
   EXPECT_FALSE(e->not_applicable("gonzalez").has_value());
+  EXPECT_FALSE(e->not_applicable("gonzalez_r").has_value());
+  EXPECT_FALSE(e->not_applicable("gonzalez_r_fd").has_value());
   const auto model = e->make(params);
   IntegratorChoice c;
   c.integrator = "si_dla";

@@ -188,7 +188,8 @@ TEST(Ensemble, ValidationNamesTheField) {
     b.integrators[1].integrator = "euler";
     expect_spec_error(
         b, "integrators[1].integrator",
-        "known: gonzalez, avf, si_dla, rk4, itoh_abe, midpoint, exact, gonzalez_f, i_dla");
+        "known: gonzalez, avf, si_dla, rk4, itoh_abe, midpoint, exact, gonzalez_f, i_dla, "
+        "gonzalez_r, gonzalez_r_fd");
   }
   {
     auto b = s;
@@ -284,7 +285,7 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 9u);
+  ASSERT_EQ(integrators.size(), 11u);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
   EXPECT_EQ(integrators[4].name, "itoh_abe");
@@ -303,6 +304,14 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(integrators[8].order, 2);
   EXPECT_TRUE(integrators[8].implicit);
   EXPECT_FALSE(integrators[8].energy_preserving);
+  EXPECT_EQ(integrators[9].name, "gonzalez_r");
+  EXPECT_EQ(integrators[9].order, 2);
+  EXPECT_TRUE(integrators[9].implicit);
+  EXPECT_TRUE(integrators[9].energy_preserving);
+  EXPECT_EQ(integrators[10].name, "gonzalez_r_fd");
+  EXPECT_EQ(integrators[10].order, 2);
+  EXPECT_TRUE(integrators[10].implicit);
+  EXPECT_TRUE(integrators[10].energy_preserving);
   EXPECT_TRUE(integrators[0].energy_preserving);
   EXPECT_FALSE(not_applicable("chaotic_quartic", "si_dla").has_value());
   const auto why = not_applicable("chaotic_quartic", "exact");

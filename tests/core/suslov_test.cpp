@@ -240,6 +240,12 @@ TEST(Suslov, RegistryDefaultsAndApplicability) {
     EXPECT_NE(why->find("constant mass"), std::string::npos) << *why;
     EXPECT_NE(why->find("Lie-Poisson"), std::string::npos) << *why;
   }
+  for (const char* id : {"gonzalez_r", "gonzalez_r_fd"}) {
+    const auto why = e->not_applicable(id);
+    ASSERT_TRUE(why.has_value()) << id;
+    EXPECT_NE(why->find("canonical form"), std::string::npos) << *why;
+    EXPECT_NE(why->find("Lie-Poisson"), std::string::npos) << *why;
+  }
   for (const char* id : {"gonzalez", "avf", "itoh_abe", "midpoint", "rk4"}) {
     EXPECT_FALSE(e->not_applicable(id).has_value()) << id;
   }

@@ -15,6 +15,7 @@
 #include "nhsim/integrators/exact.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
 #include "nhsim/integrators/gonzalez_f.hpp"
+#include "nhsim/integrators/gonzalez_r.hpp"
 #include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/integrators/itoh_abe.hpp"
 #include "nhsim/integrators/midpoint.hpp"
@@ -26,7 +27,8 @@ namespace nhsim {
 
 using AllIntegrators =
     std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator, ItohAbeIntegrator,
-               MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator>;
+               MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
+               GonzalezRIntegrator, GonzalezRFdIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {

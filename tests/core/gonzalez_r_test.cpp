@@ -1,0 +1,181 @@
+// `gonzalez_r` and `gonzalez_r_fd` (seed 001 §3.3, Algorithm 1, Remark 3.5): the QR frame,
+// energy and constraint preservation, order, and applicability.
+#include "nhsim/integrators/gonzalez_r.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/integrators/all.hpp"
+#include "nhsim/integrators/qr_frame.hpp"
+#include "nhsim/systems/chaotic_quartic.hpp"
+#include "nhsim/systems/chaplygin_sleigh.hpp"
+#include "nhsim/systems/rolling_disk.hpp"
+#include "nhsim/systems/suslov.hpp"
+#include "test_support.hpp"
+
+namespace nhsim {
+namespace {
+
+using test::Ic;
+
+std::string sci(double x) {
+  std::ostringstream os;
+  os.precision(3);
+  os << std::scientific << x;
+  return os.str();
+}
+
+// A = mu^T of the chaotic quartic system (n = 3) and of the rolling disk, at generic points:
+// X^T X = I, mu X = 0, and Algorithm 1's dX/dq^i (with exact dA/dq^i) agrees with central
+// differences of the frame (same frozen signs) to 1e-7.
+template <class Sys>
+void check_frame(const Sys& sys, const Eigen::VectorXd& q) {
+  const int n = sys.nq(), nc = sys.nc();
+  auto mu_at = [&](const Eigen::VectorXd& x) {
+    Eigen::MatrixXd mu(nc, n);
+    sys.constraint(x, mu);
+    return mu;
+  };
+  // dA/dq^i by central differences of mu (mu is smooth: error ~ 1e-10).
+  std::vector<Eigen::MatrixXd> da(static_cast<std::size_t>(n));
+  const double e = 1e-5;
+  for (int i = 0; i < n; ++i) {
+    Eigen::VectorXd qp = q, qm = q;
+    qp(i) += e;
+    qm(i) -= e;
+    da[static_cast<std::size_t>(i)] = (mu_at(qp) - mu_at(qm)).transpose() / (2.0 * e);
+  }
+  HouseholderFrame f(n, nc);
+  const Eigen::MatrixXd a = mu_at(q).transpose();
+  f.choose_signs(a);
+  f.compute_with_derivatives(a, da);
+  const Eigen::MatrixXd x = f.x();
+  std::vector<Eigen::MatrixXd> dx;
+  for (int i = 0; i < n; ++i) dx.push_back(f.dx(i));
+  EXPECT_LT((x.transpose() * x - Eigen::MatrixXd::Identity(n - nc, n - nc)).norm(), 1e-14);
+  EXPECT_LT((mu_at(q) * x).norm(), 1e-14);
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    Eigen::VectorXd qp = q, qm = q;
+    qp(i) += e;
+    qm(i) -= e;
+    f.compute(mu_at(qp).transpose());
+    const Eigen::MatrixXd xp = f.x();
+    f.compute(mu_at(qm).transpose());
+    const Eigen::MatrixXd cd = (xp - f.x()) / (2.0 * e);
+    worst = std::max(worst, (cd - dx[static_cast<std::size_t>(i)]).lpNorm<Eigen::Infinity>());
+  }
+  EXPECT_LT(worst, 1e-7);
+  ::testing::Test::RecordProperty("max_dX_deviation", sci(worst));
+}
+
+TEST(GonzalezR, QrFrameIsOrthonormalAnnihilatesMuAndAlgorithm1MatchesDifferences) {
+  Eigen::VectorXd q(7);
+  q << 0.3, -0.7, 0.4, 1.2, -0.5, 0.9, 0.2;
+  check_frame(ChaoticQuartic<3>(3), q);
+  check_frame(RollingDisk(2.0, 0.5, 0.3, 0.7), Eigen::Vector4d(0.3, -0.2, 2.4, 1.1));
+  check_frame(ChaplyginSleigh(8.0, 1.0, 1.0), Eigen::Vector3d(-5.0, 0.0, -2.0));
+}
+
+// Chaotic quartic n = 3, h = 0.05, 10^4 steps: energy to 1e-13 relative, constraint to 1e-13.
+TEST(GonzalezR, ChaoticQuarticKeepsEnergyAndConstraint) {
+  using Sys = ChaoticQuartic<3>;
+  const Ic ic = test::chaotic_shell_state(0);
+  for (const std::string id : {"gonzalez_r", "gonzalez_r_fd"}) {
+    auto st = test::make_stepper(Sys(3), id, 0.05);
+    ASSERT_NE(st, nullptr);
+    st->set_state(ic.q, ic.p);
+    const double h0 = st->energy();
+    double max_rel = 0.0, max_res = 0.0;
+    for (int k = 0; k < 100; ++k) {
+      const AdvanceResult r = st->advance(100);
+      ASSERT_EQ(r.status, StepStatus::kOk) << id << " at block " << k;
+      double en = 0.0, res = 0.0;
+      st->energy_and_residual(en, res);
+      max_rel = std::max(max_rel, std::abs(en - h0) / std::abs(h0));
+      max_res = std::max(max_res, res);
+    }
+    EXPECT_LT(max_rel, 1e-13) << id;
+    EXPECT_LT(max_res, 1e-13) << id;
+    RecordProperty(id + "_max_rel_energy_error", sci(max_rel));
+    RecordProperty(id + "_max_constraint_residual", sci(max_res));
+  }
+}
+
+// Observed order 2 +- 0.15 against an rk4 reference (h = 1e-3) at t = 10.
+TEST(GonzalezR, ChaoticQuarticSecondOrder) {
+  using Sys = ChaoticQuartic<3>;
+  const Sys sys(3);
+  const Ic ic = test::chaotic_shell_state(1);
+  const Eigen::VectorXd ref = test::state_at(sys, "rk4", 1e-3, 10.0, ic);
+  for (const std::string id : {"gonzalez_r", "gonzalez_r_fd"}) {
+    const double order = test::observed_order(sys, id, 0.02, ic, ref);
+    EXPECT_NEAR(order, 2.0, 0.15) << id;
+    RecordProperty("order_" + id, std::to_string(order));
+  }
+}
+
+// Rolling disk: converges to `exact` at second order (step halving 0.1, 0.05, 0.025, t = 10).
+TEST(GonzalezR, RollingDiskConvergesToExactAtSecondOrder) {
+  const RollingDisk sys(2.0, 0.5, 0.3, 0.7);
+  Ic ic;
+  ic.q = Eigen::Vector4d(0.3, -0.2, 0.4, 1.1);
+  RollingDisk::VecQ p;
+  sys.from_reduced(RollingDisk::VecQ(ic.q), RollingDisk::VecR(1.3, 0.8), p);
+  ic.p = p;
+  const Eigen::VectorXd ref = test::state_at(sys, "exact", 10.0, 10.0, ic);
+  for (const std::string id : {"gonzalez_r", "gonzalez_r_fd"}) {
+    const double order = test::observed_order(sys, id, 0.1, ic, ref);
+    EXPECT_NEAR(order, 2.0, 0.15) << id;
+  }
+}
+
+// Chaplygin sleigh (theta-dependent M): energy and constraint to 1e-13 over 1000 steps, h = 0.1.
+TEST(GonzalezR, ChaplyginSleighKeepsEnergyAndConstraint) {
+  const ChaplyginSleigh sys(8.0, 1.0, 1.0);
+  const ChaplyginSleigh::VecQ q0(-5.0, 0.0, 0.1);
+  ChaplyginSleigh::VecQ p0;
+  sys.from_reduced(q0, ChaplyginSleigh::VecR(1.0, -0.6), p0);
+  for (const std::string id : {"gonzalez_r", "gonzalez_r_fd"}) {
+    auto st = test::make_stepper(sys, id, 0.1);
+    ASSERT_NE(st, nullptr);
+    st->set_state(q0, p0);
+    const double h0 = st->energy();
+    double max_rel = 0.0, max_res = 0.0;
+    for (int k = 0; k < 100; ++k) {
+      const AdvanceResult r = st->advance(10);
+      ASSERT_EQ(r.status, StepStatus::kOk) << id << " at block " << k;
+      double en = 0.0, res = 0.0;
+      st->energy_and_residual(en, res);
+      max_rel = std::max(max_rel, std::abs(en - h0) / std::abs(h0));
+      max_res = std::max(max_res, res);
+    }
+    EXPECT_LT(max_rel, 1e-13) << id;
+    EXPECT_LT(max_res, 1e-13) << id;
+    RecordProperty(id + "_max_rel_energy_error", sci(max_rel));
+  }
+}
+
+// Suslov has no canonical form (kHasCanonicalForm = false): both are refused with a reason.
+TEST(GonzalezR, RefusedOnSuslov) {
+  static_assert(!has_canonical_form<Suslov>());
+  static_assert(has_canonical_form<ChaoticQuartic<3>>());
+  for (const std::string id : {"gonzalez_r", "gonzalez_r_fd"}) {
+    const auto why = integrator_not_applicable<Suslov>(id);
+    ASSERT_TRUE(why.has_value()) << id;
+    EXPECT_EQ(*why, id + " needs a canonical form (M, V, mu on T*Q)");
+    const SystemEntry* e = find_system("suslov");
+    ASSERT_NE(e, nullptr);
+    EXPECT_TRUE(e->not_applicable(id).has_value()) << id;
+  }
+}
+
+}  // namespace
+}  // namespace nhsim
