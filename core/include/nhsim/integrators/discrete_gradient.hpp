@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -51,18 +52,13 @@ class DiscreteGradientMethod {
         ws_(sys) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
-    head_n<NQ>(z_, sys_.nq()) = q;
-    auto rho = tail_n<NR>(z_, sys_.nr());
-    sys_.to_reduced(q, p, rho);
+    zeta_from_canonical(sys_, q, p, z_);
     h0_ = sys_.reduced_hamiltonian(z_);
     newton_.invalidate();
     history_ = 0;
   }
 
-  void canonical(VecQ& q, VecQ& p) const {
-    q = head_n<NQ>(z_, sys_.nq());
-    sys_.from_reduced(q, tail_n<NR>(z_, sys_.nr()), p);
-  }
+  void canonical(VecQ& q, VecQ& p) const { canonical_from_zeta(sys_, z_, q, p); }
 
   bool state_finite() const { return all_finite(z_); }
   std::int64_t newton_iterations() const { return newton_.iterations(); }

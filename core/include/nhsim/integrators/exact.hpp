@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {
@@ -30,15 +31,8 @@ class ExactMethod {
   ExactMethod(const S& sys, double h, NewtonSettings /*unused*/)
       : sys_(sys), h_(h), z_(sys.nz()), z1_(sys.nz()) {}
 
-  void set_canonical(const VecQ& q, const VecQ& p) {
-    head_n<NQ>(z_, sys_.nq()) = q;
-    auto rho = tail_n<NR>(z_, sys_.nr());
-    sys_.to_reduced(q, p, rho);
-  }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = head_n<NQ>(z_, sys_.nq());
-    sys_.from_reduced(q, tail_n<NR>(z_, sys_.nr()), p);
-  }
+  void set_canonical(const VecQ& q, const VecQ& p) { zeta_from_canonical(sys_, q, p, z_); }
+  void canonical(VecQ& q, VecQ& p) const { canonical_from_zeta(sys_, z_, q, p); }
   bool state_finite() const { return all_finite(z_); }
   std::int64_t newton_iterations() const { return 0; }
   const VecZ& zeta() const { return z_; }

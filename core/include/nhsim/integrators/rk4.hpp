@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {
@@ -28,15 +29,8 @@ class Rk4Method {
         t_(sys.nz()),
         g_(sys.nz()) {}
 
-  void set_canonical(const VecQ& q, const VecQ& p) {
-    head_n<NQ>(z_, sys_.nq()) = q;
-    auto rho = tail_n<NR>(z_, sys_.nr());
-    sys_.to_reduced(q, p, rho);
-  }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = head_n<NQ>(z_, sys_.nq());
-    sys_.from_reduced(q, tail_n<NR>(z_, sys_.nr()), p);
-  }
+  void set_canonical(const VecQ& q, const VecQ& p) { zeta_from_canonical(sys_, q, p, z_); }
+  void canonical(VecQ& q, VecQ& p) const { canonical_from_zeta(sys_, z_, q, p); }
   bool state_finite() const { return all_finite(z_); }
   std::int64_t newton_iterations() const { return 0; }
 
