@@ -11,7 +11,8 @@ namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
   static const std::vector<SystemEntry> registry = {chaotic_quartic_entry(), rolling_disk_entry(),
-                                                    chaplygin_sleigh_entry(), suslov_entry()};
+                                                    chaplygin_sleigh_entry(), suslov_entry(),
+                                                    gearbox_entry()};
   return registry;
 }
 

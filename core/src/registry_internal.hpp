@@ -9,5 +9,6 @@ SystemEntry chaotic_quartic_entry();
 SystemEntry rolling_disk_entry();
 SystemEntry chaplygin_sleigh_entry();
 SystemEntry suslov_entry();
+SystemEntry gearbox_entry();
 
 }  // namespace nhsim
