@@ -9,6 +9,18 @@
 #include <system_error>
 
 namespace nhsim::client {
+namespace {
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw FileError(path.string() + ": read error");
+  return content.str();
+}
+
+}  // namespace
 
 v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& source_name) {
   v1::SubmitEnsembleRequest spec;
@@ -24,12 +36,21 @@ v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& s
 }
 
 v1::SubmitEnsembleRequest load_spec(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw FileError(path.string() + ": read error");
-  return parse_spec(content.str(), path.string());
+  return parse_spec(read_text_file(path), path.string());
+}
+
+v1::EnsembleResult load_result(const std::filesystem::path& path) {
+  v1::EnsembleResult result;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;
+  const std::string json = read_text_file(path);
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &result, options);
+  if (!status.ok()) {
+    throw FileError(path.string() + ": not a valid nhsim.v1.EnsembleResult JSON result: " +
+                    std::string(status.message()));
+  }
+  return result;
 }
 
 std::string to_json(const google::protobuf::Message& message) {

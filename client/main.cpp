@@ -6,6 +6,7 @@
 //   nhsim [--server ADDR] watch JOB
 //   nhsim [--server ADDR] result JOB [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] cancel JOB
+//   nhsim convergence RESULT.json [--reference INTEGRATOR]
 //
 // Exit status: 0 success; 1 error (bad spec, server answer, unreachable server, file);
 // 2 the job ended FAILED or CANCELLED (submit --wait, watch).
@@ -98,9 +99,26 @@ int main(int argc, char** argv) {
   auto* cancel = app.add_subcommand("cancel", "ask a job to stop");
   cancel->add_option("JOB", job_id, "job id")->required();
 
+  std::string result_file;
+  std::string reference;
+  auto* convergence = app.add_subcommand(
+      "convergence",
+      "order plot as numbers: errors at the last sample time against a reference choice, and "
+      "the observed order between step sizes, from a one-trajectory result file with state "
+      "observables (q[i], p[i]); needs no server");
+  convergence->add_option("RESULT", result_file, "result file (JSON, from --json)")->required();
+  convergence->add_option("--reference", reference,
+                          "integrator whose smallest-h choice is the reference (default: the "
+                          "smallest h of all choices)");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
+    if (convergence->parsed()) {
+      std::cout << nhsim::client::convergence_table(nhsim::client::load_result(result_file),
+                                                    reference);
+      return 0;
+    }
     const Client client(server);
     if (systems->parsed()) {
       std::cout << nhsim::client::systems_table(client.list_systems());

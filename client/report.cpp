@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <sstream>
+#include <stdexcept>
 
 namespace nhsim::client {
 namespace {
@@ -145,6 +148,89 @@ std::string to_csv(const v1::EnsembleResult& result) {
             << quantile(series.q95(), i) << '\n';
       }
     }
+  }
+  return out.str();
+}
+
+std::vector<ConvergenceRow> convergence(const v1::EnsembleResult& result,
+                                        const std::string& reference) {
+  if (result.n_trajectories() != 1) {
+    throw std::invalid_argument("convergence needs a result of exactly one trajectory, got " +
+                                std::to_string(result.n_trajectories()));
+  }
+  auto is_state = [](const std::string& name) {
+    return name.rfind("q[", 0) == 0 || name.rfind("p[", 0) == 0;
+  };
+  // The state components at the last sample time of each choice (empty when it failed).
+  std::vector<std::map<std::string, double>> finals(result.integrators_size());
+  double t_end = std::numeric_limits<double>::quiet_NaN();
+  for (int c = 0; c < result.integrators_size(); ++c) {
+    const auto& integrator = result.integrators(c);
+    const int last = integrator.sample_times_size() - 1;
+    if (last < 0) continue;
+    if (std::isnan(t_end)) t_end = integrator.sample_times(last);
+    if (integrator.sample_times(last) != t_end) {
+      throw std::invalid_argument("convergence: the choices end at different times");
+    }
+    for (const auto& series : integrator.observables()) {
+      if (!is_state(series.observable()) || last >= series.count_size()) continue;
+      if (series.count(last) == 1) finals[c][series.observable()] = series.mean(last);
+    }
+  }
+  int ref = -1;
+  for (int c = 0; c < result.integrators_size(); ++c) {
+    const auto& choice = result.integrators(c).choice();
+    if (!reference.empty() && choice.integrator() != reference) continue;
+    if (finals[c].empty()) continue;
+    if (ref < 0 || choice.h() < result.integrators(ref).choice().h()) ref = c;
+  }
+  if (ref < 0) {
+    throw std::invalid_argument(
+        reference.empty() ? std::string("convergence: no choice has state observables (q[i], "
+                                        "p[i]) at its last sample time")
+                          : "convergence: no successful choice of reference integrator '" +
+                                reference + "' with state observables");
+  }
+  std::vector<ConvergenceRow> rows;
+  std::map<std::string, std::pair<double, double>> previous;  // integrator -> (h, error)
+  for (int c = 0; c < result.integrators_size(); ++c) {
+    ConvergenceRow row;
+    row.integrator = result.integrators(c).choice().integrator();
+    row.h = result.integrators(c).choice().h();
+    row.reference = c == ref;
+    if (!row.reference && !finals[c].empty()) {
+      double e = 0.0;
+      for (const auto& [name, value] : finals[ref]) {
+        const auto it = finals[c].find(name);
+        if (it == finals[c].end()) {
+          e = std::numeric_limits<double>::quiet_NaN();
+          break;
+        }
+        e = std::max(e, std::abs(it->second - value));
+      }
+      if (!std::isnan(e)) {
+        row.error = e;
+        const auto prev = previous.find(row.integrator);
+        if (prev != previous.end() && prev->second.first != row.h && prev->second.second > 0 &&
+            e > 0) {
+          row.order = std::log(prev->second.second / e) / std::log(prev->second.first / row.h);
+        }
+        previous[row.integrator] = {row.h, e};
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string convergence_table(const v1::EnsembleResult& result, const std::string& reference) {
+  std::ostringstream out;
+  out << pad_right("integrator", 14) << "  " << pad_left("h", 10) << "  " << pad_left("error", 10)
+      << "  " << pad_left("order", 6) << '\n';
+  for (const auto& row : convergence(result, reference)) {
+    out << pad_right(row.integrator, 14) << "  " << pad_left(format_double("%g", row.h), 10) << "  "
+        << pad_left(row.reference ? std::string("ref") : format_optional(row.error), 10) << "  "
+        << pad_left(row.order ? format_double("%.2f", *row.order) : std::string("-"), 6) << '\n';
   }
   return out.str();
 }

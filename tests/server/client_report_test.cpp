@@ -198,3 +198,61 @@ TEST(ClientFiles, ResultJsonUsesProtoFieldNamesAndRoundTrips) {
 
 }  // namespace
 }  // namespace nhsim::client
+
+namespace nhsim::client {
+namespace {
+
+/// A one-trajectory result: integrator `id` at step h ends (t = 10) at q[0] = x, p[0] = y.
+void add_final_state(v1::EnsembleResult& result, const std::string& id, double h, double x,
+                     double y) {
+  auto* c = result.add_integrators();
+  c->mutable_choice()->set_integrator(id);
+  c->mutable_choice()->set_h(h);
+  c->set_trajectories_ok(1);
+  c->add_sample_times(0.0);
+  c->add_sample_times(10.0);
+  *c->add_observables() = series("q[0]", {1, 1}, {0.0, x}, {0.0, x}, {0.0, 0.0});
+  *c->add_observables() = series("p[0]", {1, 1}, {0.0, y}, {0.0, y}, {0.0, 0.0});
+}
+
+TEST(ClientConvergence, ErrorsAgainstTheReferenceAndObservedOrder) {
+  v1::EnsembleResult result;
+  result.set_n_trajectories(1);
+  // Second-order errors 4e-2, 1e-2 (in q) and a first-order pair 1e-1, 5e-2 (in p).
+  add_final_state(result, "gonzalez", 0.2, 1.0 + 4e-2, 2.0);
+  add_final_state(result, "gonzalez", 0.1, 1.0 - 1e-2, 2.0 + 1e-3);
+  add_final_state(result, "euler", 0.2, 1.0, 2.0 + 1e-1);
+  add_final_state(result, "euler", 0.1, 1.0, 2.0 - 5e-2);
+  add_final_state(result, "rk4", 0.01, 1.0, 2.0);
+  add_final_state(result, "rk4", 0.001, 1.0, 2.0);
+  const auto rows = convergence(result, "rk4");
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_TRUE(rows[5].reference);  // the smallest h of the named reference integrator
+  EXPECT_FALSE(rows[5].error.has_value());
+  EXPECT_NEAR(*rows[0].error, 4e-2, 1e-15);
+  EXPECT_FALSE(rows[0].order.has_value());
+  EXPECT_NEAR(*rows[1].error, 1e-2, 1e-15);
+  EXPECT_NEAR(*rows[1].order, 2.0, 1e-12);
+  EXPECT_NEAR(*rows[3].order, 1.0, 1e-12);
+  EXPECT_EQ(*rows[4].error, 0.0);
+  EXPECT_THAT(convergence_table(result, "rk4"), HasSubstr("ref"));
+  // Without a named reference the smallest h of all choices is the reference.
+  EXPECT_TRUE(convergence(result, "")[5].reference);
+}
+
+TEST(ClientConvergence, RefusesWhatItCannotCompare) {
+  v1::EnsembleResult result;
+  result.set_n_trajectories(2);
+  add_final_state(result, "gonzalez", 0.1, 1.0, 2.0);
+  EXPECT_THROW(convergence(result, ""), std::invalid_argument);  // an ensemble, not a trajectory
+  result.set_n_trajectories(1);
+  EXPECT_THROW(convergence(result, "rk4"), std::invalid_argument);  // no such reference
+  v1::EnsembleResult no_state;
+  no_state.set_n_trajectories(1);
+  *no_state.add_integrators() = result.integrators(0);
+  no_state.mutable_integrators(0)->clear_observables();
+  EXPECT_THROW(convergence(no_state, ""), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace nhsim::client

@@ -26,6 +26,10 @@ nhsim::v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::st
 /// Reads and parses the spec file `path` (see parse_spec). Throws FileError.
 nhsim::v1::SubmitEnsembleRequest load_spec(const std::filesystem::path& path);
 
+/// Reads and parses a result file written by `nhsim submit --wait --json` or `nhsim result
+/// --json` (nhsim.v1.EnsembleResult, protobuf JSON mapping). Throws FileError.
+nhsim::v1::EnsembleResult load_result(const std::filesystem::path& path);
+
 /// `message` as indented JSON with proto field names (snake_case), fields at their default
 /// value included, newline-terminated.
 std::string to_json(const google::protobuf::Message& message);

@@ -43,6 +43,33 @@ std::string summary_table(const nhsim::v1::EnsembleResult& result);
 /// before they existed).
 std::string to_csv(const nhsim::v1::EnsembleResult& result);
 
+/// One row of the convergence table (an order plot as numbers): one integrator choice of a
+/// one-trajectory result whose observables include state components ("q[i]", "p[i]").
+struct ConvergenceRow {
+  std::string integrator;
+  double h = 0.0;
+  bool reference = false;  ///< this choice is the reference solution
+  /// max over the state observables of |value(t_end) - reference value(t_end)|, the global
+  /// error at the last sample time (max-norm over the requested components); nullopt for the
+  /// reference itself and for a choice whose trajectory failed.
+  std::optional<double> error;
+  /// Observed order log(e_prev / e) / log(h_prev / h) against the previous row of the same
+  /// integrator (rows in result order); nullopt for the first row of an integrator.
+  std::optional<double> order;
+};
+
+/// The convergence rows of `result`. The reference is the choice with the smallest h among
+/// those of integrator `reference` (or among all choices when `reference` is empty). Throws
+/// std::invalid_argument when the result has not exactly one trajectory, has no state
+/// observables, the choices' last sample times differ, or `reference` names no choice.
+std::vector<ConvergenceRow> convergence(const nhsim::v1::EnsembleResult& result,
+                                        const std::string& reference);
+
+/// The convergence table: "integrator h error order", "ref" in the error column of the
+/// reference, "-" where undefined. Throws like convergence().
+std::string convergence_table(const nhsim::v1::EnsembleResult& result,
+                              const std::string& reference);
+
 /// The systems with their parameters (unit, default, bounds), invariants and integrators.
 std::string systems_table(const nhsim::v1::ListSystemsResponse& systems);
 
