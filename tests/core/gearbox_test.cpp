@@ -146,5 +146,19 @@ TEST(Gearbox, ImplicitMethodsConvergeWithAWoundUpAngle) {
   }
 }
 
+// V and mu are 2 pi-periodic in q3: the same motion started with q3 shifted by 2 pi * 5000 must
+// keep the energy to the round-off of a large angle (the spacing of doubles near 3e4 is 4e-12).
+// The Gonzalez correction used to be skipped when |z' - z|^2 <= 1e-12 |zbar|^2, i.e. for every
+// step shorter than ~0.03 at |q3| ~ 3e4: those were midpoint steps with an O(h^3) energy error,
+// and the energy drifted by 1e-5..4e-4 over the t = 50000 run of Fig. 4.
+TEST(Gearbox, GonzalezMethodsKeepEnergyWithALargeAngle) {
+  Ic ic = shell_state(0, 2.0);
+  ic.q(2) += 2.0 * M_PI * 5000.0;
+  for (const char* id : {"gonzalez_r", "gonzalez_f"}) {
+    const RunStats r = run(id, 0.1, 200.0, ic);
+    EXPECT_LT(r.max_rel_energy, 1e-9) << id;
+  }
+}
+
 }  // namespace
 }  // namespace nhsim

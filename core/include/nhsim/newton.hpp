@@ -32,9 +32,10 @@ class SimplifiedNewton {
   /// approximation of dF/dx at x. Convergence is measured componentwise, in the weighted norm
   /// |dx|_w = max_i |dx_i| / max(1, |x0_i|) (x0 = the predictor): the iteration stops when
   /// |dx|_w <= tol (the error left is then ~ theta |dx|, far below tol: energy preservation
-  /// needs that), or when a stagnating increment (theta >= 0.9) is already below the round-off
-  /// floor 1e3 * eps * max(1, max_i |x0_i|). The floor scales with the largest unknown because
-  /// round-off in a large component reaches the small ones through the residual: a pendulum
+  /// needs that), or when a stagnating increment (theta >= 0.9) with a fresh Jacobian is already
+  /// below the round-off floor 1e3 * eps * max(1, max_i |x0_i|) (1e3 * eps with a stale one,
+  /// whose slow contraction is no sign of round-off). The floor scales with the largest unknown
+  /// because round-off in a large component reaches the small ones through the residual: a pendulum
   /// angle wound up to |q3| ~ 1e3 (the gearbox of seed 001 §4.4 over t = 50000) carries an
   /// absolute error ~ 1e3 eps into sin(q3) and hence into every momentum update.
   /// Componentwise, so that large coordinates (a position far from the origin) do not loosen
@@ -45,8 +46,8 @@ class SimplifiedNewton {
                    double& last_increment) {
     x0_ = x;
     w_ = x0_.cwiseAbs().cwiseMax(1.0).cwiseInverse();
-    const double floor =
-        1e3 * std::numeric_limits<double>::epsilon() * std::max(1.0, x0_.cwiseAbs().maxCoeff());
+    constexpr double kAbsoluteFloor = 1e3 * std::numeric_limits<double>::epsilon();
+    const double floor = kAbsoluteFloor * std::max(1.0, x0_.cwiseAbs().maxCoeff());
     for (int attempt = 0; attempt < 2; ++attempt) {
       bool fresh = false;
       x = x0_;
@@ -74,7 +75,8 @@ class SimplifiedNewton {
           return StepStatus::kOk;
         }
         if (it >= 2 && theta > 0.5) {
-          if (theta >= 0.9 && nd <= floor) {
+          // A stale Jacobian also makes theta large: there, only the absolute floor counts.
+          if (theta >= 0.9 && nd <= (fresh ? floor : kAbsoluteFloor)) {
             return StepStatus::kOk;  // stagnation at the round-off floor
           }
           if (theta >= 1.0 || !fresh) break;  // diverging, or slow with a stale Jacobian

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "nhsim/integrators/discrete_gradient.hpp"
+#include "nhsim/integrators/gonzalez_quotient.hpp"
 
 namespace nhsim {
 
@@ -16,19 +17,15 @@ struct GonzalezGradient {
   };
 
   /// out = dbarH(z0, z1) of eq. (12); H0 = H(z0), zbar = (z0 + z1) / 2 (all length nz).
-  /// The correction term is skipped when |z1 - z0|^2 <= 1e-12 max(1, |zbar|^2): it is then
-  /// O(|z1 - z0|^2) and its energy contribution O(|z1 - z0|^3) is below round-off, while the
-  /// quotient itself would be dominated by cancellation.
+  /// The correction term is skipped for a tiny step at round-off (gonzalez_coefficient).
   template <class S, class W, class VecZ>
   static void eval(const S& sys, W& ws, const VecZ& z0, const VecZ& z1, double H0, const VecZ& zbar,
                    VecZ& out) {
     sys.reduced_gradient(zbar, out);
     ws.d = z1 - z0;
-    const double dd = ws.d.squaredNorm();
-    if (dd > 1e-12 * std::max(1.0, zbar.squaredNorm())) {
-      const double c = (sys.reduced_hamiltonian(z1) - H0 - out.dot(ws.d)) / dd;
-      out += c * ws.d;
-    }
+    const double c = gonzalez_coefficient(sys.reduced_hamiltonian(z1), H0, out.dot(ws.d),
+                                          ws.d.squaredNorm(), zbar.squaredNorm());
+    out += c * ws.d;
   }
 };
 

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "nhsim/integrators/canonical_util.hpp"
+#include "nhsim/integrators/gonzalez_quotient.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -159,17 +160,15 @@ class GonzalezFMethod {
       // dq = q' - q (in v_), dp = p' - p (in pbar_, no longer needed).
       v_ = q1_ - q_;
       pbar_ = p1_ - p_;
-      const double dd = v_.squaredNorm() + pbar_.squaredNorm();
+      // For constant M the kinetic part of H(z') - H(z) - grad H(zbar).(z' - z) vanishes
+      // identically (1/2 p'^T M^-1 p' - 1/2 p^T M^-1 p = pbar^T M^-1 (p' - p)); leaving it out
+      // removes its round-off from the quotient. Skipped for a tiny step at round-off
+      // (gonzalez_coefficient).
       const double zz = 0.25 * ((q_ + q1_).squaredNorm() + (p_ + p1_).squaredNorm());
-      // Skip the correction when it is below round-off (as in GonzalezGradient).
-      if (dd > 1e-12 * std::max(1.0, zz)) {
-        // For constant M the kinetic part of H(z') - H(z) - grad H(zbar).(z' - z) vanishes
-        // identically (1/2 p'^T M^-1 p' - 1/2 p^T M^-1 p = pbar^T M^-1 (p' - p)); leaving it
-        // out removes its round-off from the quotient.
-        const double c = (sys_.potential(q1_) - v0_ - gq_.dot(v_)) / dd;
-        gq_ += c * v_;
-        gp_ += c * pbar_;
-      }
+      const double c = gonzalez_coefficient(sys_.potential(q1_), v0_, gq_.dot(v_),
+                                            v_.squaredNorm() + pbar_.squaredNorm(), zz);
+      gq_ += c * v_;
+      gp_ += c * pbar_;
     }
     sys_.constraint(qbar_, mu_);
     segment_n<NQ>(r, 0, nq_) = q1_ - q_ - h_ * gp_;

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "nhsim/integrators/gonzalez_quotient.hpp"
 #include "nhsim/integrators/qr_frame.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
@@ -163,12 +164,9 @@ class GonzalezRMethod {
       zbar_ = 0.5 * (z_ + x);
       gradient(zbar_, dg_);  // also leaves X, dX, p at zbar in x_, dx_, pa_
       d_ = x - z_;
-      const double dd = d_.squaredNorm();
-      if (dd > 1e-12 * std::max(1.0, zbar_.squaredNorm())) {
-        const double g0 = dg_.dot(d_);
-        const double h1 = hamiltonian(x);
-        dg_ += ((h1 - h0 - g0) / dd) * d_;
-      }
+      dg_ += gonzalez_coefficient(hamiltonian(x), h0, dg_.dot(d_), d_.squaredNorm(),
+                                  zbar_.squaredNorm()) *
+             d_;
       apply_pi(dg_, r);
       r = x - z_ - h_ * r;
     };
