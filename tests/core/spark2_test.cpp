@@ -96,6 +96,24 @@ TEST(Spark2, ConstraintAtRoundOffEveryStepEnergyBoundedNotPreserved) {
   }
   EXPECT_LT(dmax, 1e-13);
   RecordProperty("disk_max_constraint_residual", sci(dmax));
+
+  // The dynamic-size instantiation (the registry's chaotic_quartic for n != 3), n = 4.
+  using DynSys = ChaoticQuartic<Eigen::Dynamic>;
+  const DynSys dyn(4);
+  Eigen::VectorXd q4(9), p4(9);
+  q4 << 0.1, 0.3, -0.2, 0.5, 0.1, -0.4, 0.6, 0.2, -0.3;
+  p4 << 0.0, 0.4, -0.1, 0.2, 0.3, 0.5, -0.6, 0.1, 0.7;
+  Eigen::MatrixXd mu4(1, 9);
+  dyn.constraint(q4, mu4);
+  p4 -= mu4.row(0).transpose() * (mu4.row(0).dot(p4) / mu4.row(0).squaredNorm());  // onto D*
+  auto dy = test::make_stepper(dyn, "spark2", 0.05);
+  dy->set_state(q4, p4);
+  double ymax = 0.0;
+  for (int k = 0; k < 1000; ++k) {
+    ASSERT_EQ(dy->advance(1).status, StepStatus::kOk);
+    ymax = std::max(ymax, dy->constraint_residual());
+  }
+  EXPECT_LT(ymax, 1e-13);
 }
 
 // One step satisfies the equations written out in spark2.hpp: with M = I, P = (q1 - q0) / h,

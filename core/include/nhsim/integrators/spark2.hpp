@@ -28,10 +28,11 @@
 // as we can reconstruct without [22], on terms of the general implicit index-2 DAE that the
 // constant-mass separable system here does not have (p a nonlinear function of the velocity,
 // velocity-dependent forces); in this specialisation no term carries them, and the tableaux
-// above are listed for the record. The property the D-coefficients provide for s = 2, the
-// constraint holding at the step end point, is imposed here directly by the row
-// 0 = g(q1, p1). This reconstruction is our choice (see NOTES-spark2.md); its properties are
-// checked by tests/core/spark2_test.cpp.
+// above are listed for the record. The constraint at the step end point (for s = 2 the
+// purpose of the D-coefficients in the IIIA-B-C-C*-D construction, as we understand it; not
+// checked against [22]) is imposed here directly by the row 0 = g(q1, p1). This
+// reconstruction is our choice (see NOTES-spark2.md); its properties are checked by
+// tests/core/spark2_test.cpp.
 //
 // Written out (s = 2): Q_1 = q0, Q_2 = q1; the IIIB p-stages coincide, P_1 = P_2 =: P.
 //   P  = p0 + (h/2) (F(q0) + mu(q0)^T Lambda_1)                   (IIIB row 1 = row 2)
@@ -178,16 +179,20 @@ class Spark2Method {
   void eval_residual(const VecX& x, VecX& r) {
     const auto lam1 = segment_n<NC>(x, 0, nc_);
     const auto lam2 = segment_n<NC>(x, nc_, nc_);
-    pm_.noalias() = base_ + (0.5 * h_) * (mu0_.transpose() * lam1);
+    // Products accumulate into preallocated storage (no temporaries even for a dynamic nq).
+    pm_ = base_;
+    pm_.noalias() += (0.5 * h_) * (mu0_.transpose() * lam1);
     sys_.inv_mass_times(q_, pm_, vm_);
     q1_.noalias() = q_ + h_ * vm_;
     sys_.grad_potential(q1_, gv1_);
     sys_.constraint(q1_, mu1_);
-    p1_.noalias() = pm_ + (0.5 * h_) * (mu1_.transpose() * lam2 - gv1_);
+    p1_.noalias() = pm_ - (0.5 * h_) * gv1_;
+    p1_.noalias() += (0.5 * h_) * (mu1_.transpose() * lam2);
     sys_.inv_mass_times(q1_, p1_, v1_);
     c_.noalias() = mu1_ * v1_;
     segment_n<NC>(r, 0, nc_) = c_;
-    c_.noalias() -= mu0_ * vm_ + mu1_ * vm_;
+    c_.noalias() -= mu0_ * vm_;
+    c_.noalias() -= mu1_ * vm_;
     segment_n<NC>(r, nc_, nc_) = -c_;
   }
 
