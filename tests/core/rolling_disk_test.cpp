@@ -221,7 +221,7 @@ TEST(RollingDisk, EveryMethodConvergesToTheExactSolutionAtItsOrder) {
   const auto ids = applicable_integrators<RollingDisk>();
   ASSERT_EQ(ids, (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe",
                                            "midpoint", "exact", "gonzalez_f", "i_dla", "gonzalez_r",
-                                           "gonzalez_r_fd"}));
+                                           "gonzalez_r_fd", "spark2"}));
   for (const IntegratorInfo& info : list_integrators()) {
     if (info.name == "exact") continue;
     const double expected = info.name == "itoh_abe" ? 2.0 : info.order;
@@ -334,8 +334,8 @@ TEST(RollingDisk, EnsembleRunsAndIsBitIdenticalForOneAndTwoThreads) {
   o2.threads = 2;
   const EnsembleResult a = run_ensemble(s, o1);
   const EnsembleResult b = run_ensemble(s, o2);
-  ASSERT_EQ(a.integrators.size(), 11u);
-  ASSERT_EQ(b.integrators.size(), 11u);
+  ASSERT_EQ(a.integrators.size(), 12u);
+  ASSERT_EQ(b.integrators.size(), 12u);
   for (std::size_t i = 0; i < a.integrators.size(); ++i) {
     const auto& x = a.integrators[i];
     const auto& y = b.integrators[i];

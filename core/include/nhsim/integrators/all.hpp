@@ -21,6 +21,7 @@
 #include "nhsim/integrators/midpoint.hpp"
 #include "nhsim/integrators/rk4.hpp"
 #include "nhsim/integrators/si_dla.hpp"
+#include "nhsim/integrators/spark2.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {
@@ -28,7 +29,7 @@ namespace nhsim {
 using AllIntegrators =
     std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator, ItohAbeIntegrator,
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
-               GonzalezRIntegrator, GonzalezRFdIntegrator>;
+               GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
