@@ -9,5 +9,7 @@ SystemEntry chaotic_quartic_entry();
 SystemEntry rolling_disk_entry();
 SystemEntry chaplygin_sleigh_entry();
 SystemEntry suslov_entry();
+SystemEntry nonholonomic_particle_entry();
+SystemEntry knife_edge_entry();
 
 }  // namespace nhsim
