@@ -40,32 +40,59 @@
 namespace nhsim {
 
 /// P_q p = p - mu^T (mu M^-1 mu^T)^-1 mu M^-1 p: the covector in M(q) D_q with the same
-/// i_D*-projection as p (q, p of length nq; out may not alias p).
+/// i_D*-projection as p. Workspace allocated at construction; apply() allocates nothing.
+template <class S>
+class DistributionProjector {
+ public:
+  using VecQ = typename S::VecQ;
+  using VecC = typename S::VecC;
+  using MatCQ = typename S::MatCQ;
+  static constexpr int NC = S::NC;
+  using MatC = Eigen::Matrix<double, NC, NC>;
+  using MatQC = Eigen::Matrix<double, S::NQ, NC>;
+
+  explicit DistributionProjector(const S& sys)
+      : mu_(sys.nc(), sys.nq()),
+        minv_mut_(sys.nq(), sys.nc()),
+        col_(sys.nq()),
+        v_(sys.nq()),
+        a_(sys.nc(), sys.nc()),
+        c_(sys.nc()),
+        nu_(sys.nc()) {}
+
+  /// out = P_q p (q, p, out of length nq; out may not alias p).
+  void apply(const S& sys, const VecQ& q, const VecQ& p, VecQ& out) {
+    sys.constraint(q, mu_);
+    for (int a = 0; a < sys.nc(); ++a) {
+      sys.inv_mass_times(q, mu_.row(a).transpose(), col_);
+      minv_mut_.col(a) = col_;
+    }
+    sys.inv_mass_times(q, p, v_);
+    a_.noalias() = mu_ * minv_mut_;
+    c_.noalias() = mu_ * v_;
+    out = p;
+    if constexpr (NC == 1) {
+      out -= (c_(0) / a_(0, 0)) * mu_.row(0).transpose();
+    } else {
+      nu_ = a_.partialPivLu().solve(c_);
+      out.noalias() -= mu_.transpose() * nu_;
+    }
+  }
+
+ private:
+  MatCQ mu_;
+  MatQC minv_mut_;
+  VecQ col_, v_;
+  MatC a_;
+  VecC c_, nu_;
+};
+
+/// P_q p (see DistributionProjector); allocates its workspace: not for step loops.
 template <class S>
 void project_onto_distribution(const S& sys, const typename S::VecQ& q, const typename S::VecQ& p,
                                typename S::VecQ& out) {
-  using VecQ = typename S::VecQ;
-  using MatCQ = typename S::MatCQ;
-  constexpr int NC = S::NC;
-  using MatC = Eigen::Matrix<double, NC, NC>;
-  using MatQC = Eigen::Matrix<double, S::NQ, NC>;
-  MatCQ mu(sys.nc(), sys.nq());
-  sys.constraint(q, mu);
-  MatQC minv_mut(sys.nq(), sys.nc());
-  for (int a = 0; a < sys.nc(); ++a) {
-    VecQ col(sys.nq());
-    sys.inv_mass_times(q, mu.row(a).transpose(), col);
-    minv_mut.col(a) = col;
-  }
-  VecQ v(sys.nq());
-  sys.inv_mass_times(q, p, v);
-  const MatC a = mu * minv_mut;
-  const typename S::VecC c = mu * v;
-  if constexpr (NC == 1) {
-    out = p - mu.transpose() * (c(0) / a(0, 0));
-  } else {
-    out = p - mu.transpose() * a.partialPivLu().solve(c);
-  }
+  DistributionProjector<S> proj(sys);
+  proj.apply(sys, q, p, out);
 }
 
 /// Per-trajectory state of a momentum-matching scheme with discretisation D on system S.
@@ -92,6 +119,7 @@ class MomentumMatchingMethod {
         h_(h),
         ns_(ns),
         disc_(sys),
+        proj_(sys),
         nq_(sys.nq()),
         nc_(sys.nc()),
         newton_(sys.nq() + sys.nc()),
@@ -114,7 +142,7 @@ class MomentumMatchingMethod {
   /// Sets (q_k, p_k); p is assumed on M D_q (it is projected, so a D^o part is ignored).
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
-    project_onto_distribution(sys_, q_, p, p_);
+    proj_.apply(sys_, q_, p, p_);
     have_prev_ = false;
     lam_.setZero();
     newton_.invalidate();
@@ -166,7 +194,7 @@ class MomentumMatchingMethod {
     disc_.legendre_plus(sys_, q_, q1_, h_, f_);
     qprev_ = q_;
     q_ = q1_;
-    project_onto_distribution(sys_, q_, f_, p_);
+    proj_.apply(sys_, q_, f_, p_);
     have_prev_ = true;
     return StepStatus::kOk;
   }
@@ -176,7 +204,9 @@ class MomentumMatchingMethod {
   void eval_residual(const VecX& x, VecX& r) {
     q1_ = segment_n<NQ>(x, 0, nq_);
     disc_.legendre_minus(sys_, q_, q1_, h_, f_);
-    segment_n<NQ>(r, 0, nq_) = f_ - p_ - mu0_.transpose() * segment_n<NC>(x, nq_, nc_);
+    f_ -= p_;
+    f_.noalias() -= mu0_.transpose() * segment_n<NC>(x, nq_, nc_);
+    segment_n<NQ>(r, 0, nq_) = f_;
     disc_.discrete_constraint(sys_, q_, q1_, h_, w_);
     segment_n<NC>(r, nq_, nc_) = w_;
   }
@@ -185,6 +215,7 @@ class MomentumMatchingMethod {
   double h_;
   NewtonSettings ns_;
   D disc_;
+  DistributionProjector<S> proj_;
   int nq_, nc_;
   SimplifiedNewton<NX> newton_;
   VecQ q_, p_, qprev_, q1_, f_, v_;

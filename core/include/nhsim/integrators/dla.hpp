@@ -41,6 +41,7 @@ class DlaDiscretisation {
       : m_(sys.mass_matrix_dyn(VecQ::Zero(sys.nq()))),
         gv_(sys.nq()),
         qbar_(sys.nq()),
+        dq_(sys.nq()),
         mu_(sys.nc(), sys.nq()) {}
 
   /// -D1 L_d(q0, q1) = M dq / h + (h/2) grad V(qbar).
@@ -55,7 +56,9 @@ class DlaDiscretisation {
   void discrete_constraint(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecC& w) const {
     qbar_ = 0.5 * (q0 + q1);
     sys.constraint(qbar_, mu_);
-    w.noalias() = mu_ * (q1 - q0) / h;
+    dq_ = q1 - q0;
+    w.noalias() = mu_ * dq_;
+    w /= h;
   }
 
  private:
@@ -65,13 +68,14 @@ class DlaDiscretisation {
     if constexpr (S::kIdentityMass) {
       out = (q1 - q0) / h + (sign * 0.5 * h) * gv_;
     } else {
-      out.noalias() = m_ * (q1 - q0) / h;
-      out += (sign * 0.5 * h) * gv_;
+      dq_ = q1 - q0;
+      out.noalias() = m_ * dq_;
+      out = out / h + (sign * 0.5 * h) * gv_;
     }
   }
 
   MatQ m_;  // the constant mass matrix
-  mutable VecQ gv_, qbar_;
+  mutable VecQ gv_, qbar_, dq_;
   mutable typename S::MatCQ mu_;
 };
 
