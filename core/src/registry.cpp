@@ -10,9 +10,10 @@
 namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
-  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry(), rolling_disk_entry(),
-                                                    chaplygin_sleigh_entry(), suslov_entry(),
-                                                    gearbox_entry()};
+  static const std::vector<SystemEntry> registry = {
+      chaotic_quartic_entry(), rolling_disk_entry(), chaplygin_sleigh_entry(),
+      suslov_entry(),          gearbox_entry(),      nonholonomic_particle_entry(),
+      knife_edge_entry()};
   return registry;
 }
 

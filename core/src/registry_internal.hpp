@@ -10,5 +10,7 @@ SystemEntry rolling_disk_entry();
 SystemEntry chaplygin_sleigh_entry();
 SystemEntry suslov_entry();
 SystemEntry gearbox_entry();
+SystemEntry nonholonomic_particle_entry();
+SystemEntry knife_edge_entry();
 
 }  // namespace nhsim

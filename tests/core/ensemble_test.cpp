@@ -285,7 +285,7 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 12u);
+  ASSERT_EQ(integrators.size(), 14u);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
   EXPECT_EQ(integrators[4].name, "itoh_abe");
@@ -316,6 +316,12 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(integrators[11].order, 2);
   EXPECT_TRUE(integrators[11].implicit);
   EXPECT_FALSE(integrators[11].energy_preserving);
+  EXPECT_EQ(integrators[12].name, "dla");
+  EXPECT_EQ(integrators[12].order, 2);
+  EXPECT_FALSE(integrators[12].energy_preserving);
+  EXPECT_EQ(integrators[13].name, "mla");
+  EXPECT_EQ(integrators[13].order, 2);
+  EXPECT_FALSE(integrators[13].energy_preserving);
   EXPECT_TRUE(integrators[0].energy_preserving);
   EXPECT_FALSE(not_applicable("chaotic_quartic", "si_dla").has_value());
   const auto why = not_applicable("chaotic_quartic", "exact");

@@ -209,7 +209,7 @@ TEST(Integrators, RegistryRefusesPairsThatDoNotApply) {
   EXPECT_EQ(*why, "gonzalez needs a reduced form on D* (adapted frame)");
   EXPECT_EQ(applicable_integrators<CanonicalOnly>(),
             (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r",
-                                      "gonzalez_r_fd", "spark2"}));
+                                      "gonzalez_r_fd", "spark2", "dla"}));
   IntegratorChoice c;
   c.integrator = "avf";
   c.h = 0.1;
@@ -224,7 +224,7 @@ TEST(Integrators, ApplicabilityIsDeclared) {
   const auto ids = applicable_integrators<Sys>();
   EXPECT_EQ(ids, (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe",
                                            "midpoint", "gonzalez_f", "i_dla", "gonzalez_r",
-                                           "gonzalez_r_fd", "spark2"}));
+                                           "gonzalez_r_fd", "spark2", "dla"}));
   // The chaotic quartic system has no explicit solution: `exact` is refused with the reason.
   const auto why = integrator_not_applicable<Sys>("exact");
   ASSERT_TRUE(why.has_value());

@@ -12,6 +12,7 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/integrators/avf.hpp"
+#include "nhsim/integrators/dla.hpp"
 #include "nhsim/integrators/exact.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
 #include "nhsim/integrators/gonzalez_f.hpp"
@@ -19,6 +20,7 @@
 #include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/integrators/itoh_abe.hpp"
 #include "nhsim/integrators/midpoint.hpp"
+#include "nhsim/integrators/mla.hpp"
 #include "nhsim/integrators/rk4.hpp"
 #include "nhsim/integrators/si_dla.hpp"
 #include "nhsim/integrators/spark2.hpp"
@@ -29,7 +31,8 @@ namespace nhsim {
 using AllIntegrators =
     std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator, ItohAbeIntegrator,
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
-               GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator>;
+               GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator, DlaIntegrator,
+               MlaIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {

@@ -1,0 +1,69 @@
+// `mla`: the modified Lagrange-d'Alembert integrator of seed 000 §5.4, eq. (41)-(42):
+//   i_D*( D2 L_d(q_{k-1}, q_k) + D1 L_d(q_k, q_{k+1}) + F_d^+(q_{k-1}, q_k) + F_d^-(q_k,
+//   q_{k+1}) ) = 0,   (q_k, q_{k+1}) in M^d_h,
+// i.e. momentum matching of the forced discrete Legendre transforms F^{f+/-} L_d projected onto
+// D*. The discretisation (L_d, F_d^+/-, M^d_h) is specific to each system and is the one of the
+// paper's examples: a system declares it with
+//   static constexpr bool kHasMlaDiscretisation = true;
+//   void mla_legendre_minus(q0, q1, h, out) const;     // F^{f-} L_d(q0, q1), length nq
+//   void mla_legendre_plus(q0, q1, h, out) const;      // F^{f+} L_d(q0, q1), length nq
+//   void mla_discrete_constraint(q0, q1, h, w) const;  // M^d_h = {w = 0}, length nc
+// (nonholonomic_particle.hpp: Example 3; knife_edge.hpp: Examples 4-5).
+// One-step canonical form, first step from (q0, p0) and the reported momentum
+// p_k = P_{q_k} F^{f+} L_d(q_{k-1}, q_k): see discrete_momentum_matching.hpp. With the exact
+// discrete Lagrangian, forces and constraint (Thm 5.5, 5.6) the scheme is the exact flow.
+#pragma once
+
+#include "nhsim/integrators/discrete_momentum_matching.hpp"
+
+namespace nhsim {
+
+/// True when S declares the MLA discretisation of its seed example (kHasMlaDiscretisation).
+template <class S>
+inline constexpr bool has_mla_discretisation = requires {
+  requires S::kHasMlaDiscretisation;
+};
+
+/// Forwards to the system's own MLA discretisation.
+template <class S>
+class MlaDiscretisation {
+ public:
+  using VecQ = typename S::VecQ;
+  using VecC = typename S::VecC;
+  explicit MlaDiscretisation(const S& /*sys*/) {}
+  void legendre_minus(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecQ& out) const {
+    sys.mla_legendre_minus(q0, q1, h, out);
+  }
+  void legendre_plus(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecQ& out) const {
+    sys.mla_legendre_plus(q0, q1, h, out);
+  }
+  void discrete_constraint(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecC& w) const {
+    sys.mla_discrete_constraint(q0, q1, h, w);
+  }
+};
+
+template <class S>
+using MlaMethod = MomentumMatchingMethod<S, MlaDiscretisation<S>>;
+
+struct MlaIntegrator {
+  static constexpr const char* kDescription =
+      "Modified Lagrange-d'Alembert integrator eq. (41)-(42) with the system's discrete "
+      "Lagrangian, discrete forces and discrete constraint; two-step method started from "
+      "(q0, p0) by the discrete Legendre transform";
+  static constexpr const char* kSource = "seed 000 §5.4 eq. (41)-(42), Examples 3-5";
+  static constexpr int kOrder = 2;
+  static constexpr bool kImplicit = true;
+  static constexpr bool kEnergyPreserving = false;
+  static constexpr double kNewtonTol = 1e-14;
+  static constexpr int kNewtonMaxIter = 50;
+  static constexpr const char* kId = "mla";
+  template <class S>
+  static constexpr bool kApplies = has_mla_discretisation<S>;
+  static constexpr const char* kRequirement =
+      "a modified Lagrange-d'Alembert discretisation (discrete Lagrangian, discrete forces, "
+      "discrete constraint) of the system (seed 000 Examples 3-5)";
+  template <class S>
+  using Method = MlaMethod<S>;
+};
+
+}  // namespace nhsim
