@@ -10,8 +10,9 @@
 namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
-  static const std::vector<SystemEntry> registry = {chaotic_quartic_entry(), rolling_disk_entry(),
-                                                    chaplygin_sleigh_entry(), suslov_entry()};
+  static const std::vector<SystemEntry> registry = {
+      chaotic_quartic_entry(), rolling_disk_entry(),         chaplygin_sleigh_entry(),
+      suslov_entry(),          chaplygin_sleigh_com_entry(), snakeboard_entry()};
   return registry;
 }
 

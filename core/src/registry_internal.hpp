@@ -9,5 +9,7 @@ SystemEntry chaotic_quartic_entry();
 SystemEntry rolling_disk_entry();
 SystemEntry chaplygin_sleigh_entry();
 SystemEntry suslov_entry();
+SystemEntry chaplygin_sleigh_com_entry();
+SystemEntry snakeboard_entry();
 
 }  // namespace nhsim

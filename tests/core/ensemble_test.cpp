@@ -285,7 +285,7 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 11u);
+  ASSERT_EQ(integrators.size(), 16u);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
   EXPECT_EQ(integrators[4].name, "itoh_abe");

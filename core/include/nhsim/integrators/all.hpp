@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nhsim/catalog.hpp"
+#include "nhsim/controls.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/exact.hpp"
@@ -19,6 +20,10 @@
 #include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/integrators/itoh_abe.hpp"
 #include "nhsim/integrators/midpoint.hpp"
+#include "nhsim/integrators/nh_rattle.hpp"
+#include "nhsim/integrators/nh_rattle_projected.hpp"
+#include "nhsim/integrators/rdp.hpp"
+#include "nhsim/integrators/rk2.hpp"
 #include "nhsim/integrators/rk4.hpp"
 #include "nhsim/integrators/si_dla.hpp"
 #include "nhsim/stepper.hpp"
@@ -28,7 +33,8 @@ namespace nhsim {
 using AllIntegrators =
     std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator, ItohAbeIntegrator,
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
-               GonzalezRIntegrator, GonzalezRFdIntegrator>;
+               GonzalezRIntegrator, GonzalezRFdIntegrator, NhRattleIntegrator,
+               NhRattleProjectedIntegrator, Rk2Integrator, RdpExpIntegrator, RdpCayIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
@@ -64,7 +70,7 @@ std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& 
         (
             [&](auto integ) {
               using I = decltype(integ);
-              if constexpr (I::template kApplies<S>) {
+              if constexpr (integrator_applies<I, S>) {
                 if (!out && choice.integrator == I::kId) {
                   out = std::make_unique<StepperImpl<S, typename I::template Method<S>>>(
                       sys, choice.h, newton_settings<I>(choice));
@@ -88,6 +94,8 @@ std::optional<std::string> integrator_not_applicable(const std::string& id) {
               using I = decltype(integ);
               if (id == I::kId && !I::template kApplies<S>) {
                 why = std::string(I::kId) + " needs " + I::kRequirement;
+              } else if (id == I::kId && !integrator_applies<I, S>) {
+                why = std::string(I::kId) + " does not take the control forces of this system";
               }
             }(integrators),
             ...);
@@ -102,8 +110,8 @@ std::vector<std::string> applicable_integrators() {
   std::vector<std::string> ids;
   std::apply(
       [&](auto... integrators) {
-        ((decltype(integrators)::template kApplies<S> ? ids.push_back(decltype(integrators)::kId)
-                                                      : void()),
+        ((integrator_applies<decltype(integrators), S> ? ids.push_back(decltype(integrators)::kId)
+                                                       : void()),
          ...);
       },
       AllIntegrators{});
