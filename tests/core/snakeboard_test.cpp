@@ -90,6 +90,20 @@ TEST(Snakeboard, CanonicalDataAsPrinted) {
       return Eigen::Matrix<double, 5, 5>(mw * (w * mw).inverse() * w);
     };
     EXPECT_LT((proj(mu) - proj(mu2)).norm(), 1e-6);
+    // The projector printed in §6.2, with I' = m l^2 - I, has the right entries but the wrong
+    // normalisation: it prints 1 / (m l^2 - I sin^2 phi); a projector (trace 2) needs
+    // 1 / (m (a^2 + b^2) + I' c^2) = 1 / (4 cos^2(phi) (m l^2 - I sin^2 phi)).
+    {
+      const double ip = m * l * l - ii;
+      Eigen::Matrix<double, 5, 5> printed;
+      printed << 0, 0, -m * (a * a + b * b), m * a * c, m * b * c, 0, 0, 0, 0, 0, 0, 0,
+          m * (a * a + b * b), -m * a * c, -m * b * c, 0, 0, -ip * a * c, m * b * b + ip * c * c,
+          -m * a * b, 0, 0, -ip * b * c, -m * a * b, m * a * a + ip * c * c;
+      const double den = m * l * l - ii * std::sin(phi) * std::sin(phi);
+      const Eigen::Matrix<double, 5, 5> qq = proj(mu);
+      EXPECT_LT((qq - printed / (4 * std::pow(std::cos(phi), 2) * den)).norm(), 1e-7 * qq.norm());
+      EXPECT_NEAR(qq.trace(), 2.0, 1e-7);
+    }
     // constraint_dot against a central difference.
     S::VecQ dir;
     for (int i = 0; i < 5; ++i) dir(i) = nd(rng);
