@@ -31,6 +31,34 @@ IntegratorChoice from_proto(const v1::IntegratorChoice& choice) {
   return out;
 }
 
+ControlSpec from_proto(const v1::Control& control) {
+  ControlSpec out;
+  switch (control.kind()) {
+    case v1::Control::CONSTANT:
+      out.kind = ControlSpec::Kind::kConstant;
+      break;
+    case v1::Control::SINE:
+      out.kind = ControlSpec::Kind::kSine;
+      break;
+    case v1::Control::COSINE:
+      out.kind = ControlSpec::Kind::kCosine;
+      break;
+    case v1::Control::TABLE:
+      out.kind = ControlSpec::Kind::kTable;
+      break;
+    default:  // unspecified or unknown: core validation names "controls[i].kind"
+      out.kind = ControlSpec::Kind::kUnspecified;
+      break;
+  }
+  out.value = control.value();
+  out.amplitude = control.amplitude();
+  out.omega = control.omega();
+  out.phase = control.phase();
+  out.times.assign(control.times().begin(), control.times().end());
+  out.values.assign(control.values().begin(), control.values().end());
+  return out;
+}
+
 InitialConditions from_proto(const v1::InitialConditions& initial) {
   const bool has_states = initial.states_size() > 0;
   const bool has_shell = initial.has_energy_shell();
@@ -58,6 +86,8 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   for (const auto& choice : request.integrators()) spec.integrators.push_back(from_proto(choice));
   spec.t_final = request.t_final();
   spec.observables.assign(request.observables().begin(), request.observables().end());
+  spec.controls.reserve(static_cast<std::size_t>(request.controls_size()));
+  for (const auto& control : request.controls()) spec.controls.push_back(from_proto(control));
   return spec;
 }
 

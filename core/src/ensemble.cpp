@@ -36,7 +36,8 @@ namespace {
 constexpr std::int64_t kBlock = 8;
 constexpr double kConstraintTolerance = 1e-10;
 
-enum class ObsKind { kEnergyError, kRelativeEnergyError, kConstraintResidual, kQ, kP };
+/// kSystem: the system's own observable `index` of SystemModel::observable_names().
+enum class ObsKind { kEnergyError, kRelativeEnergyError, kConstraintResidual, kQ, kP, kSystem };
 
 struct ObsDef {
   std::string name;
@@ -54,7 +55,8 @@ std::string idx(const char* base, std::size_t i) {
   return std::string(base) + "[" + std::to_string(i) + "]";
 }
 
-std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq) {
+std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq,
+                                        const std::vector<std::string>& system_names) {
   std::vector<ObsDef> out;
   const std::vector<std::string> defaults = {"energy_error", "relative_energy_error",
                                              "constraint_residual"};
@@ -82,8 +84,17 @@ std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq) {
       }
       out.push_back({n, n[0] == 'q' ? ObsKind::kQ : ObsKind::kP, k});
     } else {
-      throw SpecError(idx("observables", i),
-                      "unknown observable '" + n + "'; known: " + join(defaults) + ", q[i], p[i]");
+      int k = -1;
+      for (std::size_t j = 0; j < system_names.size(); ++j) {
+        if (system_names[j] == n) k = static_cast<int>(j);
+      }
+      if (k < 0) {
+        throw SpecError(idx("observables", i),
+                        "unknown observable '" + n + "'; known: " + join(defaults) +
+                            ", q[i], p[i]" +
+                            (system_names.empty() ? "" : ", " + join(system_names)));
+      }
+      out.push_back({n, ObsKind::kSystem, k});
     }
     for (std::size_t j = 0; j + 1 < out.size(); ++j) {
       if (out[j].name == n) throw SpecError(idx("observables", i), "duplicate observable");
@@ -117,6 +128,7 @@ Prepared prepare(const EnsembleSpec& spec) {
   }
   pr.parameters = complete_parameters(*pr.entry, spec.parameters);
   pr.model = pr.entry->make(pr.parameters);
+  pr.model->set_controls(spec.controls);
   const int nq = pr.model->nq();
 
   if (!std::isfinite(spec.t_final) || spec.t_final <= 0.0) {
@@ -199,7 +211,7 @@ Prepared prepare(const EnsembleSpec& spec) {
       }
     }
   }
-  pr.observables = resolve_observables(spec, nq);
+  pr.observables = resolve_observables(spec, nq, pr.model->observable_names());
   return pr;
 }
 
@@ -296,7 +308,8 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
 
     bool need_state = false;
     for (const auto& o : pr.observables) {
-      need_state = need_state || o.kind == ObsKind::kQ || o.kind == ObsKind::kP;
+      need_state = need_state || o.kind == ObsKind::kQ || o.kind == ObsKind::kP ||
+                   o.kind == ObsKind::kSystem;
     }
 
     auto run_block = [&](std::int64_t b) {
@@ -351,6 +364,9 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
                 break;
               case ObsKind::kP:
                 row[j] = p(o.index);
+                break;
+              case ObsKind::kSystem:
+                row[j] = model.observable(o.index, q, p);
                 break;
             }
           }

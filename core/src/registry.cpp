@@ -11,9 +11,11 @@ namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
   static const std::vector<SystemEntry> registry = {
-      chaotic_quartic_entry(), rolling_disk_entry(), chaplygin_sleigh_entry(),
-      suslov_entry(),          gearbox_entry(),      nonholonomic_particle_entry(),
-      knife_edge_entry()};
+      chaotic_quartic_entry(),  rolling_disk_entry(),
+      chaplygin_sleigh_entry(), suslov_entry(),
+      gearbox_entry(),          nonholonomic_particle_entry(),
+      knife_edge_entry(),       chaplygin_sleigh_com_entry(),
+      snakeboard_entry()};
   return registry;
 }
 

@@ -12,5 +12,7 @@ SystemEntry suslov_entry();
 SystemEntry gearbox_entry();
 SystemEntry nonholonomic_particle_entry();
 SystemEntry knife_edge_entry();
+SystemEntry chaplygin_sleigh_com_entry();
+SystemEntry snakeboard_entry();
 
 }  // namespace nhsim

@@ -285,7 +285,7 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 14u);
+  ASSERT_EQ(integrators.size(), 19u);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
   EXPECT_EQ(integrators[4].name, "itoh_abe");
@@ -322,6 +322,13 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(integrators[13].name, "mla");
   EXPECT_EQ(integrators[13].order, 2);
   EXPECT_FALSE(integrators[13].energy_preserving);
+  const std::vector<std::string> seed002 = {"nh_rattle", "nh_rattle_projected", "rk2", "rdp_exp",
+                                            "rdp_cay"};
+  for (std::size_t k = 0; k < seed002.size(); ++k) {
+    EXPECT_EQ(integrators[14 + k].name, seed002[k]);
+    EXPECT_EQ(integrators[14 + k].order, 2);
+    EXPECT_FALSE(integrators[14 + k].energy_preserving);
+  }
   EXPECT_TRUE(integrators[0].energy_preserving);
   EXPECT_FALSE(not_applicable("chaotic_quartic", "si_dla").has_value());
   const auto why = not_applicable("chaotic_quartic", "exact");

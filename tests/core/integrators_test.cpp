@@ -207,9 +207,10 @@ TEST(Integrators, RegistryRefusesPairsThatDoNotApply) {
   const auto why = integrator_not_applicable<CanonicalOnly>("gonzalez");
   ASSERT_TRUE(why.has_value());
   EXPECT_EQ(*why, "gonzalez needs a reduced form on D* (adapted frame)");
-  EXPECT_EQ(applicable_integrators<CanonicalOnly>(),
-            (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r",
-                                      "gonzalez_r_fd", "spark2", "dla"}));
+  EXPECT_EQ(
+      applicable_integrators<CanonicalOnly>(),
+      (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r", "gonzalez_r_fd",
+                                "spark2", "dla", "nh_rattle", "nh_rattle_projected"}));
   IntegratorChoice c;
   c.integrator = "avf";
   c.h = 0.1;
@@ -222,9 +223,10 @@ TEST(Integrators, ApplicabilityIsDeclared) {
   EXPECT_FALSE(integrator_not_applicable<Sys>("gonzalez").has_value());
   EXPECT_FALSE(integrator_not_applicable<Sys>("si_dla").has_value());
   const auto ids = applicable_integrators<Sys>();
-  EXPECT_EQ(ids, (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe",
-                                           "midpoint", "gonzalez_f", "i_dla", "gonzalez_r",
-                                           "gonzalez_r_fd", "spark2", "dla"}));
+  EXPECT_EQ(
+      ids, (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe", "midpoint",
+                                     "gonzalez_f", "i_dla", "gonzalez_r", "gonzalez_r_fd", "spark2",
+                                     "dla", "nh_rattle", "nh_rattle_projected"}));
   // The chaotic quartic system has no explicit solution: `exact` is refused with the reason.
   const auto why = integrator_not_applicable<Sys>("exact");
   ASSERT_TRUE(why.has_value());

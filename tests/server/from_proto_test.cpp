@@ -123,5 +123,40 @@ TEST(FromProto, RejectsBothOrNeitherInitialConditionKinds) {
   EXPECT_TRUE(from_proto(empty_shell).initial_conditions.use_energy_shell);
 }
 
+TEST(FromProto, CopiesControlsInOrderWithTheirKinds) {
+  auto request = shell_request();
+  auto* c0 = request.add_controls();
+  c0->set_kind(v1::Control::COSINE);
+  c0->set_amplitude(1.5);
+  c0->set_omega(62.8);
+  c0->set_phase(0.25);
+  auto* c1 = request.add_controls();
+  c1->set_kind(v1::Control::TABLE);
+  c1->add_times(0.0);
+  c1->add_times(2.0);
+  c1->add_values(1.0);
+  c1->add_values(-1.0);
+  request.add_controls()->set_value(3.0);  // kind unset: KIND_UNSPECIFIED
+  auto* c3 = request.add_controls();
+  c3->set_kind(v1::Control::CONSTANT);
+  c3->set_value(-2.0);
+  request.add_controls()->set_kind(v1::Control::SINE);
+  const EnsembleSpec spec = from_proto(request);
+  ASSERT_EQ(spec.controls.size(), 5U);
+  EXPECT_EQ(spec.controls[0].kind, ControlSpec::Kind::kCosine);
+  EXPECT_EQ(spec.controls[0].amplitude, 1.5);
+  EXPECT_EQ(spec.controls[0].omega, 62.8);
+  EXPECT_EQ(spec.controls[0].phase, 0.25);
+  EXPECT_EQ(spec.controls[1].kind, ControlSpec::Kind::kTable);
+  EXPECT_EQ(spec.controls[1].times, (std::vector<double>{0.0, 2.0}));
+  EXPECT_EQ(spec.controls[1].values, (std::vector<double>{1.0, -1.0}));
+  EXPECT_EQ(spec.controls[2].kind, ControlSpec::Kind::kUnspecified);
+  EXPECT_EQ(spec.controls[2].value, 3.0);
+  EXPECT_EQ(spec.controls[3].kind, ControlSpec::Kind::kConstant);
+  EXPECT_EQ(spec.controls[3].value, -2.0);
+  EXPECT_EQ(spec.controls[4].kind, ControlSpec::Kind::kSine);
+  EXPECT_TRUE(from_proto(shell_request()).controls.empty());
+}
+
 }  // namespace
 }  // namespace nhsim::server

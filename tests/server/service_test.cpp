@@ -305,6 +305,63 @@ TEST_F(ServiceTest, ZeroTrajectoriesIsInvalid) {
   expect_invalid(submit_status(none), "initial_conditions");
 }
 
+/// The Fig. 4 snakeboard spec of seed 002 (one explicit state on the constraint distribution,
+/// nh_rattle, the two harmonic controls).
+v1::SubmitEnsembleRequest snakeboard_spec() {
+  v1::SubmitEnsembleRequest spec;
+  spec.set_system("snakeboard");
+  auto* state = spec.mutable_initial_conditions()->add_states();
+  for (double v : {1.5707963267948966, 1.0471975511965976, 0.0, 0.0, 0.0}) state->add_q(v);
+  // state_from_shape(pi/2, pi/3, 0, 0, 0, 2.5, -0.02, p1 = -1) with the default parameters.
+  for (double v : {0.34823729810778081, -0.08, -0.55352540378443837, 1.0412658773652743, 0.0}) {
+    state->add_p(v);
+  }
+  auto* choice = spec.add_integrators();
+  choice->set_integrator("nh_rattle");
+  choice->set_h(10.0 / 128);
+  choice->set_sample_every(32);
+  spec.set_t_final(10.0);
+  auto* u_psi = spec.add_controls();
+  u_psi->set_kind(v1::Control::COSINE);
+  u_psi->set_amplitude(1.0);
+  u_psi->set_omega(20 * M_PI);
+  auto* u_phi = spec.add_controls();
+  u_phi->set_kind(v1::Control::SINE);
+  u_phi->set_amplitude(1.0);
+  u_phi->set_omega(2 * M_PI);
+  return spec;
+}
+
+TEST_F(ServiceTest, InvalidControlsAreInvalidWithTheFieldPath) {
+  auto bad_omega = snakeboard_spec();
+  bad_omega.mutable_controls(1)->set_omega(std::numeric_limits<double>::infinity());
+  expect_invalid(submit_status(bad_omega), "controls[1].omega");
+
+  auto no_kind = snakeboard_spec();
+  no_kind.mutable_controls(0)->set_kind(v1::Control::KIND_UNSPECIFIED);
+  expect_invalid(submit_status(no_kind), "controls[0].kind");
+
+  auto table = snakeboard_spec();
+  auto* t = table.mutable_controls(0);
+  t->Clear();
+  t->set_kind(v1::Control::TABLE);
+  t->add_times(1.0);
+  t->add_times(0.5);
+  t->add_values(0.0);
+  t->add_values(1.0);
+  expect_invalid(submit_status(table), "controls[0].times[1]");
+
+  auto one = snakeboard_spec();
+  one.mutable_controls()->RemoveLast();
+  const auto status = submit_status(one);
+  expect_invalid(status, "controls");
+  EXPECT_THAT(status.error_message(), HasSubstr("2 control inputs"));
+
+  auto uncontrolled_system = small_spec();
+  uncontrolled_system.add_controls()->set_kind(v1::Control::CONSTANT);
+  expect_invalid(submit_status(uncontrolled_system), "controls");
+}
+
 TEST_F(ServiceTest, StatesAndGeneratorTogetherAreInvalid) {
   auto spec = states_spec();
   *spec.mutable_initial_conditions()->mutable_energy_shell() =

@@ -67,6 +67,26 @@ struct IntegratorChoice {
   int newton_max_iter = 0;        ///< 0 = integrator default
 };
 
+/// One control input u_i(t) of a controlled system (seed 002 §4.2, f(q, u) = B(q) u - grad V):
+/// data from a small closed set, never code. Validated by validate_controls()
+/// (nhsim/controls.hpp); which fields a kind uses:
+///   kConstant: u = value;
+///   kSine:     u = amplitude sin(omega t + phase);   kCosine: amplitude cos(omega t + phase);
+///   kTable:    piecewise-linear through (times[j], values[j]), times strictly increasing,
+///              held constant before times[0] and after times.back().
+/// Units: u in the system's generalised-force units (N m for an angle), omega [rad/s],
+/// phase [rad], t and times in system time units.
+struct ControlSpec {
+  enum class Kind { kUnspecified = 0, kConstant = 1, kSine = 2, kCosine = 3, kTable = 4 };
+  Kind kind = Kind::kUnspecified;
+  double value = 0.0;
+  double amplitude = 0.0;
+  double omega = 0.0;
+  double phase = 0.0;
+  std::vector<double> times;
+  std::vector<double> values;
+};
+
 struct EnsembleSpec {
   std::string system;                        ///< system id, see list_systems()
   std::map<std::string, double> parameters;  ///< overrides of the system's named parameters
@@ -75,8 +95,12 @@ struct EnsembleSpec {
   double t_final = 0.0;  ///< > 0; must be an integer multiple of each h
   /// Observables to sample. Empty = defaults: energy_error, relative_energy_error,
   /// constraint_residual and every named invariant's drift ("<name>_drift").
-  /// State components may be requested as "q[i]" or "p[i]".
+  /// State components may be requested as "q[i]" or "p[i]", and a system's own observables
+  /// (SystemModel::observable_names(), e.g. "x_s", "y_s" of chaplygin_sleigh_com) by name.
   std::vector<std::string> observables;
+  /// Control inputs, one per input of the system in its order (e.g. snakeboard: u_psi, u_phi).
+  /// Empty = every input zero. A system without inputs accepts only an empty list.
+  std::vector<ControlSpec> controls;
 };
 
 /// Per-sample statistics of one observable over the successful trajectories.

@@ -35,6 +35,20 @@ class SystemModel {
   /// choice mean the integrator's defaults. Throws SpecError("integrator", ...) if the
   /// integrator does not apply to this system.
   virtual std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const = 0;
+  /// Names of the system's own observables, computed from (q, p) (e.g. the sleigh's skate
+  /// point "x_s", "y_s"); empty for most systems. A spec may request them by name.
+  virtual std::vector<std::string> observable_names() const { return {}; }
+  /// Observable k of observable_names() at (q, p); q, p of length nq.
+  virtual double observable(int /*k*/, const Eigen::VectorXd& /*q*/,
+                            const Eigen::VectorXd& /*p*/) const {
+    return 0.0;
+  }
+  /// Binds the control inputs (EnsembleSpec::controls); steppers made afterwards use them.
+  /// Throws SpecError("controls...", ...) for an invalid list (validate_controls()); a system
+  /// without inputs accepts only an empty list.
+  virtual void set_controls(const std::vector<ControlSpec>& controls) {
+    if (!controls.empty()) throw SpecError("controls", "this system has no control inputs");
+  }
 };
 
 /// A registered system: its catalogue entry and a factory binding parameters.

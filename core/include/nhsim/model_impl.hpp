@@ -41,6 +41,31 @@ class ModelImpl final : public SystemModel {
     if (!st) throw SpecError("integrator", "unknown integrator '" + choice.integrator + "'");
     return st;
   }
+  std::vector<std::string> observable_names() const override {
+    if constexpr (requires { S::observable_names(); }) {
+      const auto names = S::observable_names();
+      return std::vector<std::string>(names.begin(), names.end());
+    } else {
+      return {};
+    }
+  }
+  double observable(int k, const Eigen::VectorXd& q, const Eigen::VectorXd& p) const override {
+    if constexpr (requires { S::observable_names(); }) {
+      return sys_.observable(k, typename S::VecQ(q), typename S::VecQ(p));
+    } else {
+      (void)k;
+      (void)q;
+      (void)p;
+      return 0.0;
+    }
+  }
+  void set_controls(const std::vector<ControlSpec>& controls) override {
+    if constexpr (has_controls<S>) {
+      sys_.set_controls(controls);
+    } else {
+      SystemModel::set_controls(controls);
+    }
+  }
   const S& system() const { return sys_; }
 
  private:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nhsim/catalog.hpp"
+#include "nhsim/controls.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/dla.hpp"
@@ -21,6 +22,10 @@
 #include "nhsim/integrators/itoh_abe.hpp"
 #include "nhsim/integrators/midpoint.hpp"
 #include "nhsim/integrators/mla.hpp"
+#include "nhsim/integrators/nh_rattle.hpp"
+#include "nhsim/integrators/nh_rattle_projected.hpp"
+#include "nhsim/integrators/rdp.hpp"
+#include "nhsim/integrators/rk2.hpp"
 #include "nhsim/integrators/rk4.hpp"
 #include "nhsim/integrators/si_dla.hpp"
 #include "nhsim/integrators/spark2.hpp"
@@ -32,7 +37,8 @@ using AllIntegrators =
     std::tuple<GonzalezIntegrator, AvfIntegrator, SiDlaIntegrator, Rk4Integrator, ItohAbeIntegrator,
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
                GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator, DlaIntegrator,
-               MlaIntegrator>;
+               MlaIntegrator, NhRattleIntegrator, NhRattleProjectedIntegrator, Rk2Integrator,
+               RdpExpIntegrator, RdpCayIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
@@ -68,7 +74,7 @@ std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& 
         (
             [&](auto integ) {
               using I = decltype(integ);
-              if constexpr (I::template kApplies<S>) {
+              if constexpr (integrator_applies<I, S>) {
                 if (!out && choice.integrator == I::kId) {
                   out = std::make_unique<StepperImpl<S, typename I::template Method<S>>>(
                       sys, choice.h, newton_settings<I>(choice));
@@ -92,6 +98,8 @@ std::optional<std::string> integrator_not_applicable(const std::string& id) {
               using I = decltype(integ);
               if (id == I::kId && !I::template kApplies<S>) {
                 why = std::string(I::kId) + " needs " + I::kRequirement;
+              } else if (id == I::kId && !integrator_applies<I, S>) {
+                why = std::string(I::kId) + " does not take the control forces of this system";
               }
             }(integrators),
             ...);
@@ -106,8 +114,8 @@ std::vector<std::string> applicable_integrators() {
   std::vector<std::string> ids;
   std::apply(
       [&](auto... integrators) {
-        ((decltype(integrators)::template kApplies<S> ? ids.push_back(decltype(integrators)::kId)
-                                                      : void()),
+        ((integrator_applies<decltype(integrators), S> ? ids.push_back(decltype(integrators)::kId)
+                                                       : void()),
          ...);
       },
       AllIntegrators{});

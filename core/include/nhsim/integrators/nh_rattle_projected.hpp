@@ -1,0 +1,98 @@
+// `nh_rattle_projected`: the projected, multiplier-free form of the nonholonomic RATTLE method
+// with control forces, seed 002 eq. (14)-(16) (§4.2), constant mass matrix M:
+//   p_1/2   = p_0 + h/2 P(q_0)^T f(q_0, t_0)                                       (16)
+//   p_k+1/2 = (Id - 2 Q(q_k)^T) p_k-1/2 + h P(q_k)^T f(q_k, t_k),   k >= 1          (14a)
+//   q_k+1   = q_k + h M^-1 p_k+1/2                                                  (14b)
+//   p_k     = P(q_k)^T p_k-1/2 + h/2 P(q_k)^T f(q_k, t_k)     (reported state)      (15b)
+// with Q(q) = M^-1 mu^T (mu M^-1 mu^T)^-1 mu, P = Id - Q (eq. (12)) and f(q, t) = B(q) u(t) -
+// grad V(q). The state is (q_k, p_k-1/2); canonical() returns (q_k, p_k) by (15b), which
+// satisfies the constraint to round-off. The last line of (16) prints "P(q_N) f" without the
+// transpose; (15b) has P^T, which is what is used (the covector projector). Explicit, second
+// order. Equivalent to `nh_rattle` (eq. (10)) whenever Q(q_0)^T f(q_0, t_0) = 0 (then (16)'s
+// p_1/2 equals (10a) with lambda_0 = 0): the test checks the two agree to round-off.
+#pragma once
+
+#include <cstdint>
+
+#include "nhsim/controls.hpp"
+#include "nhsim/integrators/nh_common.hpp"
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+
+template <class S>
+class NhRattleProjectedMethod {
+ public:
+  using T = NhTypes<S>;
+  using VecQ = typename T::VecQ;
+
+  NhRattleProjectedMethod(const S& sys, double h, NewtonSettings /*unused*/) : sys_(sys), h_(h) {
+    q_.setZero();
+    pm_.setZero();
+  }
+
+  void set_canonical(const VecQ& q, const VecQ& p) {
+    q_ = q;
+    pm_ = p;  // before the first step: p_0 itself
+    k_ = 0;
+  }
+  void canonical(VecQ& q, VecQ& p) const {
+    q = q_;
+    if (k_ == 0) {
+      p = pm_;
+      return;
+    }
+    VecQ f, y, qt;
+    applied_force(sys_, q_, static_cast<double>(k_) * h_, f);
+    y = pm_ + (0.5 * h_) * f;
+    project_q_transpose(sys_, q_, y, qt);
+    p = y - qt;  // (15b): P^T (p_k-1/2 + h/2 f)
+  }
+  bool state_finite() const { return all_finite(q_) && all_finite(pm_); }
+  std::int64_t newton_iterations() const { return 0; }
+
+  StepStatus step(double& /*residual*/) {
+    VecQ f, y, qt, v;
+    applied_force(sys_, q_, static_cast<double>(k_) * h_, f);
+    if (k_ == 0) {
+      project_q_transpose(sys_, q_, f, qt);
+      pm_ += (0.5 * h_) * (f - qt);  // (16), first line
+    } else {
+      // (Id - 2 Q^T) p + h P^T f = (p + h f) - Q^T (2 p + h f)
+      y = 2.0 * pm_ + h_ * f;
+      project_q_transpose(sys_, q_, y, qt);
+      pm_ += h_ * f - qt;  // (14a)
+    }
+    sys_.inv_mass_times(q_, pm_, v);
+    q_ += h_ * v;  // (14b)
+    ++k_;
+    return StepStatus::kOk;
+  }
+
+ private:
+  const S& sys_;
+  double h_;
+  VecQ q_, pm_;  // q_k and p_k-1/2 (p_0 before the first step)
+  std::int64_t k_ = 0;
+};
+
+struct NhRattleProjectedIntegrator {
+  static constexpr const char* kDescription =
+      "Projected nonholonomic RATTLE with control forces, eq. (14)-(16): momentum-jump form "
+      "p_k+1/2 = (Id - 2 Q^T) p_k-1/2 + h P^T f, explicit, second order";
+  static constexpr const char* kSource = "seed 002 eq. (11)-(16)";
+  static constexpr int kOrder = 2;
+  static constexpr bool kImplicit = false;
+  static constexpr bool kEnergyPreserving = false;
+  static constexpr double kNewtonTol = 0.0;
+  static constexpr int kNewtonMaxIter = 0;
+  static constexpr const char* kId = "nh_rattle_projected";
+  static constexpr bool kTakesControls = true;
+  template <class S>
+  static constexpr bool kApplies = kNhCanonicalConstantMass<S>;
+  static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
+  template <class S>
+  using Method = NhRattleProjectedMethod<S>;
+};
+
+}  // namespace nhsim

@@ -1,0 +1,109 @@
+// `rk2`: the explicit midpoint rule, the "standard Runge-Kutta second-order method" baseline of
+// seed 002 §6 (Fig. 2, Fig. 4). The paper does not say which form of the equations it was
+// applied to; here (documented choice) it is the CANONICAL index-1 form, constant mass matrix:
+//   q' = v := M^-1 p,   p' = f(q, t) + mu(q)^T lambda,
+//   lambda = -(mu M^-1 mu^T)^-1 (mudot(q, v) v + mu M^-1 f(q, t)),
+// lambda from the time derivative of the constraint mu(q) M^-1 p = 0 (seed 002 §3), with
+// mudot(q, v) = sum_i dmu/dq^i v^i supplied by the system (constraint_dot) and f(q, t) =
+// B(q) u(t) - grad V(q). One step: z_1/2 = z + h/2 F(z, t), z' = z + h F(z_1/2, t + h/2).
+// Neither energy nor the constraint is kept: the constraint residual drifts at O(h^2) per unit
+// time (nothing projects it back), which is the point of the comparison.
+#pragma once
+
+#include <cstdint>
+
+#include "nhsim/controls.hpp"
+#include "nhsim/integrators/nh_common.hpp"
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+
+/// True when S supplies constraint_dot(q, v, dmu) (d/dt mu along q' = v).
+template <class S>
+inline constexpr bool has_constraint_dot = requires(const S& s, const typename S::VecQ& q,
+                                                    typename S::MatCQ& m) {
+  s.constraint_dot(q, q, m);
+};
+
+template <class S>
+class Rk2Method {
+ public:
+  using T = NhTypes<S>;
+  using VecQ = typename T::VecQ;
+  using VecC = typename T::VecC;
+  using MatCQ = typename T::MatCQ;
+
+  Rk2Method(const S& sys, double h, NewtonSettings /*unused*/) : sys_(sys), h_(h) {
+    q_.setZero();
+    p_.setZero();
+  }
+
+  void set_canonical(const VecQ& q, const VecQ& p) {
+    q_ = q;
+    p_ = p;
+    k_ = 0;
+  }
+  void canonical(VecQ& q, VecQ& p) const {
+    q = q_;
+    p = p_;
+  }
+  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
+  std::int64_t newton_iterations() const { return 0; }
+
+  StepStatus step(double& /*residual*/) {
+    const double t = static_cast<double>(k_) * h_;
+    VecQ dq, dp, qm, pm;
+    field(q_, p_, t, dq, dp);
+    qm = q_ + (0.5 * h_) * dq;
+    pm = p_ + (0.5 * h_) * dp;
+    field(qm, pm, t + 0.5 * h_, dq, dp);
+    q_ += h_ * dq;
+    p_ += h_ * dp;
+    ++k_;
+    return StepStatus::kOk;
+  }
+
+  /// The canonical index-1 vector field (dq, dp) = F(q, p, t) above.
+  void field(const VecQ& q, const VecQ& p, double t, VecQ& dq, VecQ& dp) const {
+    VecQ f, minv_f;
+    MatCQ mu, mudot;
+    typename T::MatQC minv_mut;
+    typename T::MatC gram;
+    sys_.inv_mass_times(q, p, dq);
+    applied_force(sys_, q, t, f);
+    sys_.constraint(q, mu);
+    sys_.constraint_dot(q, dq, mudot);
+    constraint_gram(sys_, q, mu, minv_mut, gram);
+    const VecC rhs = mudot * dq + minv_mut.transpose() * f;
+    const VecC lam = -gram.partialPivLu().solve(rhs);
+    dp = f + mu.transpose() * lam;
+  }
+
+ private:
+  const S& sys_;
+  double h_;
+  VecQ q_, p_;
+  std::int64_t k_ = 0;
+};
+
+struct Rk2Integrator {
+  static constexpr const char* kDescription =
+      "Explicit midpoint rule on the canonical index-1 equations (multiplier from the "
+      "differentiated constraint): the non-geometric second-order baseline of seed 002";
+  static constexpr const char* kSource = "seed 002 §3, §6 (RK2 baseline)";
+  static constexpr int kOrder = 2;
+  static constexpr bool kImplicit = false;
+  static constexpr bool kEnergyPreserving = false;
+  static constexpr double kNewtonTol = 0.0;
+  static constexpr int kNewtonMaxIter = 0;
+  static constexpr const char* kId = "rk2";
+  static constexpr bool kTakesControls = true;
+  template <class S>
+  static constexpr bool kApplies = kNhCanonicalConstantMass<S>&& has_constraint_dot<S>;
+  static constexpr const char* kRequirement =
+      "a canonical form with a constant mass matrix and constraint_dot (d mu / dt)";
+  template <class S>
+  using Method = Rk2Method<S>;
+};
+
+}  // namespace nhsim

@@ -1,0 +1,49 @@
+// Registration of the snakeboard (seed 002 §6.2). The paper gives no parameter values for
+// Fig. 4; the defaults m = 1 kg, l = 1 m, I = 0.5 kg m^2, J = 2 kg m^2 are ours (J large enough
+// that the steering angle of the Fig. 4 run stays inside (0, pi/2), see snakeboard.hpp).
+#include "nhsim/systems/snakeboard.hpp"
+
+#include "nhsim/model_impl.hpp"
+#include "registry_internal.hpp"
+
+namespace nhsim {
+namespace {
+
+std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
+  const double m = params.at("m"), l = params.at("l"), inertia = params.at("I");
+  if (!(inertia < m * l * l)) {
+    throw SpecError("parameters.I", "must be < m l^2 (positive definite mass matrix)");
+  }
+  return std::make_unique<ModelImpl<Snakeboard>>(Snakeboard(m, l, inertia, params.at("J")));
+}
+
+std::optional<std::string> not_applicable(const std::string& id) {
+  return integrator_not_applicable<Snakeboard>(id);
+}
+
+}  // namespace
+
+SystemEntry snakeboard_entry() {
+  SystemEntry e;
+  e.info.name = "snakeboard";
+  e.info.description =
+      "Snakeboard on S^1 x S^1 x SE(2), q = (psi, phi, theta, x, y) (rotor, steering, board "
+      "pose), constant M, V = 0, wheel constraints eq. (34); control torques (u_psi, u_phi) on "
+      "the shape variables from EnsembleSpec controls (2 inputs)";
+  e.info.source = "seed 002 §6.2 eq. (34)-(35), Fig. 4";
+  e.info.parameters = {
+      ParameterInfo{"m", 1.0, "kg", "mass of the board", false, 1e-9, 1e9},
+      ParameterInfo{"l", 1.0, "m", "distance from the centre of the board to the wheels", false,
+                    1e-9, 1e9},
+      ParameterInfo{"I", 0.5, "kg m^2", "rotor moment of inertia (must be < m l^2)", false, 1e-9,
+                    1e9},
+      ParameterInfo{"J", 2.0, "kg m^2", "steering moment of inertia of one wheel pair", false, 1e-9,
+                    1e9}};
+  e.info.invariants = {};
+  e.info.integrators = applicable_integrators<Snakeboard>();
+  e.make = &make;
+  e.not_applicable = &not_applicable;
+  return e;
+}
+
+}  // namespace nhsim
