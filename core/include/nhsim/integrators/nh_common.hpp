@@ -42,9 +42,10 @@ inline void constraint_gram(const S& sys, const typename S::VecQ& q, const typen
 template <class S>
 inline void project_q_transpose(const S& sys, const typename S::VecQ& q, const typename S::VecQ& y,
                                 typename S::VecQ& out) {
-  typename S::MatCQ mu;
-  typename NhTypes<S>::MatQC minv_mut;
-  typename NhTypes<S>::MatC gram;
+  const int nq = sys.nq(), nc = sys.nc();
+  typename S::MatCQ mu(nc, nq);
+  typename NhTypes<S>::MatQC minv_mut(nq, nc);
+  typename NhTypes<S>::MatC gram(nc, nc);
   sys.constraint(q, mu);
   constraint_gram(sys, q, mu, minv_mut, gram);
   const typename S::VecC s = minv_mut.transpose() * y;  // mu M^-1 y (M symmetric)

@@ -31,7 +31,8 @@ class NhRattleMethod {
   using VecC = typename T::VecC;
   using MatCQ = typename T::MatCQ;
 
-  NhRattleMethod(const S& sys, double h, NewtonSettings /*unused*/) : sys_(sys), h_(h) {
+  NhRattleMethod(const S& sys, double h, NewtonSettings /*unused*/)
+      : sys_(sys), h_(h), q_(sys.nq()), p_(sys.nq()), lam_(sys.nc()) {
     q_.setZero();
     p_.setZero();
     lam_.setZero();
@@ -56,10 +57,13 @@ class NhRattleMethod {
 
   StepStatus step(double& /*residual*/) {
     const double t0 = static_cast<double>(k_) * h_, t1 = static_cast<double>(k_ + 1) * h_;
-    VecQ f, v;
-    MatCQ mu;
-    typename T::MatQC minv_mut;
-    typename T::MatC gram;
+    // Sized from the system: fixed-size systems take no heap memory here; a dynamic-size one
+    // (chaotic_quartic with n != 3) allocates these per step.
+    const int nq = sys_.nq(), nc = sys_.nc();
+    VecQ f(nq), v(nq);
+    MatCQ mu(nc, nq);
+    typename T::MatQC minv_mut(nq, nc);
+    typename T::MatC gram(nc, nc);
     applied_force(sys_, q_, t0, f);
     sys_.constraint(q_, mu);
     VecQ ph = p_ + (0.5 * h_) * (f - mu.transpose() * lam_);  // (10a)

@@ -26,7 +26,8 @@ class NhRattleProjectedMethod {
   using T = NhTypes<S>;
   using VecQ = typename T::VecQ;
 
-  NhRattleProjectedMethod(const S& sys, double h, NewtonSettings /*unused*/) : sys_(sys), h_(h) {
+  NhRattleProjectedMethod(const S& sys, double h, NewtonSettings /*unused*/)
+      : sys_(sys), h_(h), q_(sys.nq()), pm_(sys.nq()) {
     q_.setZero();
     pm_.setZero();
   }
@@ -42,7 +43,8 @@ class NhRattleProjectedMethod {
       p = pm_;
       return;
     }
-    VecQ f, y, qt;
+    const int nq = sys_.nq();
+    VecQ f(nq), y(nq), qt(nq);
     applied_force(sys_, q_, static_cast<double>(k_) * h_, f);
     y = pm_ + (0.5 * h_) * f;
     project_q_transpose(sys_, q_, y, qt);
@@ -52,7 +54,8 @@ class NhRattleProjectedMethod {
   std::int64_t newton_iterations() const { return 0; }
 
   StepStatus step(double& /*residual*/) {
-    VecQ f, y, qt, v;
+    const int nq = sys_.nq();  // sized: see NhRattleMethod::step
+    VecQ f(nq), y(nq), qt(nq), v(nq);
     applied_force(sys_, q_, static_cast<double>(k_) * h_, f);
     if (k_ == 0) {
       project_q_transpose(sys_, q_, f, qt);

@@ -52,7 +52,8 @@ class Rk2Method {
 
   StepStatus step(double& /*residual*/) {
     const double t = static_cast<double>(k_) * h_;
-    VecQ dq, dp, qm, pm;
+    const int nq = sys_.nq();  // sized: fixed-size systems take no heap memory here
+    VecQ dq(nq), dp(nq), qm(nq), pm(nq);
     field(q_, p_, t, dq, dp);
     qm = q_ + (0.5 * h_) * dq;
     pm = p_ + (0.5 * h_) * dp;
@@ -65,10 +66,11 @@ class Rk2Method {
 
   /// The canonical index-1 vector field (dq, dp) = F(q, p, t) above.
   void field(const VecQ& q, const VecQ& p, double t, VecQ& dq, VecQ& dp) const {
-    VecQ f, minv_f;
-    MatCQ mu, mudot;
-    typename T::MatQC minv_mut;
-    typename T::MatC gram;
+    const int nq = sys_.nq(), nc = sys_.nc();
+    VecQ f(nq);
+    MatCQ mu(nc, nq), mudot(nc, nq);
+    typename T::MatQC minv_mut(nq, nc);
+    typename T::MatC gram(nc, nc);
     sys_.inv_mass_times(q, p, dq);
     applied_force(sys_, q, t, f);
     sys_.constraint(q, mu);
