@@ -32,9 +32,9 @@ class SimplifiedNewton {
   /// approximation of dF/dx at x. Convergence is measured componentwise, in the weighted norm
   /// |dx|_w = max_i |dx_i| / max(1, |x0_i|) (x0 = the predictor): the iteration stops when
   /// |dx|_w <= tol (the error left is then ~ theta |dx|, far below tol: energy preservation
-  /// needs that), or when a stagnating increment (theta >= 0.9) with a fresh Jacobian is already
-  /// below the round-off floor 1e3 * eps * max(1, max_i |x0_i|) (1e3 * eps with a stale one,
-  /// whose slow contraction is no sign of round-off). The floor scales with the largest unknown
+  /// needs that), or when a stagnating increment (theta >= 0.9) is already below the round-off
+  /// floor 1e3 * eps, or when, with a fresh Jacobian, the increment stopped shrinking
+  /// (theta >= 1) below 1e3 * eps * max(1, max_i |x0_i|). The floor scales with the largest unknown
   /// because round-off in a large component reaches the small ones through the residual: a pendulum
   /// angle wound up to |q3| ~ 1e3 (the gearbox of seed 001 §4.4 over t = 50000) carries an
   /// absolute error ~ 1e3 eps into sin(q3) and hence into every momentum update.
@@ -75,10 +75,13 @@ class SimplifiedNewton {
           return StepStatus::kOk;
         }
         if (it >= 2 && theta > 0.5) {
-          // A stale Jacobian also makes theta large: there, only the absolute floor counts.
-          if (theta >= 0.9 && nd <= (fresh ? floor : kAbsoluteFloor)) {
+          if (theta >= 0.9 && nd <= kAbsoluteFloor) {
             return StepStatus::kOk;  // stagnation at the round-off floor
           }
+          // Round-off of the largest unknown: only when the increment stopped shrinking at all
+          // (theta >= 1) with a fresh Jacobian. Slow contraction (theta < 1, e.g. a stale or
+          // poor Jacobian) is no sign of round-off and iterates on to the tolerance.
+          if (fresh && theta >= 1.0 && nd <= floor) return StepStatus::kOk;
           if (theta >= 1.0 || !fresh) break;  // diverging, or slow with a stale Jacobian
         }
         prev = nd;

@@ -24,7 +24,7 @@ struct GonzalezGradient {
     sys.reduced_gradient(zbar, out);
     ws.d = z1 - z0;
     const double c = gonzalez_coefficient(sys.reduced_hamiltonian(z1), H0, out.dot(ws.d),
-                                          ws.d.squaredNorm(), zbar.squaredNorm());
+                                          ws.d.squaredNorm(), zbar.squaredNorm(), out.dot(zbar));
     out += c * ws.d;
   }
 };

@@ -165,8 +165,9 @@ class GonzalezFMethod {
       // removes its round-off from the quotient. Skipped for a tiny step at round-off
       // (gonzalez_coefficient).
       const double zz = 0.25 * ((q_ + q1_).squaredNorm() + (p_ + p1_).squaredNorm());
-      const double c = gonzalez_coefficient(sys_.potential(q1_), v0_, gq_.dot(v_),
-                                            v_.squaredNorm() + pbar_.squaredNorm(), zz);
+      const double c =
+          gonzalez_coefficient(sys_.potential(q1_), v0_, gq_.dot(v_),
+                               v_.squaredNorm() + pbar_.squaredNorm(), zz, gq_.dot(qbar_));
       gq_ += c * v_;
       gp_ += c * pbar_;
     }

@@ -165,7 +165,7 @@ class GonzalezRMethod {
       gradient(zbar_, dg_);  // also leaves X, dX, p at zbar in x_, dx_, pa_
       d_ = x - z_;
       dg_ += gonzalez_coefficient(hamiltonian(x), h0, dg_.dot(d_), d_.squaredNorm(),
-                                  zbar_.squaredNorm()) *
+                                  zbar_.squaredNorm(), dg_.dot(zbar_)) *
              d_;
       apply_pi(dg_, r);
       r = x - z_ - h_ * r;
