@@ -169,7 +169,7 @@ std::vector<ConvergenceRow> convergence(const v1::EnsembleResult& result,
     const int last = integrator.sample_times_size() - 1;
     if (last < 0) continue;
     if (std::isnan(t_end)) t_end = integrator.sample_times(last);
-    if (integrator.sample_times(last) != t_end) {
+    if (std::abs(integrator.sample_times(last) - t_end) > 1e-9 * std::max(1.0, std::abs(t_end))) {
       throw std::invalid_argument("convergence: the choices end at different times");
     }
     for (const auto& series : integrator.observables()) {
