@@ -105,4 +105,21 @@ class SimplifiedNewton {
   std::int64_t factorisations_ = 0;
 };
 
+/// Forward-difference Jacobian of F at x: jac.col(j) = (F(x + d_j e_j) - F(x)) / d_j with
+/// d_j = 1e-7 max(1, |x_j|). `residual(x, r)` writes F(x); r0, r1, xt are workspaces of x's
+/// size (nothing is allocated); jac is x.size() x x.size(). The approximate Jacobian of the
+/// implicit steps that use SimplifiedNewton.
+template <class Vec, class Mat, class Residual>
+void forward_difference_jacobian(Residual&& residual, const Vec& x, Vec& r0, Vec& r1, Vec& xt,
+                                 Mat& jac) {
+  residual(x, r0);
+  for (int j = 0; j < static_cast<int>(x.size()); ++j) {
+    const double d = 1e-7 * std::max(1.0, std::abs(x(j)));
+    xt = x;
+    xt(j) += d;
+    residual(xt, r1);
+    jac.col(j) = (r1 - r0) / d;
+  }
+}
+
 }  // namespace nhsim

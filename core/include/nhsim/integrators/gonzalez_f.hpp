@@ -111,15 +111,8 @@ class GonzalezFMethod {
     }
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, true, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
-      eval_residual(x, false, r0_);
-      const int nx = 2 * nq_ + nc_;
-      for (int j = 0; j < nx; ++j) {
-        const double d = 1e-7 * std::max(1.0, std::abs(x(j)));
-        xt_ = x;
-        xt_(j) += d;
-        eval_residual(xt_, false, r1_);
-        jac.col(j) = (r1_ - r0_) / d;
-      }
+      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, false, r); }, x,
+                                  r0_, r1_, xt_, jac);
     };
     const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;

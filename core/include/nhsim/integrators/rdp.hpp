@@ -121,14 +121,8 @@ class RdpMethod {
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
       VecX r0, r1, xt;
-      eval_residual(x, r0);
-      for (int j = 0; j < NX; ++j) {
-        const double d = 1e-7 * std::max(1.0, std::abs(x(j)));
-        xt = x;
-        xt(j) += d;
-        eval_residual(xt, r1);
-        jac.col(j) = (r1 - r0) / d;
-      }
+      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, r); }, x, r0,
+                                  r1, xt, jac);
     };
     VecX x = x_;
     const StepStatus st = newton_.solve(x, residual, jacobian, ns_, residual_out);

@@ -149,15 +149,8 @@ class Spark2Method {
     }
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
-      eval_residual(x, r0_);
-      const int nx = 2 * nc_;
-      for (int j = 0; j < nx; ++j) {
-        const double d = 1e-7 * std::max(1.0, std::abs(x(j)));
-        xt_ = x;
-        xt_(j) += d;
-        eval_residual(xt_, r1_);
-        jac.col(j) = (r1_ - r0_) / d;
-      }
+      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, r); }, x, r0_,
+                                  r1_, xt_, jac);
     };
     const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;
