@@ -42,7 +42,7 @@ struct Case {
 };
 
 /// Per-run summary: final state and the extreme residuals/drifts over the run.
-struct Run {
+struct RunSummary {
   bool ok = true;
   VecQ q, p;
   double max_pi3 = 0.0, max_g = 0.0;
@@ -52,8 +52,8 @@ struct Run {
 };
 
 template <class Method, class S>
-Run run(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final,
-        double tol = 1e-10) {
+RunSummary run(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final,
+               double tol = 1e-10) {
   NewtonSettings ns;
   ns.tol = tol;
   ns.max_iter = 50;
@@ -61,7 +61,7 @@ Run run(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final,
   m.set_canonical(q0, p0);
   const long n = std::lround(t_final / h);
   const long n1 = std::lround(1.0 / h);
-  Run r;
+  RunSummary r;
   typename S::VecG g;
   for (long k = 1; k <= n; ++k) {
     double res = 0.0;
@@ -93,9 +93,9 @@ Run run(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final,
 /// definition): |q_h(T) - q_{h/2}(T)| / |q_{h/2}(T) - q_{h/4}(T)|, ~ 2^p = 4 for order 2.
 template <class Method, class S>
 double second_quotient(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final) {
-  const Run a = run<Method>(sys, q0, p0, h, t_final);
-  const Run b = run<Method>(sys, q0, p0, h / 2, t_final);
-  const Run c = run<Method>(sys, q0, p0, h / 4, t_final);
+  const RunSummary a = run<Method>(sys, q0, p0, h, t_final);
+  const RunSummary b = run<Method>(sys, q0, p0, h / 2, t_final);
+  const RunSummary c = run<Method>(sys, q0, p0, h / 4, t_final);
   EXPECT_TRUE(a.ok && b.ok && c.ok);
   return (a.q - b.q).norm() / (b.q - c.q).norm();
 }
@@ -189,7 +189,7 @@ TEST(NontwistingBody, LoadIsTheMaterialTorqueOfEq84) {
 // Case 1 (eq. (112)-(113)), h = 0.005 s on [0, 5] s, tolerance 1e-10 (seed 004 §6.1, Table 1-2).
 TEST(NontwistingBody, EmCase1PreservesKPi1Pi2AndPi3Vanishes) {
   const Case c(1);
-  const Run r = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
+  const RunSummary r = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
   ASSERT_TRUE(r.ok);
   const double k0 = c.body.hamiltonian(c.q0, c.p0);
   EXPECT_LT(std::abs(c.body.hamiltonian(r.q, r.p) - k0), 1e-10 * k0);       // measured 1.3e-11 K
@@ -206,8 +206,8 @@ TEST(NontwistingBody, EmCase1PreservesKPi1Pi2AndPi3Vanishes) {
 // §6.4, Table 7: EM against DLA on case 1.
 TEST(NontwistingBody, DlaCase1AgreesWithEmOnTheInvariants) {
   const Case c(1);
-  const Run em = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-  const Run dla = run<DlaMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
+  const RunSummary em = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
+  const RunSummary dla = run<DlaMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
   ASSERT_TRUE(em.ok && dla.ok);
   const double k0 = c.body.hamiltonian(c.q0, c.p0);
   EXPECT_LT(std::abs(c.body.hamiltonian(dla.q, dla.p) - k0), 1e-10 * k0);
@@ -230,7 +230,7 @@ TEST(NontwistingBody, DlaCase1AgreesWithEmOnTheInvariants) {
 TEST(NontwistingBody, EmCases2And3InvariantsAfterTheLoad) {
   for (int n : {2, 3}) {
     const Case c(n);
-    const Run r = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
+    const RunSummary r = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
     ASSERT_TRUE(r.ok) << n;
     EXPECT_LT(r.dk, 1e-12 * r.k1) << n;                // measured 7e-15 K
     EXPECT_LT(r.dpi1, 1e-7 * std::abs(r.pi1_1)) << n;  // measured 8e-9
@@ -244,7 +244,7 @@ TEST(NontwistingBody, EmCases2And3InvariantsAfterTheLoad) {
                                 c.body.observable(1, c.q0, c.p0) - 0.5 * 1075.0 * s);
     double err[2];
     for (int j = 0; j < 2; ++j) {
-      const Run f = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.000625 / (j + 1), 1.0);
+      const RunSummary f = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.000625 / (j + 1), 1.0);
       ASSERT_TRUE(f.ok);
       err[j] =
           (Eigen::Vector2d(c.body.observable(0, f.q, f.p), c.body.observable(1, f.q, f.p)) - exact)
@@ -261,7 +261,7 @@ TEST(RigidBody, EmConservesEnergyAndSpatialAngularMomentum) {
   const Eigen::Matrix3d r = Eigen::AngleAxisd(0.4, Eigen::Vector3d(1, -1, 2).normalized()).matrix();
   VecQ q0, p0;
   body.state_from_rotation(r, Eigen::Vector3d(1.0, -2.0, 3.0), q0, p0);
-  const Run run1 = run<EmMethod<RigidBody>>(body, q0, p0, 0.01, 10.0);
+  const RunSummary run1 = run<EmMethod<RigidBody>>(body, q0, p0, 0.01, 10.0);
   ASSERT_TRUE(run1.ok);
   const double k0 = body.hamiltonian(q0, p0);
   EXPECT_LT(std::abs(body.hamiltonian(run1.q, run1.p) - k0), 1e-11 * k0);
