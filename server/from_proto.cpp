@@ -103,6 +103,13 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   spec.observables.assign(request.observables().begin(), request.observables().end());
   spec.controls.reserve(static_cast<std::size_t>(request.controls_size()));
   for (const auto& control : request.controls()) spec.controls.push_back(from_proto(control));
+  spec.loads.reserve(static_cast<std::size_t>(request.loads_size()));
+  for (const auto& load : request.loads()) {
+    LoadSpec l;
+    l.direction.assign(load.direction().begin(), load.direction().end());
+    l.profile = from_proto(load.profile());
+    spec.loads.push_back(std::move(l));
+  }
   return spec;
 }
 

@@ -148,6 +148,7 @@ Prepared prepare(const EnsembleSpec& spec) {
   pr.parameters = complete_parameters(*pr.entry, spec.parameters);
   pr.model = pr.entry->make(pr.parameters);
   pr.model->set_controls(spec.controls);
+  pr.model->set_loads(spec.loads);
   const int nq = pr.model->nq();
 
   if (!std::isfinite(spec.t_final) || spec.t_final <= 0.0) {

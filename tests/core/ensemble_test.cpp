@@ -349,7 +349,10 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   EXPECT_EQ(systems[0].parameters[0].name, "n");
   EXPECT_EQ(systems[0].parameters[0].default_value, 3.0);
   const auto integrators = list_integrators();
-  ASSERT_EQ(integrators.size(), 19u);
+  ASSERT_EQ(integrators.size(), 20u);
+  EXPECT_EQ(integrators[19].name, "em");
+  EXPECT_EQ(integrators[19].order, 2);
+  EXPECT_TRUE(integrators[19].energy_preserving);
   EXPECT_EQ(integrators[3].name, "rk4");
   EXPECT_EQ(integrators[3].order, 4);
   EXPECT_EQ(integrators[4].name, "itoh_abe");

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "nhsim/ensemble.hpp"
+
 namespace nhsim::server {
 namespace {
 
@@ -187,6 +193,64 @@ TEST(FromProto, CopiesControlsInOrderWithTheirKinds) {
   EXPECT_EQ(spec.controls[3].value, -2.0);
   EXPECT_EQ(spec.controls[4].kind, ControlSpec::Kind::kSine);
   EXPECT_TRUE(from_proto(shell_request()).controls.empty());
+}
+
+// Loads (seed 004 eq. (84)): copied in order; validation names the exact field.
+v1::SubmitEnsembleRequest load_request() {
+  v1::SubmitEnsembleRequest request;
+  request.set_system("nontwisting_body");
+  auto* s = request.mutable_initial_conditions()->add_states();
+  for (double x : {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}) s->add_q(x);
+  for (int i = 0; i < 9; ++i) s->add_p(0.0);
+  auto* choice = request.add_integrators();
+  choice->set_integrator("em");
+  choice->set_h(0.005);
+  request.set_t_final(0.01);
+  auto* l = request.add_loads();
+  for (double x : {-2472.5, -1075.0, 0.0}) l->add_direction(x);
+  auto* f = l->mutable_profile();
+  f->set_kind(v1::Control::TABLE);
+  for (double t : {0.0, 0.5, 1.0}) f->add_times(t);
+  for (double v : {0.0, 1.0, 0.0}) f->add_values(v);
+  return request;
+}
+
+std::string field_of(const v1::SubmitEnsembleRequest& request) {
+  try {
+    validate(from_proto(request));
+  } catch (const SpecError& e) {
+    return e.field();
+  }
+  return "";
+}
+
+TEST(FromProto, CopiesLoadsAndValidationNamesTheField) {
+  const auto request = load_request();
+  const EnsembleSpec spec = from_proto(request);
+  ASSERT_EQ(spec.loads.size(), 1U);
+  EXPECT_EQ(spec.loads[0].direction, (std::vector<double>{-2472.5, -1075.0, 0.0}));
+  EXPECT_EQ(spec.loads[0].profile.kind, ControlSpec::Kind::kTable);
+  EXPECT_EQ(spec.loads[0].profile.values, (std::vector<double>{0.0, 1.0, 0.0}));
+  EXPECT_EQ(field_of(request), "");
+  auto two = request;
+  two.add_loads()->add_direction(1.0);  // 1 component
+  EXPECT_EQ(field_of(two), "loads[1].direction");
+  auto nan = request;
+  nan.mutable_loads(0)->set_direction(2, std::nan(""));
+  EXPECT_EQ(field_of(nan), "loads[0].direction");
+  auto times = request;
+  times.mutable_loads(0)->mutable_profile()->set_times(1, 0.0);  // not increasing
+  EXPECT_EQ(field_of(times), "loads[0].profile.times[1]");
+  auto kind = request;
+  kind.mutable_loads(0)->mutable_profile()->set_kind(v1::Control::KIND_UNSPECIFIED);
+  EXPECT_EQ(field_of(kind), "loads[0].profile.kind");
+  auto values = request;
+  values.mutable_loads(0)->mutable_profile()->add_values(1.0);
+  EXPECT_EQ(field_of(values), "loads[0].profile.values");
+  // A system without loads: INVALID_ARGUMENT on "loads".
+  auto sleigh = request;
+  sleigh.set_system("chaplygin_sleigh");
+  EXPECT_EQ(field_of(sleigh), "loads");
 }
 
 }  // namespace

@@ -37,11 +37,32 @@ inline constexpr bool takes_controls = requires {
   requires I::kTakesControls;
 };
 
+/// True when S declares kHasLoads = true: external loads from EnsembleSpec::loads (seed 004
+/// eq. (84)), bound by `void set_loads(const std::vector<LoadSpec>&)` and applied through
+/// `applied_force(q, t, f)` like controls.
+template <class S>
+inline constexpr bool has_loads = requires {
+  requires S::kHasLoads;
+};
+
+/// True when integrator descriptor I takes time-dependent loads: it declares kTakesLoads = true,
+/// or kTakesControls = true (both arrive through applied_force() below).
+template <class I>
+inline constexpr bool takes_loads = takes_controls<I> || requires {
+  requires I::kTakesLoads;
+};
+
 /// Integrator I applies to system S: its own requirement, and it takes control forces when S
-/// has controls.
+/// has controls and loads when S has loads.
 template <class I, class S>
 inline constexpr bool integrator_applies = I::template kApplies<S> &&
-                                           (!has_controls<S> || takes_controls<I>);
+                                           (!has_controls<S> ||
+                                            takes_controls<I>)&&(!has_loads<S> || takes_loads<I>);
+
+/// Checks one ControlSpec; `f` is its field path ("controls[0]", "loads[1].profile"). Throws
+/// SpecError("<f>.<field>", ...) for a missing kind, a non-finite number, a field the kind does
+/// not use, or a bad table.
+inline void validate_control(const ControlSpec& c, const std::string& f);
 
 /// Checks `controls` for a system with `n_inputs` inputs. Empty is always valid (all zero).
 /// Throws SpecError("controls", ...) for a count mismatch and SpecError("controls[i].<field>",
@@ -56,55 +77,79 @@ inline void validate_controls(const std::vector<ControlSpec>& controls, int n_in
     throw SpecError("controls", "system '" + system + "' has " + std::to_string(n_inputs) +
                                     " control inputs, got " + std::to_string(controls.size()));
   }
-  using K = ControlSpec::Kind;
   for (std::size_t i = 0; i < controls.size(); ++i) {
-    const ControlSpec& c = controls[i];
-    const std::string f = "controls[" + std::to_string(i) + "]";
-    auto finite = [&](double v, const char* name) {
-      if (!std::isfinite(v)) throw SpecError(f + "." + name, "must be finite");
-    };
-    auto unused = [&](double v, const char* name, const char* kind) {
-      if (v != 0.0) throw SpecError(f + "." + name, std::string("not used by kind ") + kind);
-    };
-    finite(c.value, "value");
-    finite(c.amplitude, "amplitude");
-    finite(c.omega, "omega");
-    finite(c.phase, "phase");
-    const bool harmonic = c.kind == K::kSine || c.kind == K::kCosine;
-    if (c.kind == K::kUnspecified) {
-      throw SpecError(f + ".kind", "must be one of constant, sine, cosine, table");
+    validate_control(controls[i], "controls[" + std::to_string(i) + "]");
+  }
+}
+
+inline void validate_control(const ControlSpec& c, const std::string& f) {
+  using K = ControlSpec::Kind;
+  auto finite = [&](double v, const char* name) {
+    if (!std::isfinite(v)) throw SpecError(f + "." + name, "must be finite");
+  };
+  auto unused = [&](double v, const char* name, const char* kind) {
+    if (v != 0.0) throw SpecError(f + "." + name, std::string("not used by kind ") + kind);
+  };
+  finite(c.value, "value");
+  finite(c.amplitude, "amplitude");
+  finite(c.omega, "omega");
+  finite(c.phase, "phase");
+  const bool harmonic = c.kind == K::kSine || c.kind == K::kCosine;
+  if (c.kind == K::kUnspecified) {
+    throw SpecError(f + ".kind", "must be one of constant, sine, cosine, table");
+  }
+  if (c.kind != K::kTable) {
+    if (!c.times.empty()) throw SpecError(f + ".times", "only used by kind table");
+    if (!c.values.empty()) throw SpecError(f + ".values", "only used by kind table");
+  }
+  if (c.kind == K::kConstant) {
+    unused(c.amplitude, "amplitude", "constant");
+    unused(c.omega, "omega", "constant");
+    unused(c.phase, "phase", "constant");
+  } else if (harmonic) {
+    unused(c.value, "value", "sine/cosine");
+  } else {  // table
+    unused(c.value, "value", "table");
+    unused(c.amplitude, "amplitude", "table");
+    unused(c.omega, "omega", "table");
+    unused(c.phase, "phase", "table");
+    if (c.times.empty()) throw SpecError(f + ".times", "a table needs at least one point");
+    if (c.values.size() != c.times.size()) {
+      throw SpecError(f + ".values", "has " + std::to_string(c.values.size()) +
+                                         " entries, times has " + std::to_string(c.times.size()));
     }
-    if (c.kind != K::kTable) {
-      if (!c.times.empty()) throw SpecError(f + ".times", "only used by kind table");
-      if (!c.values.empty()) throw SpecError(f + ".values", "only used by kind table");
-    }
-    if (c.kind == K::kConstant) {
-      unused(c.amplitude, "amplitude", "constant");
-      unused(c.omega, "omega", "constant");
-      unused(c.phase, "phase", "constant");
-    } else if (harmonic) {
-      unused(c.value, "value", "sine/cosine");
-    } else {  // table
-      unused(c.value, "value", "table");
-      unused(c.amplitude, "amplitude", "table");
-      unused(c.omega, "omega", "table");
-      unused(c.phase, "phase", "table");
-      if (c.times.empty()) throw SpecError(f + ".times", "a table needs at least one point");
-      if (c.values.size() != c.times.size()) {
-        throw SpecError(f + ".values", "has " + std::to_string(c.values.size()) +
-                                           " entries, times has " + std::to_string(c.times.size()));
+    for (std::size_t j = 0; j < c.times.size(); ++j) {
+      const std::string tj = f + ".times[" + std::to_string(j) + "]";
+      if (!std::isfinite(c.times[j])) throw SpecError(tj, "must be finite");
+      if (j > 0 && !(c.times[j] > c.times[j - 1])) {
+        throw SpecError(tj, "times must be strictly increasing");
       }
-      for (std::size_t j = 0; j < c.times.size(); ++j) {
-        const std::string tj = f + ".times[" + std::to_string(j) + "]";
-        if (!std::isfinite(c.times[j])) throw SpecError(tj, "must be finite");
-        if (j > 0 && !(c.times[j] > c.times[j - 1])) {
-          throw SpecError(tj, "times must be strictly increasing");
-        }
-        if (!std::isfinite(c.values[j])) {
-          throw SpecError(f + ".values[" + std::to_string(j) + "]", "must be finite");
-        }
+      if (!std::isfinite(c.values[j])) {
+        throw SpecError(f + ".values[" + std::to_string(j) + "]", "must be finite");
       }
     }
+  }
+}
+
+/// Checks `loads` for a system (`has_loads`: it declares loads). Empty is always valid.
+/// Throws SpecError("loads", ...) when the system has no loads, SpecError("loads[i].direction",
+/// ...) unless direction has 3 finite entries, and validate_control()'s errors under
+/// "loads[i].profile".
+inline void validate_loads(const std::vector<LoadSpec>& loads, bool system_has_loads,
+                           const std::string& system) {
+  if (loads.empty()) return;
+  if (!system_has_loads) throw SpecError("loads", "system '" + system + "' takes no loads");
+  for (std::size_t i = 0; i < loads.size(); ++i) {
+    const std::string f = "loads[" + std::to_string(i) + "]";
+    const auto& d = loads[i].direction;
+    if (d.size() != 3) {
+      throw SpecError(f + ".direction",
+                      "needs 3 material components, got " + std::to_string(d.size()));
+    }
+    for (double x : d) {
+      if (!std::isfinite(x)) throw SpecError(f + ".direction", "must be finite");
+    }
+    validate_control(loads[i].profile, f + ".profile");
   }
 }
 
@@ -148,10 +193,10 @@ class ControlSignal {
 };
 
 /// The applied generalised force f(q, t) = B(q) u(t) - grad V(q) of S (length nq): the
-/// system's applied_force for controlled systems, -grad V otherwise.
+/// system's applied_force for controlled or loaded systems, -grad V otherwise.
 template <class S, class VQ, class Out>
 inline void applied_force(const S& sys, const VQ& q, double t, Out& f) {
-  if constexpr (has_controls<S>) {
+  if constexpr (has_controls<S> || has_loads<S>) {
     sys.applied_force(q, t, f);
   } else {
     (void)t;

@@ -105,6 +105,18 @@ struct ControlSpec {
   std::vector<double> values;
 };
 
+/// One external material load of a system that declares loads (seed 004 eq. (84), (115)-(118)):
+/// the torque m(t) = profile(t) * (direction[0] d1 + direction[1] d2 + direction[2] d3), i.e.
+/// `direction` holds the three material components in the moving director frame
+/// [kg m^2 / s^2 = N m] and `profile` is a dimensionless time profile from the ControlSpec kinds
+/// (seed 004 eq. (116) f(t) is the table (0, 0), (0.5, 1), (1, 0), held at 0 after t = 1).
+/// Validated by validate_loads() (nhsim/controls.hpp): errors name "loads[i].direction",
+/// "loads[i].profile.times", ...
+struct LoadSpec {
+  std::vector<double> direction;  ///< 3 finite material components [N m]
+  ControlSpec profile;            ///< dimensionless factor f(t)
+};
+
 struct EnsembleSpec {
   std::string system;                        ///< system id, see list_systems()
   std::map<std::string, double> parameters;  ///< overrides of the system's named parameters
@@ -121,6 +133,9 @@ struct EnsembleSpec {
   /// Control inputs, one per input of the system in its order (e.g. snakeboard: u_psi, u_phi).
   /// Empty = every input zero. A system without inputs accepts only an empty list.
   std::vector<ControlSpec> controls;
+  /// External loads (seed 004 eq. (84)); summed. Empty = unloaded. A system without loads
+  /// accepts only an empty list (SpecError "loads").
+  std::vector<LoadSpec> loads;
 };
 
 /// Per-sample statistics of one observable over the successful trajectories.

@@ -59,6 +59,12 @@ class SystemModel {
   virtual void set_controls(const std::vector<ControlSpec>& controls) {
     if (!controls.empty()) throw SpecError("controls", "this system has no control inputs");
   }
+  /// Binds the external loads (EnsembleSpec::loads, seed 004 eq. (84)); steppers made afterwards
+  /// use them. Throws SpecError("loads...", ...) (validate_loads()); a system without loads
+  /// accepts only an empty list.
+  virtual void set_loads(const std::vector<LoadSpec>& loads) {
+    if (!loads.empty()) throw SpecError("loads", "this system takes no loads");
+  }
 };
 
 /// A registered system: its catalogue entry and a factory binding parameters.

@@ -92,6 +92,13 @@ class ModelImpl final : public SystemModel {
       SystemModel::set_controls(controls);
     }
   }
+  void set_loads(const std::vector<LoadSpec>& loads) override {
+    if constexpr (has_loads<S>) {
+      sys_.set_loads(loads);
+    } else {
+      SystemModel::set_loads(loads);
+    }
+  }
   const S& system() const { return sys_; }
 
  private:

@@ -14,6 +14,7 @@
 #include "nhsim/ensemble.hpp"
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/dla.hpp"
+#include "nhsim/integrators/em.hpp"
 #include "nhsim/integrators/exact.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
 #include "nhsim/integrators/gonzalez_f.hpp"
@@ -38,7 +39,7 @@ using AllIntegrators =
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
                GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator, DlaIntegrator,
                MlaIntegrator, NhRattleIntegrator, NhRattleProjectedIntegrator, Rk2Integrator,
-               RdpExpIntegrator, RdpCayIntegrator>;
+               RdpExpIntegrator, RdpCayIntegrator, EmIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
@@ -99,7 +100,8 @@ std::optional<std::string> integrator_not_applicable(const std::string& id) {
               if (id == I::kId && !I::template kApplies<S>) {
                 why = std::string(I::kId) + " needs " + I::kRequirement;
               } else if (id == I::kId && !integrator_applies<I, S>) {
-                why = std::string(I::kId) + " does not take the control forces of this system";
+                why = std::string(I::kId) +
+                      " does not take the control forces or loads of this system";
               }
             }(integrators),
             ...);

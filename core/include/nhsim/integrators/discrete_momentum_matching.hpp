@@ -144,6 +144,7 @@ class MomentumMatchingMethod {
     q_ = q;
     proj_.apply(sys_, q_, p, p_);
     have_prev_ = false;
+    k_ = 0;
     lam_.setZero();
     newton_.invalidate();
   }
@@ -160,13 +161,17 @@ class MomentumMatchingMethod {
   /// (the discrete Legendre transform of the two-step start (q0, q1), projected onto D*).
   static VecQ initial_momentum(const S& sys, const VecQ& q0, const VecQ& q1, double h) {
     VecQ f(sys.nq()), p(sys.nq());
-    const D disc(sys);
+    D disc(sys);
+    if constexpr (requires { disc.set_midpoint_time(0.0); }) disc.set_midpoint_time(0.5 * h);
     disc.legendre_minus(sys, q0, q1, h, f);
     project_onto_distribution(sys, q0, f, p);
     return p;
   }
 
   StepStatus step(double& residual_out) {
+    if constexpr (requires { disc_.set_midpoint_time(0.0); }) {
+      disc_.set_midpoint_time((static_cast<double>(k_) + 0.5) * h_);  // time-dependent loads
+    }
     sys_.constraint(q_, mu0_);
     if (have_prev_) {
       segment_n<NQ>(x_, 0, nq_) = 2.0 * q_ - qprev_;
@@ -189,6 +194,7 @@ class MomentumMatchingMethod {
     q_ = q1_;
     proj_.apply(sys_, q_, f_, p_);
     have_prev_ = true;
+    ++k_;
     return StepStatus::kOk;
   }
 
@@ -218,6 +224,7 @@ class MomentumMatchingMethod {
   VecC lam_;
   VecX r0_, r1_, xt_;
   bool have_prev_ = false;
+  std::int64_t k_ = 0;  // steps since set_canonical: t_k = k h
 };
 
 }  // namespace nhsim

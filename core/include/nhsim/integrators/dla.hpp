@@ -20,10 +20,18 @@
 // p_k = P_{q_k} D2 L_d(q_{k-1}, q_k): see discrete_momentum_matching.hpp. The constraint holds
 // exactly in canonical coordinates (p_k on M D), energy is not preserved.
 // Second order (midpoint discretisation).
+//
+// Loads (systems with kHasLoads, seed 004 §6.4): the forced discrete Lagrange-d'Alembert
+// principle with midpoint discrete forces F_d^+- = (h/2) f(qbar, t_{k+1/2}) (f = applied_force(),
+// which includes -grad V), i.e. -D1 L_d - F_d^- = M dq / h - (h/2) f and D2 L_d + F_d^+ = M dq / h
+// + (h/2) f; the step counter of MomentumMatchingMethod supplies t_{k+1/2} = (k + 1/2) h. For
+// V-only systems this is the formula above, unchanged. Seed 004's Appendix B (the DLA formulas
+// of §6.4) is not in the seed text, so this is checked against Cortés & Martínez 2001 only.
 #pragma once
 
 #include <Eigen/Dense>
 
+#include "nhsim/controls.hpp"
 #include "nhsim/integrators/discrete_momentum_matching.hpp"
 #include "nhsim/integrators/gonzalez_r.hpp"  // has_canonical_form<S>()
 
@@ -52,6 +60,9 @@ class DlaDiscretisation {
   void legendre_plus(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecQ& out) const {
     eval(sys, q0, q1, h, -1.0, out);
   }
+  /// Time t_{k+1/2} of the loads in the next legendre_minus / legendre_plus (loaded systems).
+  void set_midpoint_time(double t) { tmid_ = t; }
+
   /// omega(q0, q1) = mu(qbar) (q1 - q0) / h.
   void discrete_constraint(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecC& w) const {
     qbar_ = 0.5 * (q0 + q1);
@@ -64,6 +75,13 @@ class DlaDiscretisation {
  private:
   void eval(const S& sys, const VecQ& q0, const VecQ& q1, double h, double sign, VecQ& out) const {
     qbar_ = 0.5 * (q0 + q1);
+    if constexpr (has_loads<S>) {
+      applied_force(sys, qbar_, tmid_, gv_);  // f = -grad V + loads: out = M dq/h - sign h/2 f
+      dq_ = q1 - q0;
+      out.noalias() = m_ * dq_;
+      out = out / h - (sign * 0.5 * h) * gv_;
+      return;
+    }
     sys.grad_potential(qbar_, gv_);
     if constexpr (S::kIdentityMass) {
       out = (q1 - q0) / h + (sign * 0.5 * h) * gv_;
@@ -75,6 +93,7 @@ class DlaDiscretisation {
   }
 
   MatQ m_;  // the constant mass matrix
+  double tmid_ = 0.0;
   mutable VecQ gv_, qbar_, dq_;
   mutable typename S::MatCQ mu_;
 };
@@ -95,6 +114,7 @@ struct DlaIntegrator {
   static constexpr double kNewtonTol = 1e-14;
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "dla";
+  static constexpr bool kTakesLoads = true;
   template <class S>
   static constexpr bool kApplies = S::kConstantMass&& has_canonical_form<S>();
   static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
