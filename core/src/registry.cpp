@@ -15,7 +15,8 @@ const std::vector<SystemEntry>& system_registry() {
       chaplygin_sleigh_entry(), suslov_entry(),
       gearbox_entry(),          nonholonomic_particle_entry(),
       knife_edge_entry(),       chaplygin_sleigh_com_entry(),
-      snakeboard_entry()};
+      snakeboard_entry(),       gyroscopic_top_entry(),
+      four_bar_entry()};
   return registry;
 }
 

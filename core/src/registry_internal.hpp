@@ -14,5 +14,7 @@ SystemEntry nonholonomic_particle_entry();
 SystemEntry knife_edge_entry();
 SystemEntry chaplygin_sleigh_com_entry();
 SystemEntry snakeboard_entry();
+SystemEntry gyroscopic_top_entry();
+SystemEntry four_bar_entry();
 
 }  // namespace nhsim

@@ -15,6 +15,7 @@
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/dla.hpp"
 #include "nhsim/integrators/exact.hpp"
+#include "nhsim/integrators/ggl.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
 #include "nhsim/integrators/gonzalez_f.hpp"
 #include "nhsim/integrators/gonzalez_r.hpp"
@@ -38,7 +39,7 @@ using AllIntegrators =
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
                GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator, DlaIntegrator,
                MlaIntegrator, NhRattleIntegrator, NhRattleProjectedIntegrator, Rk2Integrator,
-               RdpExpIntegrator, RdpCayIntegrator>;
+               RdpExpIntegrator, RdpCayIntegrator, GglIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
