@@ -59,19 +59,34 @@ ControlSpec from_proto(const v1::Control& control) {
   return out;
 }
 
+VelocityPerturbation from_proto(const v1::VelocityPerturbation& perturbation) {
+  VelocityPerturbation out;
+  out.base = from_proto(perturbation.base());
+  out.v_std = perturbation.v_std();
+  out.seed = perturbation.seed();
+  out.count = perturbation.count();
+  return out;
+}
+
 InitialConditions from_proto(const v1::InitialConditions& initial) {
   const bool has_states = initial.states_size() > 0;
   const bool has_shell = initial.has_energy_shell();
-  if (has_states == has_shell) {
-    throw SpecError("initial_conditions", has_states
-                                              ? "give either states or energy_shell, not both"
-                                              : "zero trajectories: give states or energy_shell");
+  const bool has_perturbation = initial.has_velocity_perturbation();
+  const int n_sources = static_cast<int>(has_states) + static_cast<int>(has_shell) +
+                        static_cast<int>(has_perturbation);
+  if (n_sources != 1) {
+    throw SpecError("initial_conditions",
+                    n_sources == 0
+                        ? "zero trajectories: give states, energy_shell or velocity_perturbation"
+                        : "give exactly one of states, energy_shell, velocity_perturbation");
   }
   InitialConditions out;
   out.states.reserve(static_cast<std::size_t>(initial.states_size()));
   for (const auto& state : initial.states()) out.states.push_back(from_proto(state));
   out.use_energy_shell = has_shell;
   if (has_shell) out.energy_shell = from_proto(initial.energy_shell());
+  out.use_velocity_perturbation = has_perturbation;
+  if (has_perturbation) out.velocity_perturbation = from_proto(initial.velocity_perturbation());
   return out;
 }
 

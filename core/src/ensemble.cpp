@@ -37,7 +37,18 @@ constexpr std::int64_t kBlock = 8;
 constexpr double kConstraintTolerance = 1e-10;
 
 /// kSystem: the system's own observable `index` of SystemModel::observable_names().
-enum class ObsKind { kEnergyError, kRelativeEnergyError, kConstraintResidual, kQ, kP, kSystem };
+/// kPositionResidual / kVelocityResidual: max |g(q)| and max |G(q) M^-1 p| of a system with
+/// holonomic constraints (SystemModel::ng() > 0).
+enum class ObsKind {
+  kEnergyError,
+  kRelativeEnergyError,
+  kConstraintResidual,
+  kPositionResidual,
+  kVelocityResidual,
+  kQ,
+  kP,
+  kSystem
+};
 
 struct ObsDef {
   std::string name;
@@ -55,11 +66,15 @@ std::string idx(const char* base, std::size_t i) {
   return std::string(base) + "[" + std::to_string(i) + "]";
 }
 
-std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq,
+std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq, bool holonomic,
                                         const std::vector<std::string>& system_names) {
   std::vector<ObsDef> out;
-  const std::vector<std::string> defaults = {"energy_error", "relative_energy_error",
-                                             "constraint_residual"};
+  std::vector<std::string> defaults = {"energy_error", "relative_energy_error",
+                                       "constraint_residual"};
+  if (holonomic) {
+    defaults.push_back("position_constraint_residual");
+    defaults.push_back("velocity_constraint_residual");
+  }
   const auto& names = spec.observables.empty() ? defaults : spec.observables;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[i];
@@ -69,6 +84,10 @@ std::vector<ObsDef> resolve_observables(const EnsembleSpec& spec, int nq,
       out.push_back({n, ObsKind::kRelativeEnergyError});
     } else if (n == "constraint_residual") {
       out.push_back({n, ObsKind::kConstraintResidual});
+    } else if (holonomic && n == "position_constraint_residual") {
+      out.push_back({n, ObsKind::kPositionResidual});
+    } else if (holonomic && n == "velocity_constraint_residual") {
+      out.push_back({n, ObsKind::kVelocityResidual});
     } else if ((n.rfind("q[", 0) == 0 || n.rfind("p[", 0) == 0) && n.back() == ']') {
       const std::string num = n.substr(2, n.size() - 3);
       std::size_t pos = 0;
@@ -172,12 +191,59 @@ Prepared prepare(const EnsembleSpec& spec) {
   }
 
   const auto& ic = spec.initial_conditions;
-  if (ic.use_energy_shell == !ic.states.empty()) {
-    throw SpecError("initial_conditions", ic.use_energy_shell
-                                              ? "give either states or energy_shell, not both"
-                                              : "zero trajectories: give states or energy_shell");
+  const int n_sources = static_cast<int>(!ic.states.empty()) +
+                        static_cast<int>(ic.use_energy_shell) +
+                        static_cast<int>(ic.use_velocity_perturbation);
+  if (n_sources != 1) {
+    throw SpecError("initial_conditions",
+                    n_sources == 0
+                        ? "zero trajectories: give states, energy_shell or velocity_perturbation"
+                        : "give exactly one of states, energy_shell, velocity_perturbation");
   }
-  if (ic.use_energy_shell) {
+  // An explicit state (or a perturbation's base state) must lie on the constraints.
+  auto check_state = [&](const CanonicalState& s, const std::string& f) {
+    if (static_cast<int>(s.q.size()) != nq) {
+      throw SpecError(f + ".q", "has " + std::to_string(s.q.size()) + " entries, system '" +
+                                    spec.system + "' needs " + std::to_string(nq));
+    }
+    if (static_cast<int>(s.p.size()) != nq) {
+      throw SpecError(f + ".p", "has " + std::to_string(s.p.size()) + " entries, system '" +
+                                    spec.system + "' needs " + std::to_string(nq));
+    }
+    if (!all_finite_vec(s.q)) throw SpecError(f + ".q", "must be finite");
+    if (!all_finite_vec(s.p)) throw SpecError(f + ".p", "must be finite");
+    const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(s.q.data(), nq);
+    const Eigen::VectorXd p = Eigen::Map<const Eigen::VectorXd>(s.p.data(), nq);
+    if (pr.model->ng() > 0) {
+      const double g = pr.model->position_constraint_residual(q);
+      if (!(g <= kConstraintTolerance)) {
+        std::ostringstream os;
+        os << "off the holonomic constraints: max |g(q)| = " << g << " > " << kConstraintTolerance;
+        throw SpecError(f + ".q", os.str());
+      }
+    }
+    const double res = pr.model->constraint_residual(q, p);
+    if (!(res <= kConstraintTolerance)) {
+      std::ostringstream os;
+      os << "off the constraint distribution: max |mu(q) M^-1 p| = " << res << " > "
+         << kConstraintTolerance;
+      throw SpecError(f + ".p", os.str());
+    }
+  };
+  if (ic.use_velocity_perturbation) {
+    const auto& g = ic.velocity_perturbation;
+    const std::string f = "initial_conditions.velocity_perturbation";
+    if (g.count < 1) throw SpecError(f + ".count", "zero trajectories: count must be >= 1");
+    if (!std::isfinite(g.v_std) || g.v_std <= 0.0) {
+      throw SpecError(f + ".v_std", "must be finite and > 0");
+    }
+    check_state(g.base, f + ".base");
+  } else if (ic.use_energy_shell) {
+    if (pr.model->ng() > 0) {
+      throw SpecError("initial_conditions.energy_shell",
+                      "not available for a system with holonomic constraints (a random q "
+                      "violates g(q) = 0): give states or velocity_perturbation");
+    }
     const auto& g = ic.energy_shell;
     const std::string f = "initial_conditions.energy_shell";
     if (g.count < 1) throw SpecError(f + ".count", "zero trajectories: count must be >= 1");
@@ -188,30 +254,10 @@ Prepared prepare(const EnsembleSpec& spec) {
     if (g.max_attempts < 1) throw SpecError(f + ".max_attempts", "must be >= 1");
   } else {
     for (std::size_t i = 0; i < ic.states.size(); ++i) {
-      const auto& s = ic.states[i];
-      const std::string f = idx("initial_conditions.states", i);
-      if (static_cast<int>(s.q.size()) != nq) {
-        throw SpecError(f + ".q", "has " + std::to_string(s.q.size()) + " entries, system '" +
-                                      spec.system + "' needs " + std::to_string(nq));
-      }
-      if (static_cast<int>(s.p.size()) != nq) {
-        throw SpecError(f + ".p", "has " + std::to_string(s.p.size()) + " entries, system '" +
-                                      spec.system + "' needs " + std::to_string(nq));
-      }
-      if (!all_finite_vec(s.q)) throw SpecError(f + ".q", "must be finite");
-      if (!all_finite_vec(s.p)) throw SpecError(f + ".p", "must be finite");
-      const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(s.q.data(), nq);
-      const Eigen::VectorXd p = Eigen::Map<const Eigen::VectorXd>(s.p.data(), nq);
-      const double res = pr.model->constraint_residual(q, p);
-      if (!(res <= kConstraintTolerance)) {
-        std::ostringstream os;
-        os << "off the constraint distribution: max |mu(q) M^-1 p| = " << res << " > "
-           << kConstraintTolerance;
-        throw SpecError(f + ".p", os.str());
-      }
+      check_state(ic.states[i], idx("initial_conditions.states", i));
     }
   }
-  pr.observables = resolve_observables(spec, nq, pr.model->observable_names());
+  pr.observables = resolve_observables(spec, nq, pr.model->ng() > 0, pr.model->observable_names());
   return pr;
 }
 
@@ -254,7 +300,9 @@ void validate(const EnsembleSpec& spec) { (void)prepare(spec); }
 
 std::int64_t trajectory_count(const EnsembleSpec& spec) {
   const auto& ic = spec.initial_conditions;
-  return ic.use_energy_shell ? ic.energy_shell.count : static_cast<std::int64_t>(ic.states.size());
+  if (ic.use_energy_shell) return ic.energy_shell.count;
+  if (ic.use_velocity_perturbation) return ic.velocity_perturbation.count;
+  return static_cast<std::int64_t>(ic.states.size());
 }
 
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
@@ -309,7 +357,8 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
     bool need_state = false;
     for (const auto& o : pr.observables) {
       need_state = need_state || o.kind == ObsKind::kQ || o.kind == ObsKind::kP ||
-                   o.kind == ObsKind::kSystem;
+                   o.kind == ObsKind::kSystem || o.kind == ObsKind::kPositionResidual ||
+                   o.kind == ObsKind::kVelocityResidual;
     }
 
     auto run_block = [&](std::int64_t b) {
@@ -333,6 +382,8 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
             acc.failures.push_back({i, choice.integrator, 0.0, reason});
             continue;
           }
+        } else if (ic.use_velocity_perturbation) {
+          velocity_perturbation_state(model, ic.velocity_perturbation, i, q, p);
         } else {
           const auto& s = ic.states[static_cast<std::size_t>(i)];
           q = Eigen::Map<const Eigen::VectorXd>(s.q.data(), nq);
@@ -358,6 +409,12 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
               }
               case ObsKind::kConstraintResidual:
                 row[j] = residual;
+                break;
+              case ObsKind::kPositionResidual:
+                row[j] = model.position_constraint_residual(q);
+                break;
+              case ObsKind::kVelocityResidual:
+                row[j] = model.velocity_constraint_residual(q, p);
                 break;
               case ObsKind::kQ:
                 row[j] = q(o.index);

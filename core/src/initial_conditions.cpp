@@ -10,6 +10,29 @@ double CounterRng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+void project_onto_distribution(const SystemModel& model, const Eigen::VectorXd& q,
+                               Eigen::VectorXd& v) {
+  const Eigen::MatrixXd mu = model.constraint_matrix(q);
+  if (mu.rows() == 0) return;
+  const Eigen::LDLT<Eigen::MatrixXd> mldlt(model.mass_matrix(q));
+  const Eigen::MatrixXd minv_mut = mldlt.solve(mu.transpose());
+  const Eigen::MatrixXd s = mu * minv_mut;
+  const Eigen::VectorXd lam = s.ldlt().solve(mu * v);
+  v -= minv_mut * lam;
+}
+
+void velocity_perturbation_state(const SystemModel& model, const VelocityPerturbation& g,
+                                 std::int64_t i, Eigen::VectorXd& q, Eigen::VectorXd& p) {
+  const int n = model.nq();
+  CounterRng rng(g.seed, static_cast<std::uint64_t>(i));
+  q = Eigen::Map<const Eigen::VectorXd>(g.base.q.data(), n);
+  p = Eigen::Map<const Eigen::VectorXd>(g.base.p.data(), n);
+  Eigen::VectorXd v(n);
+  for (int j = 0; j < n; ++j) v(j) = g.v_std * rng.normal();
+  project_onto_distribution(model, q, v);
+  p += model.mass_matrix(q) * v;
+}
+
 bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
                         Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason) {
   const int n = model.nq();
@@ -22,15 +45,8 @@ bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
     for (int j = 0; j < n; ++j) v(j) = rng.normal();
     const double V = model.potential(q);
     if (!(V < g.energy)) continue;
+    project_onto_distribution(model, q, v);
     const Eigen::MatrixXd M = model.mass_matrix(q);
-    const Eigen::MatrixXd mu = model.constraint_matrix(q);
-    const Eigen::LDLT<Eigen::MatrixXd> mldlt(M);
-    if (mu.rows() > 0) {
-      const Eigen::MatrixXd minv_mut = mldlt.solve(mu.transpose());
-      const Eigen::MatrixXd s = mu * minv_mut;
-      const Eigen::VectorXd lam = s.ldlt().solve(mu * v);
-      v -= minv_mut * lam;
-    }
     const double kin = 0.5 * v.dot(M * v);
     if (!(kin > 0.0) || !std::isfinite(kin)) continue;
     p = std::sqrt((g.energy - V) / kin) * (M * v);

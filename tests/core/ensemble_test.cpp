@@ -278,6 +278,70 @@ TEST(Ensemble, ExplicitStatesRunWithStateObservables) {
   EXPECT_NE(g.observables[1].mean.back(), 0.1);  // it moved
 }
 
+TEST(Ensemble, VelocityPerturbationStaysOnTheConstraintAndIsDeterministic) {
+  EnsembleSpec s = small_spec();
+  s.initial_conditions.use_energy_shell = false;
+  auto& vp = s.initial_conditions.velocity_perturbation;
+  s.initial_conditions.use_velocity_perturbation = true;
+  vp.base =
+      CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}};
+  vp.v_std = 0.1;
+  vp.seed = 11;
+  vp.count = 40;
+  s.t_final = 1.0;
+  s.integrators.resize(1);  // gonzalez
+  s.observables = {"constraint_residual", "q[1]", "p[4]"};
+  EXPECT_EQ(trajectory_count(s), 40);
+  RunOptions one;
+  one.threads = 1;
+  RunOptions two;
+  two.threads = 2;
+  const EnsembleResult r = run_ensemble(s, one);
+  expect_identical(r, run_ensemble(s, two));
+  const auto& g = r.integrators[0];
+  EXPECT_EQ(g.trajectories_ok, 40);
+  EXPECT_LE(g.observables[0].max[0], 1e-14);     // every perturbed p on D_q
+  EXPECT_EQ(g.observables[1].variance[0], 0.0);  // q is the base q
+  EXPECT_EQ(g.observables[1].mean[0], 0.1);
+  // p[4] = 1 + v_4 projected: spread ~ v_std, mean within 5 standard errors of the base.
+  const double sd = std::sqrt(g.observables[2].variance[0]);
+  EXPECT_GT(sd, 0.02);
+  EXPECT_LT(sd, 0.2);
+  EXPECT_NEAR(g.observables[2].mean[0], 1.0, 5.0 * sd / std::sqrt(40.0));
+  // Another seed draws other states.
+  auto other = s;
+  other.initial_conditions.velocity_perturbation.seed = 12;
+  EXPECT_NE(run_ensemble(other, one).integrators[0].observables[2].mean[0],
+            g.observables[2].mean[0]);
+
+  // Validation names the field.
+  {
+    auto b = s;
+    b.initial_conditions.velocity_perturbation.v_std = 0.0;
+    expect_spec_error(b, "initial_conditions.velocity_perturbation.v_std", "> 0");
+  }
+  {
+    auto b = s;
+    b.initial_conditions.velocity_perturbation.count = 0;
+    expect_spec_error(b, "initial_conditions.velocity_perturbation.count", "zero trajectories");
+  }
+  {
+    auto b = s;
+    b.initial_conditions.velocity_perturbation.base.p[0] += 1e-9;
+    expect_spec_error(b, "initial_conditions.velocity_perturbation.base.p", "off the constraint");
+  }
+  {
+    auto b = s;
+    b.initial_conditions.velocity_perturbation.base.q.pop_back();
+    expect_spec_error(b, "initial_conditions.velocity_perturbation.base.q", "needs 7");
+  }
+  {
+    auto b = s;
+    b.initial_conditions.use_energy_shell = true;
+    expect_spec_error(b, "initial_conditions", "exactly one");
+  }
+}
+
 TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
   const auto systems = list_systems();
   ASSERT_FALSE(systems.empty());

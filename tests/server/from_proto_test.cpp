@@ -123,6 +123,37 @@ TEST(FromProto, RejectsBothOrNeitherInitialConditionKinds) {
   EXPECT_TRUE(from_proto(empty_shell).initial_conditions.use_energy_shell);
 }
 
+TEST(FromProto, CopiesAVelocityPerturbation) {
+  auto request = shell_request();
+  request.mutable_initial_conditions()->clear_energy_shell();
+  auto* vp = request.mutable_initial_conditions()->mutable_velocity_perturbation();
+  vp->mutable_base()->add_q(1.0);
+  vp->mutable_base()->add_q(2.0);
+  vp->mutable_base()->add_p(3.0);
+  vp->set_v_std(0.25);
+  vp->set_seed(99);
+  vp->set_count(64);
+  const EnsembleSpec spec = from_proto(request);
+  const auto& ic = spec.initial_conditions;
+  EXPECT_FALSE(ic.use_energy_shell);
+  ASSERT_TRUE(ic.use_velocity_perturbation);
+  EXPECT_EQ(ic.velocity_perturbation.base.q, (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(ic.velocity_perturbation.base.p, (std::vector<double>{3.0}));
+  EXPECT_EQ(ic.velocity_perturbation.v_std, 0.25);
+  EXPECT_EQ(ic.velocity_perturbation.seed, 99U);
+  EXPECT_EQ(ic.velocity_perturbation.count, 64);
+  // With an energy shell as well: two sources.
+  auto both = request;
+  both.mutable_initial_conditions()->mutable_energy_shell()->set_count(3);
+  try {
+    from_proto(both);
+    FAIL() << "energy_shell and velocity_perturbation accepted together";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), "initial_conditions");
+    EXPECT_NE(std::string(e.what()).find("exactly one"), std::string::npos);
+  }
+}
+
 TEST(FromProto, CopiesControlsInOrderWithTheirKinds) {
   auto request = shell_request();
   auto* c0 = request.add_controls();

@@ -51,11 +51,29 @@ struct EnergyShellGenerator {
   int max_attempts = 10000;  ///< redraws allowed per trajectory before giving up
 };
 
-/// Exactly one of `states` (non-empty) or `energy_shell` (count > 0) is used.
+/// Random perturbations of one base state's velocity, e.g. the perturbed initial angular
+/// velocities of a rigid body (seed 004 §6): trajectory i has q = base.q and
+/// p = base.p + M(q) v_D, where v ~ N(0, v_std^2 I) is drawn from the (seed, i) stream and
+/// projected M-orthogonally onto D_q = ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v.
+/// The base state must satisfy the constraints (g(q) = 0 where the system has holonomic
+/// constraints, mu M^-1 p = 0); every perturbed state then satisfies them too, because q is
+/// unchanged and v_D lies in D_q (mu includes G(q) for holonomic systems). v_std is in units
+/// of dq/dt (system length or angle per time unit).
+struct VelocityPerturbation {
+  CanonicalState base;
+  double v_std = 0.0;      ///< standard deviation of each velocity component before projection; > 0
+  std::uint64_t seed = 0;  ///< 64-bit seed
+  std::int64_t count = 0;  ///< number of trajectories
+};
+
+/// Exactly one of `states` (non-empty), `energy_shell` (use_energy_shell) or
+/// `velocity_perturbation` (use_velocity_perturbation) is used.
 struct InitialConditions {
   std::vector<CanonicalState> states;
   bool use_energy_shell = false;
   EnergyShellGenerator energy_shell;
+  bool use_velocity_perturbation = false;
+  VelocityPerturbation velocity_perturbation;
 };
 
 /// One integrator to compare: id (see list_integrators()), step h, sampling and solver settings.
@@ -94,7 +112,9 @@ struct EnsembleSpec {
   std::vector<IntegratorChoice> integrators;
   double t_final = 0.0;  ///< > 0; must be an integer multiple of each h
   /// Observables to sample. Empty = defaults: energy_error, relative_energy_error,
-  /// constraint_residual and every named invariant's drift ("<name>_drift").
+  /// constraint_residual, and for systems with holonomic constraints g(q) = 0 also
+  /// position_constraint_residual (max_k |g_k(q)|) and velocity_constraint_residual
+  /// (max_k |(G(q) M^-1 p)_k|, G = Dg).
   /// State components may be requested as "q[i]" or "p[i]", and a system's own observables
   /// (SystemModel::observable_names(), e.g. "x_s", "y_s" of chaplygin_sleigh_com) by name.
   std::vector<std::string> observables;

@@ -42,4 +42,15 @@ class CounterRng {
 bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
                         Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason);
 
+/// Projects the velocity v (length nq) M(q)-orthogonally onto D_q = ker mu(q), in place:
+/// v <- v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v. mu must have full row rank.
+void project_onto_distribution(const SystemModel& model, const Eigen::VectorXd& q,
+                               Eigen::VectorXd& v);
+
+/// Trajectory i's state of a VelocityPerturbation: q = base.q, p = base.p + M(q) v_D with
+/// v ~ N(0, v_std^2 I) from the (seed, i) stream projected onto D_q (project_onto_distribution).
+/// The spec's validation has checked the base state; q and p are resized to nq.
+void velocity_perturbation_state(const SystemModel& model, const VelocityPerturbation& g,
+                                 std::int64_t i, Eigen::VectorXd& q, Eigen::VectorXd& p);
+
 }  // namespace nhsim

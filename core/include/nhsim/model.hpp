@@ -35,6 +35,16 @@ class SystemModel {
   /// choice mean the integrator's defaults. Throws SpecError("integrator", ...) if the
   /// integrator does not apply to this system.
   virtual std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const = 0;
+  /// Number of holonomic constraints g(q) = 0 (seed 003 eq. (1), seed 004 §3.5); 0 for none.
+  virtual int ng() const { return 0; }
+  /// max_k |g_k(q)|, the position-level residual; 0 without holonomic constraints.
+  virtual double position_constraint_residual(const Eigen::VectorXd& /*q*/) const { return 0.0; }
+  /// max_k |(G(q) M^-1 p)_k| (G = Dg, NG x nq), the velocity-level residual of the holonomic
+  /// constraints alone; 0 without holonomic constraints.
+  virtual double velocity_constraint_residual(const Eigen::VectorXd& /*q*/,
+                                              const Eigen::VectorXd& /*p*/) const {
+    return 0.0;
+  }
   /// Names of the system's own observables, computed from (q, p) (e.g. the sleigh's skate
   /// point "x_s", "y_s"); empty for most systems. A spec may request them by name.
   virtual std::vector<std::string> observable_names() const { return {}; }

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "nhsim/holonomic.hpp"
 #include "nhsim/integrators/all.hpp"
 #include "nhsim/model.hpp"
 
@@ -40,6 +41,31 @@ class ModelImpl final : public SystemModel {
     auto st = make_stepper_for(sys_, choice);
     if (!st) throw SpecError("integrator", "unknown integrator '" + choice.integrator + "'");
     return st;
+  }
+  int ng() const override {
+    if constexpr (HasHolonomicConstraints<S>) {
+      return S::NG;
+    } else {
+      return 0;
+    }
+  }
+  double position_constraint_residual(const Eigen::VectorXd& q) const override {
+    if constexpr (HasHolonomicConstraints<S>) {
+      return nhsim::position_constraint_residual(sys_, typename S::VecQ(q));
+    } else {
+      (void)q;
+      return 0.0;
+    }
+  }
+  double velocity_constraint_residual(const Eigen::VectorXd& q,
+                                      const Eigen::VectorXd& p) const override {
+    if constexpr (HasHolonomicConstraints<S>) {
+      return nhsim::velocity_constraint_residual(sys_, typename S::VecQ(q), typename S::VecQ(p));
+    } else {
+      (void)q;
+      (void)p;
+      return 0.0;
+    }
   }
   std::vector<std::string> observable_names() const override {
     if constexpr (requires { S::observable_names(); }) {

@@ -1,0 +1,47 @@
+// Holonomic constraints g(q) = 0 in redundant coordinates (directors): the system contract and
+// the two residuals every such system reports (seed 003 §2.3, §5; seed 004 §3.5).
+//
+// A system with holonomic constraints declares
+//   static constexpr int NG;                                   // number of constraints
+//   void holonomic_constraint(const VecQ& q, VecG& g) const;   // g(q), length NG
+//   void holonomic_jacobian(const VecQ& q, MatGQ& G) const;    // G(q) = Dg(q), NG x NQ
+// and its constraint one-forms mu(q) (constraint()) are the rows [G(q); nonholonomic rows], so
+// the velocity-level constraint G(q) M^-1 p = 0 is part of mu M^-1 p = 0 and the canonical
+// methods that keep mu M^-1 p = 0 keep it too (but not g(q) = 0 itself).
+#pragma once
+
+#include <Eigen/Dense>
+
+namespace nhsim {
+
+/// True when S declares holonomic constraints (NG > 0 with g and G = Dg).
+template <class S>
+concept HasHolonomicConstraints = requires {
+  S::NG;
+}
+&&(S::NG > 0) && requires(const S& s, const typename S::VecQ& q, Eigen::Matrix<double, S::NG, 1>& g,
+                          Eigen::Matrix<double, S::NG, S::NQ>& G) {
+  s.holonomic_constraint(q, g);
+  s.holonomic_jacobian(q, G);
+};
+
+/// max_k |g_k(q)| (position level). Units: those of g (m or dimensionless for directors).
+template <HasHolonomicConstraints S>
+double position_constraint_residual(const S& sys, const typename S::VecQ& q) {
+  Eigen::Matrix<double, S::NG, 1> g;
+  sys.holonomic_constraint(q, g);
+  return g.cwiseAbs().maxCoeff();
+}
+
+/// max_k |(G(q) M^-1 p)_k| (velocity level; units of g per time).
+template <HasHolonomicConstraints S>
+double velocity_constraint_residual(const S& sys, const typename S::VecQ& q,
+                                    const typename S::VecQ& p) {
+  typename S::VecQ v;
+  sys.inv_mass_times(q, p, v);
+  Eigen::Matrix<double, S::NG, S::NQ> G;
+  sys.holonomic_jacobian(q, G);
+  return (G * v).cwiseAbs().maxCoeff();
+}
+
+}  // namespace nhsim
