@@ -56,8 +56,8 @@ TEST(FourBar, UprightStateIsConsistent) {
 }
 
 struct BarRun {
-  double max_g = 0, max_gv_ext = 0, max_gv_int = 0, max_dh = 0, h_drop = 0, max_energy_rise = 0,
-         balance = 0;
+  double max_g = 0, max_gv_ext = 0, max_gv_int = 0, max_dh = 0, h_drop = 0,
+         max_energy_rise = -1e300, balance = 0;
   int steps_ok = 0;
   double theta_min = 10;
 };
