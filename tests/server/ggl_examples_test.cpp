@@ -80,8 +80,11 @@ TEST(GglExamples, TopConvergenceIsFirstOrder) {
     const auto& phi3 = series(r, "phi3");
     ASSERT_NEAR(r.sample_times(r.sample_times_size() - 1), 0.001, 1e-15);
     const double e = std::abs(phi3.mean(phi3.mean_size() - 1) - 0.0375) / 0.0375;
-    if (i == 0) EXPECT_NEAR(e, 8.66e-5, 1e-7);
-    if (i > 0) EXPECT_NEAR(std::log2(prev / e), 1.0, 0.02) << "h = " << r.choice().h();
+    if (i == 0) {
+      EXPECT_NEAR(e, 8.66e-5, 1e-7);
+    } else {
+      EXPECT_NEAR(std::log2(prev / e), 1.0, 0.02) << "h = " << r.choice().h();
+    }
     prev = e;
   }
 }
