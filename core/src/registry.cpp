@@ -16,7 +16,8 @@ const std::vector<SystemEntry>& system_registry() {
       gearbox_entry(),          nonholonomic_particle_entry(),
       knife_edge_entry(),       chaplygin_sleigh_com_entry(),
       snakeboard_entry(),       nontwisting_body_entry(),
-      rigid_body_entry()};
+      rigid_body_entry(),       gyroscopic_top_entry(),
+      four_bar_entry()};
   return registry;
 }
 

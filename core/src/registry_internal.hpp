@@ -16,5 +16,7 @@ SystemEntry chaplygin_sleigh_com_entry();
 SystemEntry snakeboard_entry();
 SystemEntry nontwisting_body_entry();
 SystemEntry rigid_body_entry();
+SystemEntry gyroscopic_top_entry();
+SystemEntry four_bar_entry();
 
 }  // namespace nhsim

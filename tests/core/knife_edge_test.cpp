@@ -189,11 +189,11 @@ TEST(KnifeEdge, RegistryAppliesTheIntegratorsItHasDataFor) {
   EXPECT_NE(why->find("explicit solution"), std::string::npos) << *why;
   // Also refused: rk2 (needs d mu / dt from the system) and rdp_exp / rdp_cay (need an
   // M x SE(2) structure), seed 002.
-  // em (seed 004) needs a director rigid body.
-  for (const char* id : {"rk2", "rdp_exp", "rdp_cay", "em"}) {
+  // em (seed 004) needs a director rigid body, ggl (seed 003) holonomic constraints.
+  for (const char* id : {"rk2", "rdp_exp", "rdp_cay", "em", "ggl"}) {
     EXPECT_TRUE(not_applicable("knife_edge", id).has_value()) << id;
   }
-  EXPECT_EQ(e->info.integrators.size(), list_integrators().size() - 5);
+  EXPECT_EQ(e->info.integrators.size(), list_integrators().size() - 6);
   const auto model = e->make({{"epsilon", 0.1}});
   const test::Ic ic = fig5_ic(0.1);
   for (const auto& id : e->info.integrators) {

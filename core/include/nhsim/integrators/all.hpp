@@ -16,6 +16,7 @@
 #include "nhsim/integrators/dla.hpp"
 #include "nhsim/integrators/em.hpp"
 #include "nhsim/integrators/exact.hpp"
+#include "nhsim/integrators/ggl.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
 #include "nhsim/integrators/gonzalez_f.hpp"
 #include "nhsim/integrators/gonzalez_r.hpp"
@@ -39,7 +40,7 @@ using AllIntegrators =
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
                GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator, DlaIntegrator,
                MlaIntegrator, NhRattleIntegrator, NhRattleProjectedIntegrator, Rk2Integrator,
-               RdpExpIntegrator, RdpCayIntegrator, EmIntegrator>;
+               RdpExpIntegrator, RdpCayIntegrator, EmIntegrator, GglIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
