@@ -89,9 +89,11 @@ TEST(EmExamples, Case1InvariantsEmAgainstDla) {
   EXPECT_GT(max_abs(series(em, "d3_1")), 0.3);
 }
 
-// Cases 2-3 (§6.2-6.3, Tables 4, 6): after the load (t >= 1 s) K, Pi1, Pi2 are constant. The
-// repository's dla fails (Newton) while the load spins the body up (|w| ~ 40 rad/s): recorded as
-// a trajectory failure, never silent.
+// Cases 2-3 (§6.2-6.3, Tables 4, 6, 8, 9): after the load (t >= 1 s) K, Pi1, Pi2 are constant.
+// dla (Table 9) runs case 3 through (Newton's full-Newton fallback) and keeps its own invariants
+// constant after the load, close to em's but different (h = 0.005 s is far from asymptotic at
+// these spin rates: measured K 57 322.66 J against em's 61 717.97 J). In case 2 its Newton
+// fails at t = 0.505 s (|w| h ~ 1): recorded as a trajectory failure, never silent.
 TEST(EmExamples, Cases2And3InvariantsAfterTheLoad) {
   for (const char* name : {"nontwisting_case2.json", "nontwisting_case3.json"}) {
     SCOPED_TRACE(name);
@@ -107,9 +109,24 @@ TEST(EmExamples, Cases2And3InvariantsAfterTheLoad) {
     EXPECT_LT(drift_after(em, "Pi2", 1.0), 1e-7 * std::abs(pi1));
     EXPECT_LT(max_abs(series(em, "Pi3")), 5e-4 * std::abs(pi1));  // O(h^2) under load
     const auto& dla = result.integrators(1);
-    EXPECT_EQ(dla.trajectories_failed(), 1);
-    ASSERT_EQ(dla.failures_size(), 1);
-    EXPECT_LT(dla.failures(0).time(), 1.0);
+    if (std::string(name) == "nontwisting_case2.json") {
+      EXPECT_EQ(dla.trajectories_failed(), 1);
+      ASSERT_EQ(dla.failures_size(), 1);
+      EXPECT_LT(dla.failures(0).time(), 1.0);
+      continue;
+    }
+    ASSERT_EQ(dla.trajectories_ok(), 1);
+    const double kin_dla = series(dla, "kinetic_energy").mean(k1);
+    EXPECT_LT(drift_after(dla, "kinetic_energy", 1.0), 1e-9 * kin_dla);
+    EXPECT_LT(drift_after(dla, "Pi1", 1.0), 1e-7 * std::abs(pi1));
+    EXPECT_LT(drift_after(dla, "Pi2", 1.0), 1e-7 * std::abs(pi1));
+    EXPECT_LT(max_abs(series(dla, "Pi3")), 1e-9);  // measured 8.5e-11
+    const int last = em.sample_times_size() - 1;
+    for (const char* obs : {"kinetic_energy", "Pi1", "Pi2"}) {
+      const double a = series(em, obs).mean(last), b = series(dla, obs).mean(last);
+      EXPECT_LT(std::abs(a - b), 0.1 * std::abs(a)) << obs;   // measured 3-7 %
+      EXPECT_GT(std::abs(a - b), 1e-3 * std::abs(a)) << obs;  // but different (Table 9)
+    }
   }
 }
 

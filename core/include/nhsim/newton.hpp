@@ -4,7 +4,9 @@
 // LU factorisation is kept across calls (i.e. across steps) while the iteration contracts fast.
 // The factorisation is refreshed when the contraction factor theta = |dx_k| / |dx_{k-1}|
 // exceeds 0.5, when the iteration fails to converge, or when the previous solve needed many
-// iterations. All storage is allocated at construction; solve() allocates nothing.
+// iterations. When even a fresh factorisation at the predictor fails, a full Newton iteration
+// (Jacobian at every iterate) is the last resort before kNewtonFailed. All storage is
+// allocated at construction; solve() allocates nothing.
 #pragma once
 
 #include <Eigen/Dense>
@@ -86,7 +88,33 @@ class SimplifiedNewton {
         }
         prev = nd;
       }
-      if (fresh) break;  // a fresh Jacobian did not help: give up
+      if (fresh) break;  // a fresh Jacobian did not help: full Newton below
+    }
+    // Last resort, only after the simplified iteration failed with a fresh Jacobian: full
+    // Newton from the predictor, the Jacobian re-evaluated at every iterate. A poor predictor
+    // (a body turning by ~2 rad per step, seed 004 case 2) can make the frozen-Jacobian
+    // iteration diverge where Newton itself converges quadratically after a pre-asymptotic
+    // phase. Divergence is not a stop criterion here; the iteration cap and non-finite
+    // increments are.
+    x = x0_;
+    double prev = std::numeric_limits<double>::infinity();
+    for (int it = 1; it <= s.max_iter; ++it) {
+      jacobian(x, jac_);
+      lu_.compute(jac_);
+      ++factorisations_;
+      residual(x, r_);
+      dx_.noalias() = lu_.solve(r_);
+      x -= dx_;
+      ++iterations_;
+      const double nd = dx_.cwiseAbs().cwiseProduct(w_).maxCoeff();
+      last_increment = nd;
+      if (!std::isfinite(nd)) break;
+      const double theta = nd / prev;
+      if (nd <= s.tol || (it >= 2 && theta >= 1.0 && nd <= floor)) {
+        have_lu_ = false;  // the next step factorises at its own predictor
+        return StepStatus::kOk;
+      }
+      prev = nd;
     }
     x = x0_;
     have_lu_ = false;
