@@ -27,7 +27,7 @@ std::vector<std::filesystem::path> example_files() {
   return out;
 }
 
-TEST(Examples, DirectoryHasSpecs) { EXPECT_GE(example_files().size(), 14u); }
+TEST(Examples, DirectoryHasSpecs) { EXPECT_GE(example_files().size(), 19u); }
 
 TEST(Examples, EverySpecParsesAndValidates) {
   for (const auto& path : example_files()) {
