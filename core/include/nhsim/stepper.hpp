@@ -73,6 +73,9 @@ class alignas(64) StepperImpl final : public Stepper {
   template <class... Args>
   explicit StepperImpl(const S& sys, Args&&... args)
       : sys_(sys), method_(sys_, std::forward<Args>(args)...), q_(sys.nq()), p_(sys.nq()) {}
+  // Methods keep a reference to sys_: a copy would point into the original.
+  StepperImpl(const StepperImpl&) = delete;
+  StepperImpl& operator=(const StepperImpl&) = delete;
 
   void set_state(const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
     q_ = q;

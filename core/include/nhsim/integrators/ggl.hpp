@@ -197,9 +197,23 @@ class GglMethod {
       ++fallback_iterations_;
       residual = (dx_.cwiseAbs().array() / x_.cwiseAbs().cwiseMax(1.0).array()).maxCoeff();
       if (!std::isfinite(residual)) return false;
-      if (residual <= ns_.tol) return true;
+      if (residual <= ns_.tol) return constraints_hold_at(x_);
     }
     return false;
+  }
+
+  /// The minimum-norm increments drop any residual component outside range(J), so a stalled
+  /// increment does not prove (41d)-(41e): accept the fallback's solution only where
+  /// max |g(q^{n+1})| and max |G(qbar) u| are within 100 newton_tol (g in the system's units).
+  bool constraints_hold_at(const VecY& x) {
+    from_scaled(x, yt_);
+    unpack(yt_);
+    sys_.holonomic_constraint(q1_, gval_);
+    const double g_pos = gval_.cwiseAbs().maxCoeff();
+    sys_.holonomic_jacobian(qbar_, gbar_);
+    const double g_vel = (gbar_ * u_).cwiseAbs().maxCoeff();
+    const double bound = 100.0 * ns_.tol;
+    return g_pos <= bound && g_vel <= bound * std::max(1.0, u_.cwiseAbs().maxCoeff());
   }
 
   void to_scaled(const VecY& y, VecY& x) const {
