@@ -44,6 +44,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/holonomic.hpp"
+
 namespace nhsim {
 
 /// The double four-bar linkage of seed 003 §5.2. Fixed sizes: q, p in R^30, NG = NC = 29.
@@ -222,18 +224,7 @@ class FourBar {
 
   template <class VQ, class VP>
   double constraint_residual(const VQ& q, const VP& p) const {
-    VecQ v;
-    inv_mass_times(q, p, v);
-    MatGQ gm;
-    holonomic_jacobian(q, gm);
-    return (gm * v).cwiseAbs().maxCoeff();
-  }
-
-  template <class VQ>
-  double position_residual(const VQ& q) const {
-    VecG g;
-    holonomic_constraint(q, g);
-    return g.cwiseAbs().maxCoeff();
+    return velocity_constraint_residual(*this, VecQ(q), VecQ(p));  // mu = G
   }
 
   // ---- observables ----

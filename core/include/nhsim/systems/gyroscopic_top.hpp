@@ -28,6 +28,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/holonomic.hpp"
+
 namespace nhsim {
 
 /// The gyroscopic top of seed 003 §5.1. Fixed sizes: q, p in R^12, NG = NC = 9 holonomic
@@ -194,19 +196,7 @@ class GyroscopicTop {
   /// max_k |(G(q) M^-1 p)_k|, the velocity-level residual (units of the g_k per second).
   template <class VQ, class VP>
   double constraint_residual(const VQ& q, const VP& p) const {
-    VecQ v;
-    inv_mass_times(q, p, v);
-    MatGQ gm;
-    holonomic_jacobian(q, gm);
-    return (gm * v).cwiseAbs().maxCoeff();
-  }
-
-  /// max_k |g_k(q)|, the position-level residual.
-  template <class VQ>
-  double position_residual(const VQ& q) const {
-    VecG g;
-    holonomic_constraint(q, g);
-    return g.cwiseAbs().maxCoeff();
+    return velocity_constraint_residual(*this, VecQ(q), VecQ(p));  // mu = G
   }
 
   // ---- observables ----
