@@ -8,7 +8,6 @@
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model_impl.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 

@@ -1,9 +1,10 @@
 // System registry and catalogue (ListSystems / ListIntegrators).
+#include "nhsim/integrators/registry.hpp"
+
 #include <cmath>
 #include <sstream>
 
 #include "nhsim/catalog.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model.hpp"
 #include "registry_internal.hpp"
 

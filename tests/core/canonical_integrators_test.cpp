@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "nhsim/initial_conditions.hpp"
-#include "nhsim/integrators/all.hpp"
+#include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/model_impl.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/rolling_disk.hpp"
 #include "test_support.hpp"
@@ -61,21 +62,22 @@ TEST(IDla, KeepsTheDiscreteConstraintAndBoundedEnergyError) {
   const Ic ic = chaotic_shell_state(3);
   const double h = 0.05;
   const Sys sys(3);
-  StepperImpl<Sys, IDlaMethod<Sys>> st(sys, h, NewtonSettings{1e-14, 50});
-  st.set_state(ic.q, ic.p);
-  const double h0 = st.energy();
+  IDlaMethod<Sys> st(sys, h, NewtonSettings{1e-14, 50});  // the method itself: its own residual
+  st.set_canonical(ic.q, ic.p);
+  const double h0 = sys.hamiltonian(ic.q, ic.p);
   double max_rel = 0.0, max_res = 0.0, max_disc = 0.0, max_own = 0.0;
-  Eigen::VectorXd q0 = ic.q, q1(7), p1(7);
+  Sys::VecQ q0 = ic.q, q1, p1;
   Sys::MatCQ mu;
   for (int k = 0; k < 10000; ++k) {
-    ASSERT_EQ(st.advance(1).status, StepStatus::kOk);
-    st.get_state(q1, p1);
+    double residual = 0.0;
+    ASSERT_EQ(st.step(residual), StepStatus::kOk);
+    st.canonical(q1, p1);
     const Sys::VecQ qbar = 0.5 * (q0 + q1);
     sys.constraint(qbar, mu);
     max_disc = std::max(max_disc, std::abs((mu * (q1 - q0))(0)) / h);
-    max_own = std::max(max_own, st.method().discrete_constraint_residual());
-    max_rel = std::max(max_rel, std::abs(st.energy() - h0) / std::abs(h0));
-    max_res = std::max(max_res, st.constraint_residual());
+    max_own = std::max(max_own, st.discrete_constraint_residual());
+    max_rel = std::max(max_rel, std::abs(sys.hamiltonian(q1, p1) - h0) / std::abs(h0));
+    max_res = std::max(max_res, sys.constraint_residual(q1, p1));
     q0 = q1;
   }
   EXPECT_LE(max_disc, 1e-13);

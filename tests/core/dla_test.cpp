@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "nhsim/integrators/all.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "test_support.hpp"
 

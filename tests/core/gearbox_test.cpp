@@ -13,8 +13,8 @@
 
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model_impl.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "test_support.hpp"
 
 namespace nhsim {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "nhsim/catalog.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/integrators/qr_frame.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/chaplygin_sleigh.hpp"
 #include "nhsim/systems/rolling_disk.hpp"

@@ -7,8 +7,11 @@
 #include <vector>
 
 #include "nhsim/initial_conditions.hpp"
-#include "nhsim/integrators/all.hpp"
+#include "nhsim/integrators/avf.hpp"
+#include "nhsim/integrators/registry.hpp"  // applicability of the test-local CanonicalOnly
+#include "nhsim/model.hpp"
 #include "nhsim/model_impl.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "test_support.hpp"
 
@@ -197,7 +200,8 @@ TEST(Integrators, NewtonFailureIsReportedNotHidden) {
 }
 
 // A system without a reduced form: the discrete gradient methods and rk4 must be refused
-// with the reason, si_dla (constant mass) still applies.
+// with the reason, si_dla (constant mass) still applies. CanonicalOnly is not in the catalogue,
+// so only the applicability rules (nhsim/integrators/registry.hpp) are asked about it.
 struct CanonicalOnly : ChaoticQuartic<3> {
   static constexpr bool kHasReducedForm = false;
   using ChaoticQuartic<3>::ChaoticQuartic;
@@ -211,12 +215,21 @@ TEST(Integrators, RegistryRefusesPairsThatDoNotApply) {
       applicable_integrators<CanonicalOnly>(),
       (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r", "gonzalez_r_fd",
                                 "spark2", "dla", "nh_rattle", "nh_rattle_projected"}));
+  // The same refusal through a catalogue model: the gearbox has no reduced form.
+  const auto gearbox =
+      find_system("gearbox")->make(complete_parameters(*find_system("gearbox"), {}));
   IntegratorChoice c;
   c.integrator = "avf";
   c.h = 0.1;
-  EXPECT_EQ(make_stepper_for(CanonicalOnly(3), c), nullptr);
+  try {
+    gearbox->make_stepper(c);
+    ADD_FAILURE() << "avf on the gearbox was not refused";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), "integrator");
+    EXPECT_EQ(e.reason(), "avf needs a reduced form on D* (adapted frame)");
+  }
   c.integrator = "si_dla";
-  EXPECT_NE(make_stepper_for(CanonicalOnly(3), c), nullptr);
+  EXPECT_NE(gearbox->make_stepper(c), nullptr);
 }
 
 TEST(Integrators, ApplicabilityIsDeclared) {

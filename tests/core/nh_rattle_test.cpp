@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-#include "nhsim/integrators/all.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
 #include "nhsim/systems/snakeboard.hpp"

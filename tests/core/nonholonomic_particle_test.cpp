@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "nhsim/catalog.hpp"
-#include "nhsim/integrators/all.hpp"
+#include "nhsim/integrators/mla.hpp"
 #include "nhsim/model.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "test_support.hpp"
 
 namespace nhsim {

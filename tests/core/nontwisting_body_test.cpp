@@ -1,5 +1,6 @@
-// The director rigid bodies of seed 004 (nontwisting_body, rigid_body), the `em` integrator
-// (eq. (85)-(95)) and `dla` on them (§6.4), loads as data (eq. (84), (115)-(118)).
+// The director rigid bodies of seed 004 (nontwisting_body, rigid_body): inertia, observables,
+// loads as data (eq. (84), (115)-(118)) and a run through the ensemble engine. The integrators
+// on them are tested in em_test.cpp.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -7,98 +8,17 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/integrators/all.hpp"
+#include "director_body_support.hpp"
+#include "nhsim/ensemble.hpp"
 #include "nhsim/model.hpp"
-#include "nhsim/systems/director_body.hpp"
 
 namespace nhsim {
 namespace {
 
 using Body = NontwistingBody;
 using VecQ = Body::VecQ;
-
-/// Load of eq. (115)/(118): direction `scale` * (-2472.5, -1075, 0), profile eq. (116).
-LoadSpec paper_load(double scale) {
-  LoadSpec l;
-  l.direction = {-2472.5 * scale, -1075.0 * scale, 0.0};
-  l.profile.kind = ControlSpec::Kind::kTable;
-  l.profile.times = {0.0, 0.5, 1.0};
-  l.profile.values = {0.0, 1.0, 0.0};
-  return l;
-}
-
-/// Case 1-3 of seed 004 §6 (eq. (112)-(118)): body with eq. (111) inertia and its loads.
-struct Case {
-  Body body{3.0, 1.0 / 7.0, 2.0, 1.0};
-  VecQ q0, p0;
-  explicit Case(int n) {
-    Eigen::Vector3d w(0.0, 0.0, 0.0);
-    if (n == 1) w << 6.0, -18.0, 0.0;
-    if (n == 3) w << 1.5, 4.5, 0.0;
-    if (n == 2) body.set_loads({paper_load(1.0)});
-    if (n == 3) body.set_loads({paper_load(0.5)});
-    body.state_from_rotation(Eigen::Matrix3d::Identity(), w, q0, p0);
-  }
-};
-
-/// Per-run summary: final state and the extreme residuals/drifts over the run.
-struct RunSummary {
-  bool ok = true;
-  VecQ q, p;
-  double max_pi3 = 0.0, max_g = 0.0;
-  double k1 = 0.0, pi1_1 = 0.0, pi2_1 = 0.0;  // at t = 1 s
-  double dk = 0.0, dpi1 = 0.0, dpi2 = 0.0;    // max |x(t) - x(1)| for t > 1 s
-  double newton_per_step = 0.0;
-};
-
-template <class Method, class S>
-RunSummary run(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final,
-               double tol = 1e-10) {
-  NewtonSettings ns;
-  ns.tol = tol;
-  ns.max_iter = 50;
-  Method m(sys, h, ns);
-  m.set_canonical(q0, p0);
-  const long n = std::lround(t_final / h);
-  const long n1 = std::lround(1.0 / h);
-  RunSummary r;
-  typename S::VecG g;
-  for (long k = 1; k <= n; ++k) {
-    double res = 0.0;
-    if (m.step(res) != StepStatus::kOk) {
-      r.ok = false;
-      return r;
-    }
-    m.canonical(r.q, r.p);
-    sys.holonomic_constraint(r.q, g);
-    r.max_g = std::max(r.max_g, g.cwiseAbs().maxCoeff());
-    r.max_pi3 = std::max(r.max_pi3, std::abs(sys.observable(2, r.q, r.p)));
-    const double kin = sys.hamiltonian(r.q, r.p), pi1 = sys.observable(0, r.q, r.p),
-                 pi2 = sys.observable(1, r.q, r.p);
-    if (k == n1) {
-      r.k1 = kin;
-      r.pi1_1 = pi1;
-      r.pi2_1 = pi2;
-    } else if (k > n1) {
-      r.dk = std::max(r.dk, std::abs(kin - r.k1));
-      r.dpi1 = std::max(r.dpi1, std::abs(pi1 - r.pi1_1));
-      r.dpi2 = std::max(r.dpi2, std::abs(pi2 - r.pi2_1));
-    }
-  }
-  r.newton_per_step = static_cast<double>(m.newton_iterations()) / static_cast<double>(n);
-  return r;
-}
-
-/// Second quotient of precision (seed 004 Appendix A, not in the seed text; the usual
-/// definition): |q_h(T) - q_{h/2}(T)| / |q_{h/2}(T) - q_{h/4}(T)|, ~ 2^p = 4 for order 2.
-template <class Method, class S>
-double second_quotient(const S& sys, const VecQ& q0, const VecQ& p0, double h, double t_final) {
-  const RunSummary a = run<Method>(sys, q0, p0, h, t_final);
-  const RunSummary b = run<Method>(sys, q0, p0, h / 2, t_final);
-  const RunSummary c = run<Method>(sys, q0, p0, h / 4, t_final);
-  EXPECT_TRUE(a.ok && b.ok && c.ok);
-  return (a.q - b.q).norm() / (b.q - c.q).norm();
-}
+using test::Case;
+using test::paper_load;
 
 TEST(NontwistingBody, InertiaOfEq111AndParameterValidation) {
   const Body body(3.0, 1.0 / 7.0, 2.0, 1.0);
@@ -184,95 +104,6 @@ TEST(NontwistingBody, LoadIsTheMaterialTorqueOfEq84) {
   for (int i = 0; i < 3; ++i) dq.segment<3>(3 * i) = dth.cross(Eigen::Vector3d(r.col(i)));
   const Eigen::Vector3d m = r * body.material_torque(0.75);
   EXPECT_NEAR(f.dot(dq), dth.dot(m), 1e-10);
-}
-
-// Case 1 (eq. (112)-(113)), h = 0.005 s on [0, 5] s, tolerance 1e-10 (seed 004 §6.1, Table 1-2).
-TEST(NontwistingBody, EmCase1PreservesKPi1Pi2AndPi3Vanishes) {
-  const Case c(1);
-  const RunSummary r = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-  ASSERT_TRUE(r.ok);
-  const double k0 = c.body.hamiltonian(c.q0, c.p0);
-  EXPECT_LT(std::abs(c.body.hamiltonian(r.q, r.p) - k0), 1e-10 * k0);       // measured 1.3e-11 K
-  EXPECT_LT(std::abs(c.body.observable(0, r.q, r.p) - 144.0 / 7.0), 1e-8);  // measured 1e-10
-  EXPECT_LT(std::abs(c.body.observable(1, r.q, r.p) + 510.0 / 7.0), 1e-8);  // measured 5e-10
-  EXPECT_LT(r.max_pi3, 1e-8);         // Pi3 = 0 at the Newton tolerance level (measured 1.3e-9)
-  EXPECT_LT(r.max_g, 1e-11);          // |g(q)| (measured 5.7e-13)
-  EXPECT_LT(r.newton_per_step, 6.0);  // measured 4.8
-  const double q2 = second_quotient<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-  EXPECT_GT(q2, 3.8);  // measured 3.99
-  EXPECT_LT(q2, 4.2);
-}
-
-// §6.4, Table 7: EM against DLA on case 1.
-TEST(NontwistingBody, DlaCase1AgreesWithEmOnTheInvariants) {
-  const Case c(1);
-  const RunSummary em = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-  const RunSummary dla = run<DlaMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-  ASSERT_TRUE(em.ok && dla.ok);
-  const double k0 = c.body.hamiltonian(c.q0, c.p0);
-  EXPECT_LT(std::abs(c.body.hamiltonian(dla.q, dla.p) - k0), 1e-10 * k0);
-  for (int k : {0, 1, 3}) {
-    const double a = c.body.observable(k, em.q, em.p), b = c.body.observable(k, dla.q, dla.p);
-    EXPECT_LT(std::abs(a - b), 1e-10 * std::abs(a)) << k;
-  }
-  EXPECT_LT(dla.max_pi3, 1e-12);  // DLA keeps the velocity constraint at the nodes
-  EXPECT_LT(dla.max_g, 1e-10);
-  // The trajectories differ by the O(h^2) phase error: |d3_em - d3_dla| ~ 0.2 at t = 5 s.
-  EXPECT_GT((em.q.segment<3>(6) - dla.q.segment<3>(6)).norm(), 1e-3);
-  const double q2 = second_quotient<DlaMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-  EXPECT_GT(q2, 3.8);  // measured 4.01
-  EXPECT_LT(q2, 4.2);
-}
-
-// Cases 2-3 (eq. (114)-(118)): invariants constant after the load ends; the stationary
-// material momenta converge at second order to the exact Pi(t >= 1) = Pi(0) + 1/2 D (the load
-// impulse: for the non-twisting body d/dt Pi^a = m^a, a = 1, 2).
-TEST(NontwistingBody, EmCases2And3InvariantsAfterTheLoad) {
-  for (int n : {2, 3}) {
-    const Case c(n);
-    const RunSummary r = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.005, 5.0);
-    ASSERT_TRUE(r.ok) << n;
-    EXPECT_LT(r.dk, 1e-12 * r.k1) << n;                // measured 7e-15 K
-    EXPECT_LT(r.dpi1, 1e-7 * std::abs(r.pi1_1)) << n;  // measured 8e-9
-    EXPECT_LT(r.dpi2, 1e-7 * std::abs(r.pi1_1)) << n;  // measured 5e-8
-    EXPECT_LT(r.max_g, 1e-11) << n;
-    // Pi3 = O(h^2) while the load acts (the nodes satisfy w . d3 = 0 only to O(h^2)).
-    EXPECT_LT(r.max_pi3, 5e-4 * std::abs(r.pi1_1)) << n;  // measured 1.8e-4, 1.3e-4
-    EXPECT_LT(r.newton_per_step, 6.0) << n;
-    const double s = n == 2 ? 1.0 : 0.5;
-    const Eigen::Vector2d exact(c.body.observable(0, c.q0, c.p0) - 0.5 * 2472.5 * s,
-                                c.body.observable(1, c.q0, c.p0) - 0.5 * 1075.0 * s);
-    double err[2];
-    for (int j = 0; j < 2; ++j) {
-      const RunSummary f = run<EmMethod<Body>>(c.body, c.q0, c.p0, 0.000625 / (j + 1), 1.0);
-      ASSERT_TRUE(f.ok);
-      err[j] =
-          (Eigen::Vector2d(c.body.observable(0, f.q, f.p), c.body.observable(1, f.q, f.p)) - exact)
-              .norm();
-    }
-    EXPECT_GT(err[0] / err[1], 3.7) << n;  // measured 3.93 (case 2)
-    EXPECT_LT(err[0] / err[1], 4.3) << n;
-  }
-}
-
-// Standard rigid body (§3.5, §5.1, Thm 8): EM conserves K and the spatial angular momentum.
-TEST(RigidBody, EmConservesEnergyAndSpatialAngularMomentum) {
-  const RigidBody body(3.0, 1.0 / 7.0, 2.0, 1.0);
-  const Eigen::Matrix3d r = Eigen::AngleAxisd(0.4, Eigen::Vector3d(1, -1, 2).normalized()).matrix();
-  VecQ q0, p0;
-  body.state_from_rotation(r, Eigen::Vector3d(1.0, -2.0, 3.0), q0, p0);
-  const RunSummary run1 = run<EmMethod<RigidBody>>(body, q0, p0, 0.01, 10.0);
-  ASSERT_TRUE(run1.ok);
-  const double k0 = body.hamiltonian(q0, p0);
-  EXPECT_LT(std::abs(body.hamiltonian(run1.q, run1.p) - k0), 1e-11 * k0);
-  const Eigen::Vector3d s0 = RigidBody::spatial_momentum(q0, p0);
-  EXPECT_LT((RigidBody::spatial_momentum(run1.q, run1.p) - s0).norm(), 1e-9 * s0.norm());
-  EXPECT_LT(run1.max_g, 1e-11);
-  // The twist rate is not constrained: W3 != 0 and Pi3 is not conserved (Euler's equations).
-  EXPECT_GT(std::abs(body.observable(2, q0, p0)), 1.0);
-  const double q2 = second_quotient<EmMethod<RigidBody>>(body, q0, p0, 0.01, 2.0);
-  EXPECT_GT(q2, 3.8);
-  EXPECT_LT(q2, 4.2);
 }
 
 // Through the engine: spec with loads, em and dla, observables by name.

@@ -9,9 +9,10 @@
 #include <random>
 #include <unsupported/Eigen/MatrixFunctions>
 
-#include "nhsim/integrators/all.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
 #include "nhsim/systems/snakeboard.hpp"
+#include "rk4_reference.hpp"
 #include "test_support.hpp"
 
 namespace nhsim {

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "nhsim/ensemble.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model_impl.hpp"
+#include "nhsim/stepper_factory.hpp"
+#include "rk4_reference.hpp"
 #include "test_support.hpp"
 
 namespace nhsim {

@@ -15,9 +15,9 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/model_impl.hpp"
+#include "nhsim/stepper_factory.hpp"
 
 namespace nhsim {
 namespace {

@@ -1,5 +1,6 @@
 // Helpers shared by the core test files: initial states, running a stepper to a time, and the
-// observed order of accuracy by step halving.
+// observed order of accuracy by step halving. Steppers come from the library's factory
+// (nhsim/stepper_factory.hpp): a test compiles no integrator it does not test directly.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,8 +12,8 @@
 #include <vector>
 
 #include "nhsim/initial_conditions.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model_impl.hpp"
+#include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 
 namespace nhsim::test {
@@ -92,35 +93,6 @@ double observed_order(const S& sys, const std::string& id, double h0, const Ic& 
     le.push_back(std::log(err));
   }
   return slope(lh, le);
-}
-
-/// Reference solution for the seed 002 systems (constant M, constraint_dot, controls): the
-/// classical RK4 on the canonical index-1 equations of `rk2` (Rk2Method::field) with step h,
-/// from `ic` at t = 0. Returns the canonical (q, p) after each of the n steps, stacked, the
-/// initial state first (n + 1 entries of length 2 nq).
-template <class S>
-std::vector<Eigen::VectorXd> rk4_canonical(const S& sys, const Ic& ic, double h, long long n,
-                                           long long every = 1) {
-  Rk2Method<S> f(sys, h, NewtonSettings{});
-  typename S::VecQ q = ic.q, p = ic.p, k1q, k1p, k2q, k2p, k3q, k3p, k4q, k4p;
-  std::vector<Eigen::VectorXd> out;
-  auto push = [&] {
-    Eigen::VectorXd z(2 * sys.nq());
-    z << q, p;
-    out.push_back(z);
-  };
-  push();
-  for (long long k = 0; k < n; ++k) {
-    const double t = static_cast<double>(k) * h;
-    f.field(q, p, t, k1q, k1p);
-    f.field(q + 0.5 * h * k1q, p + 0.5 * h * k1p, t + 0.5 * h, k2q, k2p);
-    f.field(q + 0.5 * h * k2q, p + 0.5 * h * k2p, t + 0.5 * h, k3q, k3p);
-    f.field(q + h * k3q, p + h * k3p, t + h, k4q, k4p);
-    q += (h / 6) * (k1q + 2 * k2q + 2 * k3q + k4q);
-    p += (h / 6) * (k1p + 2 * k2p + 2 * k3p + k4p);
-    if ((k + 1) % every == 0) push();
-  }
-  return out;
 }
 
 }  // namespace nhsim::test

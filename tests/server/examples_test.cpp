@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "example_runner.hpp"
 #include "nhsim/client/files.hpp"
 #include "nhsim/client/report.hpp"
 #include "nhsim/ensemble.hpp"
@@ -17,6 +18,9 @@
 
 namespace nhsim::server {
 namespace {
+
+using test::run_example;
+using test::series;
 
 std::vector<std::filesystem::path> example_files() {
   std::vector<std::filesystem::path> out;
@@ -44,19 +48,6 @@ TEST(Examples, EverySpecParsesAndValidates) {
       ADD_FAILURE() << e.what();
     }
   }
-}
-
-/// Runs examples/<name> on the core runner, as nhsimd would, and returns the wire result.
-v1::EnsembleResult run_example(const std::string& name) {
-  const auto request = client::load_spec(std::filesystem::path(NHSIM_EXAMPLES_DIR) / name);
-  return to_proto(run_ensemble(from_proto(request)));
-}
-
-const v1::SeriesStats& series(const v1::IntegratorResult& r, const std::string& observable) {
-  for (const auto& s : r.observables()) {
-    if (s.observable() == observable) return s;
-  }
-  throw std::runtime_error("no observable " + observable);
 }
 
 double max_of(const v1::SeriesStats& s) {

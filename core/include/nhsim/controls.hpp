@@ -1,6 +1,6 @@
 // Control inputs of controlled systems (seed 002 §4.2: forces f(q, u) = B(q) u - grad V(q)).
 //
-// A control is data (ControlSpec in nhsim/ensemble.hpp), from a closed set: constant, sine,
+// A control is data (ControlSpec in nhsim/spec_types.hpp), from a closed set: constant, sine,
 // cosine, piecewise-linear table. validate_controls() checks a list against a system's number
 // of inputs and throws SpecError naming the field ("controls[0].omega"); ControlSignal
 // evaluates a validated spec without allocating.
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/spec_types.hpp"
 
 namespace nhsim {
 

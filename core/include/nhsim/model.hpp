@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "nhsim/catalog.hpp"
-#include "nhsim/ensemble.hpp"
+#include "nhsim/spec_types.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {

@@ -4,9 +4,10 @@
 
 #include <utility>
 
+#include "nhsim/controls.hpp"
 #include "nhsim/holonomic.hpp"
-#include "nhsim/integrators/all.hpp"
 #include "nhsim/model.hpp"
+#include "nhsim/stepper_factory.hpp"
 
 namespace nhsim {
 

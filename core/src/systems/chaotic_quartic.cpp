@@ -6,6 +6,7 @@
 
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -39,5 +40,8 @@ SystemEntry chaotic_quartic_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<3>);
+NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<Eigen::Dynamic>);
 
 }  // namespace nhsim

@@ -4,6 +4,7 @@
 
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -43,5 +44,7 @@ SystemEntry chaplygin_sleigh_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleigh);
 
 }  // namespace nhsim

@@ -5,6 +5,7 @@
 
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -45,5 +46,7 @@ SystemEntry four_bar_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(FourBar);
 
 }  // namespace nhsim

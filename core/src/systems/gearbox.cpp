@@ -4,6 +4,7 @@
 
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -38,5 +39,7 @@ SystemEntry gearbox_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(Gearbox);
 
 }  // namespace nhsim

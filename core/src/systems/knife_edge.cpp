@@ -4,6 +4,7 @@
 
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -36,5 +37,7 @@ SystemEntry knife_edge_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(KnifeEdge);
 
 }  // namespace nhsim

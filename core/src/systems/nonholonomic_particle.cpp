@@ -3,6 +3,7 @@
 
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -33,5 +34,7 @@ SystemEntry nonholonomic_particle_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(NonholonomicParticle);
 
 }  // namespace nhsim

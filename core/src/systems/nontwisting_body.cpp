@@ -1,5 +1,6 @@
 // Registration of the rotating rigid body in the non-twisting frame (seed 004 §4, §4.2, §6).
 #include "director_body_entry.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -27,5 +28,7 @@ SystemEntry nontwisting_body_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(NontwistingBody);
 
 }  // namespace nhsim

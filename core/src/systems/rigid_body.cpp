@@ -1,5 +1,6 @@
 // Registration of the standard rotating rigid body in directors (seed 004 §3.5, eq. (56)-(68)).
 #include "director_body_entry.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -27,5 +28,7 @@ SystemEntry rigid_body_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(RigidBody);
 
 }  // namespace nhsim

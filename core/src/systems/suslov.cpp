@@ -8,6 +8,7 @@
 #include "nhsim/ensemble.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
+#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -58,5 +59,7 @@ SystemEntry suslov_entry() {
   e.not_applicable = &not_applicable;
   return e;
 }
+
+NHSIM_INSTANTIATE_STEPPER_FACTORY(Suslov);
 
 }  // namespace nhsim

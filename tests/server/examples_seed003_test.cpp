@@ -8,25 +8,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "nhsim/client/files.hpp"
+#include "example_runner.hpp"
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
 
-v1::EnsembleResult run_example(const std::string& name) {
-  const auto request = client::load_spec(std::filesystem::path(NHSIM_EXAMPLES_DIR) / name);
-  return to_proto(run_ensemble(from_proto(request)));
-}
-
-const v1::SeriesStats& series(const v1::IntegratorResult& r, const std::string& observable) {
-  for (const auto& s : r.observables()) {
-    if (s.observable() == observable) return s;
-  }
-  throw std::runtime_error("no observable " + observable);
-}
+using test::run_example;
+using test::series;
 
 double max_of(const v1::SeriesStats& s) {
   double m = 0.0;
@@ -42,7 +31,7 @@ double max_abs_change(const v1::SeriesStats& s) {
 
 // seed 003 Fig. 4, 6, 10 (T = 2 s, h = 0.002 s): L3 conserved to round-off, phi3 oscillates
 // about 0.0375 m, g(q) = 0 to round-off (Fig. 7); rk2 (explicit, index 1) drifts off g(q) = 0.
-TEST(GglExamples, TopPrecessionKeepsL3AndPhi3) {
+TEST(ExamplesSeed003, TopPrecessionKeepsL3AndPhi3) {
   const auto result = run_example("top_precession.json");
   ASSERT_EQ(result.integrators_size(), 2);
   const auto& ggl = result.integrators(0);
@@ -70,7 +59,7 @@ TEST(GglExamples, TopPrecessionKeepsL3AndPhi3) {
 }
 
 // seed 003 Fig. 9: first-order h-convergence of phi3 at t = 0.001 s.
-TEST(GglExamples, TopConvergenceIsFirstOrder) {
+TEST(ExamplesSeed003, TopConvergenceIsFirstOrder) {
   const auto result = run_example("top_convergence.json");
   ASSERT_EQ(result.integrators_size(), 6);
   double prev = 0.0;
@@ -90,7 +79,7 @@ TEST(GglExamples, TopConvergenceIsFirstOrder) {
 }
 
 // seed 003 Fig. 16, 18-21 (T = 10 s, h = 1e-3 s, tolerance 1e-9): the full run, ~1.5 s.
-TEST(GglExamples, FourBarConstraintsAndEnergyIncrements) {
+TEST(ExamplesSeed003, FourBarConstraintsAndEnergyIncrements) {
   const auto result = run_example("four_bar.json");
   const auto& ggl = result.integrators(0);
   ASSERT_EQ(ggl.trajectories_ok(), 1);
@@ -110,7 +99,7 @@ TEST(GglExamples, FourBarConstraintsAndEnergyIncrements) {
 }
 
 // seed 003 Fig. 22: with dampers the energy decreases monotonically.
-TEST(GglExamples, FourBarDampedLosesEnergyMonotonically) {
+TEST(ExamplesSeed003, FourBarDampedLosesEnergyMonotonically) {
   const auto result = run_example("four_bar_damped.json");
   const auto& ggl = result.integrators(0);
   ASSERT_EQ(ggl.trajectories_ok(), 1);

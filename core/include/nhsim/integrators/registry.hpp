@@ -1,6 +1,8 @@
-// The integrator registry: every integrator descriptor, and the generic glue that turns an id
-// into a stepper for a concrete system type. Adding an integrator = one header with a
-// descriptor (kId, kApplies<S>, kRequirement, Method<S>, metadata) + one entry in the list.
+// The integrator registry: every integrator descriptor (kId, kApplies<S>, kRequirement,
+// Method<S>, metadata) and the applicability rules over them. Adding an integrator = one
+// header with a descriptor + one entry in AllIntegrators + its pairs in core/pairs.cmake.
+// Included by the library's dispatch and by tests that ask about a test-local system type;
+// everything else includes nhsim/stepper_factory.hpp.
 #pragma once
 
 #include <memory>
@@ -11,7 +13,6 @@
 
 #include "nhsim/catalog.hpp"
 #include "nhsim/controls.hpp"
-#include "nhsim/ensemble.hpp"
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/dla.hpp"
 #include "nhsim/integrators/em.hpp"
@@ -32,6 +33,7 @@
 #include "nhsim/integrators/si_dla.hpp"
 #include "nhsim/integrators/spark2.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/stepper_factory.hpp"
 
 namespace nhsim {
 
@@ -66,30 +68,6 @@ NewtonSettings newton_settings(const IntegratorChoice& choice) {
   return ns;
 }
 
-/// Stepper of integrator `choice.integrator` on system `sys`; nullptr if the id is unknown or
-/// the integrator does not apply to S (see integrator_applies<S>).
-template <class S>
-std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& choice) {
-  std::unique_ptr<Stepper> out;
-  std::apply(
-      [&](auto... integrators) {
-        (
-            [&](auto integ) {
-              using I = decltype(integ);
-              if constexpr (integrator_applies<I, S>) {
-                if (!out && choice.integrator == I::kId) {
-                  out = std::make_unique<StepperImpl<S, typename I::template Method<S>>>(
-                      sys, choice.h, newton_settings<I>(choice));
-                }
-              }
-            }(integrators),
-            ...);
-      },
-      AllIntegrators{});
-  return out;
-}
-
-/// Why integrator `id` does not apply to system type S (nullopt if it applies or is unknown).
 template <class S>
 std::optional<std::string> integrator_not_applicable(const std::string& id) {
   std::optional<std::string> why;
@@ -111,10 +89,11 @@ std::optional<std::string> integrator_not_applicable(const std::string& id) {
   return why;
 }
 
-/// Ids of the integrators that apply to S, in registry order.
 template <class S>
 std::vector<std::string> applicable_integrators() {
-  std::vector<std::string> ids;
+  // Collected as const char* first: GCC 12 at -O3 reports a false -Warray-bounds for
+  // push_back(std::string&&) of a temporary in this fold.
+  std::vector<const char*> ids;
   std::apply(
       [&](auto... integrators) {
         ((integrator_applies<decltype(integrators), S> ? ids.push_back(decltype(integrators)::kId)
@@ -122,7 +101,7 @@ std::vector<std::string> applicable_integrators() {
          ...);
       },
       AllIntegrators{});
-  return ids;
+  return std::vector<std::string>(ids.begin(), ids.end());
 }
 
 /// Catalogue entries of every integrator, in registry order.

@@ -10,26 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/client/files.hpp"
+#include "example_runner.hpp"
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
 
-/// Runs examples/<name> on the core runner and returns the wire result (as examples_test.cpp).
-v1::EnsembleResult run_example(const std::string& name) {
-  const auto request = client::load_spec(std::filesystem::path(NHSIM_EXAMPLES_DIR) / name);
-  return to_proto(run_ensemble(from_proto(request)));
-}
-
-const v1::SeriesStats& series(const v1::IntegratorResult& r, const std::string& observable) {
-  for (const auto& s : r.observables()) {
-    if (s.observable() == observable) return s;
-  }
-  throw std::runtime_error("no observable " + observable);
-}
+using test::run_example;
+using test::series;
 
 /// max |x(t) - x(t0)| over the samples with t >= t0 (single trajectory: the mean is the value).
 double drift_after(const v1::IntegratorResult& r, const std::string& obs, double t0) {
@@ -51,7 +39,7 @@ double max_abs(const v1::SeriesStats& s) {
 }
 
 // Case 1 (§6.1, Tables 2 and 7): K, Pi1, Pi2 constant, Pi3 = 0; EM and DLA agree on them.
-TEST(EmExamples, Case1InvariantsEmAgainstDla) {
+TEST(ExamplesSeed004, Case1InvariantsEmAgainstDla) {
   const auto result = run_example("nontwisting_case1.json");
   ASSERT_EQ(result.integrators_size(), 2);
   const auto& em = result.integrators(0);
@@ -94,7 +82,7 @@ TEST(EmExamples, Case1InvariantsEmAgainstDla) {
 // constant after the load, close to em's but different (h = 0.005 s is far from asymptotic at
 // these spin rates: measured K 57 322.66 J against em's 61 717.97 J). In case 2 its Newton
 // fails at t = 0.505 s (|w| h ~ 1): recorded as a trajectory failure, never silent.
-TEST(EmExamples, Cases2And3InvariantsAfterTheLoad) {
+TEST(ExamplesSeed004, Cases2And3InvariantsAfterTheLoad) {
   for (const char* name : {"nontwisting_case2.json", "nontwisting_case3.json"}) {
     SCOPED_TRACE(name);
     const auto result = run_example(name);
@@ -132,7 +120,7 @@ TEST(EmExamples, Cases2And3InvariantsAfterTheLoad) {
 
 // Appendix A, Table 1: second quotient of precision of case 1, |q_h - q_{h/2}| /
 // |q_{h/2} - q_{h/4}| at every sample t >= 1 s, for em and dla.
-TEST(EmExamples, PrecisionQuotientIsAboutFour) {
+TEST(ExamplesSeed004, PrecisionQuotientIsAboutFour) {
   const auto result = run_example("nontwisting_precision.json");
   ASSERT_EQ(result.integrators_size(), 6);
   for (int m = 0; m < 2; ++m) {
