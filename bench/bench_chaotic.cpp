@@ -48,8 +48,7 @@ void BM_Ensemble(benchmark::State& state) {
   state.SetLabel(id + " threads=" + std::to_string(threads));
   nhsim::EnsembleSpec s;
   s.system = "chaotic_quartic";
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell = {3.06, 20261122, 64, 0.5, 10000};
+  s.initial_conditions = nhsim::EnergyShellGenerator{3.06, 20261122, 64, 0.5, 10000};
   nhsim::IntegratorChoice c;
   c.integrator = id;
   c.h = 0.05;

@@ -16,8 +16,8 @@ int main(int argc, char** argv) {
   }
   nhsim::EnsembleSpec s;
   s.system = "chaotic_quartic";
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell = {3.06, 20261122, std::atoll(argv[1]), 0.5, 10000};
+  s.initial_conditions =
+      nhsim::EnergyShellGenerator{3.06, 20261122, std::atoll(argv[1]), 0.5, 10000};
   nhsim::IntegratorChoice c;
   c.integrator = argc > 2 ? argv[2] : "si_dla";
   c.h = 0.05;

@@ -68,25 +68,24 @@ VelocityPerturbation from_proto(const v1::VelocityPerturbation& perturbation) {
   return out;
 }
 
+/// The one source the wire message sets. The message has three fields rather than a oneof, so
+/// more than one set is refused here; none set maps to an empty ExplicitStates, which the core's
+/// validation refuses ("zero trajectories").
 InitialConditions from_proto(const v1::InitialConditions& initial) {
   const bool has_states = initial.states_size() > 0;
   const bool has_shell = initial.has_energy_shell();
   const bool has_perturbation = initial.has_velocity_perturbation();
-  const int n_sources = static_cast<int>(has_states) + static_cast<int>(has_shell) +
-                        static_cast<int>(has_perturbation);
-  if (n_sources != 1) {
+  if (static_cast<int>(has_states) + static_cast<int>(has_shell) +
+          static_cast<int>(has_perturbation) >
+      1) {
     throw SpecError("initial_conditions",
-                    n_sources == 0
-                        ? "zero trajectories: give states, energy_shell or velocity_perturbation"
-                        : "give exactly one of states, energy_shell, velocity_perturbation");
+                    "give exactly one of states, energy_shell, velocity_perturbation");
   }
-  InitialConditions out;
+  if (has_shell) return from_proto(initial.energy_shell());
+  if (has_perturbation) return from_proto(initial.velocity_perturbation());
+  ExplicitStates out;
   out.states.reserve(static_cast<std::size_t>(initial.states_size()));
   for (const auto& state : initial.states()) out.states.push_back(from_proto(state));
-  out.use_energy_shell = has_shell;
-  if (has_shell) out.energy_shell = from_proto(initial.energy_shell());
-  out.use_velocity_perturbation = has_perturbation;
-  if (has_perturbation) out.velocity_perturbation = from_proto(initial.velocity_perturbation());
   return out;
 }
 

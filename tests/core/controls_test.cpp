@@ -87,8 +87,9 @@ EnsembleSpec board_spec() {
   const Snakeboard sys(1.0, 1.0, 0.5, 2.0);
   Snakeboard::VecQ q, p;
   sys.state_from_shape(M_PI / 2, M_PI / 3, 0, 0, 0, 2.5, -0.02, -1.0, q, p);
-  s.initial_conditions.states.push_back(
-      {std::vector<double>(q.data(), q.data() + 5), std::vector<double>(p.data(), p.data() + 5)});
+  std::get<ExplicitStates>(s.initial_conditions)
+      .states.push_back({std::vector<double>(q.data(), q.data() + 5),
+                         std::vector<double>(p.data(), p.data() + 5)});
   IntegratorChoice c;
   c.integrator = "nh_rattle";
   c.h = 10.0 / 128;
@@ -141,8 +142,9 @@ TEST(Controls, SystemsWithoutInputsRefuseControlsAndSkatePointIsAnObservable) {
   const ChaplyginSleighCom sys(1.0, 1.0, 1.0);
   ChaplyginSleighCom::VecQ q, p;
   sys.state_from_velocities(0.0, 0.0, 0.0, 0.5, -1.0, q, p);
-  s.initial_conditions.states.push_back(
-      {std::vector<double>(q.data(), q.data() + 3), std::vector<double>(p.data(), p.data() + 3)});
+  std::get<ExplicitStates>(s.initial_conditions)
+      .states.push_back({std::vector<double>(q.data(), q.data() + 3),
+                         std::vector<double>(p.data(), p.data() + 3)});
   IntegratorChoice c;
   c.integrator = "nh_rattle";
   c.h = 0.1;

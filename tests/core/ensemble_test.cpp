@@ -17,10 +17,11 @@ EnsembleSpec small_spec() {
   EnsembleSpec s;
   s.system = "chaotic_quartic";
   s.parameters = {{"n", 3}};
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell.energy = 3.06;
-  s.initial_conditions.energy_shell.seed = 7;
-  s.initial_conditions.energy_shell.count = 21;  // not a multiple of the block size
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions).energy = 3.06;
+  std::get<EnergyShellGenerator>(s.initial_conditions).seed = 7;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count =
+      21;  // not a multiple of the block size
   for (const char* id : {"gonzalez", "avf", "si_dla", "rk4"}) {
     IntegratorChoice c;
     c.integrator = id;
@@ -72,7 +73,7 @@ TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
   // Enough trajectories that the quantile sketches compress (> 400 values per cell): the
   // quantiles stay bit-identical, ordered and inside [min, max].
   EnsembleSpec big = small_spec();
-  big.initial_conditions.energy_shell.count = 451;
+  std::get<EnergyShellGenerator>(big.initial_conditions).count = 451;
   big.integrators = {big.integrators[2]};  // si_dla: energy error spreads out
   const EnsembleResult b1 = run_ensemble(big, o1);
   const EnsembleResult b2 = run_ensemble(big, o2);
@@ -146,7 +147,7 @@ TEST(Ensemble, FailedTrajectoriesAreCountedAndReported) {
   s.integrators[0].h = 2.5;
   s.integrators[0].sample_every = 1;
   s.t_final = 500.0;
-  s.initial_conditions.energy_shell.count = 3;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 3;
   const EnsembleResult r2 = run_ensemble(s);
   EXPECT_EQ(r2.integrators[0].trajectories_failed, 3);
   EXPECT_NE(r2.integrators[0].failures[0].reason.find("non-finite"), std::string::npos);
@@ -220,7 +221,7 @@ TEST(Ensemble, ValidationNamesTheField) {
   }
   {
     auto b = s;
-    b.initial_conditions.energy_shell.count = 0;
+    std::get<EnergyShellGenerator>(b.initial_conditions).count = 0;
     expect_spec_error(b, "initial_conditions.energy_shell.count", "zero trajectories");
   }
   {
@@ -240,37 +241,35 @@ TEST(Ensemble, ValidationNamesTheField) {
   }
   // Explicit states: dimension, finiteness, constraint.
   auto e = s;
-  e.initial_conditions.use_energy_shell = false;
-  e.initial_conditions.states = {CanonicalState{
-      {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 * 1 + 0.2 * 1 + 0.3 * 1), 0, 0, 0, 1, 1, 1}}};
+  e.initial_conditions = ExplicitStates{{CanonicalState{
+      {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 * 1 + 0.2 * 1 + 0.3 * 1), 0, 0, 0, 1, 1, 1}}}};
   EXPECT_NO_THROW(validate(e));
   {
     auto b = e;
-    b.initial_conditions.states[0].q.pop_back();
+    std::get<ExplicitStates>(b.initial_conditions).states[0].q.pop_back();
     expect_spec_error(b, "initial_conditions.states[0].q", "needs 7");
   }
   {
     auto b = e;
-    b.initial_conditions.states[0].p[3] = INFINITY;
+    std::get<ExplicitStates>(b.initial_conditions).states[0].p[3] = INFINITY;
     expect_spec_error(b, "initial_conditions.states[0].p", "finite");
   }
   {
     auto b = e;
-    b.initial_conditions.states[0].p[0] += 1e-9;
+    std::get<ExplicitStates>(b.initial_conditions).states[0].p[0] += 1e-9;
     expect_spec_error(b, "initial_conditions.states[0].p", "off the constraint");
   }
   {
     auto b = e;
-    b.initial_conditions.states.clear();
+    std::get<ExplicitStates>(b.initial_conditions).states.clear();
     expect_spec_error(b, "initial_conditions", "zero trajectories");
   }
 }
 
 TEST(Ensemble, ExplicitStatesRunWithStateObservables) {
   EnsembleSpec s = small_spec();
-  s.initial_conditions.use_energy_shell = false;
-  s.initial_conditions.states = {
-      CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}}};
+  s.initial_conditions = ExplicitStates{
+      {CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}}}};
   s.observables = {"energy_error", "q[1]", "p[0]"};
   const EnsembleResult r = run_ensemble(s);
   const auto& g = r.integrators[0];
@@ -282,9 +281,8 @@ TEST(Ensemble, ExplicitStatesRunWithStateObservables) {
 
 TEST(Ensemble, VelocityPerturbationStaysOnTheConstraintAndIsDeterministic) {
   EnsembleSpec s = small_spec();
-  s.initial_conditions.use_energy_shell = false;
-  auto& vp = s.initial_conditions.velocity_perturbation;
-  s.initial_conditions.use_velocity_perturbation = true;
+  s.initial_conditions = VelocityPerturbation{};
+  auto& vp = std::get<VelocityPerturbation>(s.initial_conditions);
   vp.base =
       CanonicalState{{0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, {-(0.1 + 0.2 + 0.3), 0, 0, 0, 1, 1, 1}};
   vp.v_std = 0.1;
@@ -312,35 +310,30 @@ TEST(Ensemble, VelocityPerturbationStaysOnTheConstraintAndIsDeterministic) {
   EXPECT_NEAR(g.observables[2].mean[0], 1.0, 5.0 * sd / std::sqrt(40.0));
   // Another seed draws other states.
   auto other = s;
-  other.initial_conditions.velocity_perturbation.seed = 12;
+  std::get<VelocityPerturbation>(other.initial_conditions).seed = 12;
   EXPECT_NE(run_ensemble(other, one).integrators[0].observables[2].mean[0],
             g.observables[2].mean[0]);
 
   // Validation names the field.
   {
     auto b = s;
-    b.initial_conditions.velocity_perturbation.v_std = 0.0;
+    std::get<VelocityPerturbation>(b.initial_conditions).v_std = 0.0;
     expect_spec_error(b, "initial_conditions.velocity_perturbation.v_std", "> 0");
   }
   {
     auto b = s;
-    b.initial_conditions.velocity_perturbation.count = 0;
+    std::get<VelocityPerturbation>(b.initial_conditions).count = 0;
     expect_spec_error(b, "initial_conditions.velocity_perturbation.count", "zero trajectories");
   }
   {
     auto b = s;
-    b.initial_conditions.velocity_perturbation.base.p[0] += 1e-9;
+    std::get<VelocityPerturbation>(b.initial_conditions).base.p[0] += 1e-9;
     expect_spec_error(b, "initial_conditions.velocity_perturbation.base.p", "off the constraint");
   }
   {
     auto b = s;
-    b.initial_conditions.velocity_perturbation.base.q.pop_back();
+    std::get<VelocityPerturbation>(b.initial_conditions).base.q.pop_back();
     expect_spec_error(b, "initial_conditions.velocity_perturbation.base.q", "needs 7");
-  }
-  {
-    auto b = s;
-    b.initial_conditions.use_energy_shell = true;
-    expect_spec_error(b, "initial_conditions", "exactly one");
   }
 }
 

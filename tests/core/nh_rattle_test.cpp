@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "nhsim/ensemble.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
@@ -120,10 +121,10 @@ TEST(NhRattle, DynamicSizeChaoticSystem) {
   EnsembleSpec s;
   s.system = "chaotic_quartic";
   s.parameters = {{"n", 4.0}};
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell.energy = 3.06;
-  s.initial_conditions.energy_shell.seed = 5;
-  s.initial_conditions.energy_shell.count = 3;
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions).energy = 3.06;
+  std::get<EnergyShellGenerator>(s.initial_conditions).seed = 5;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 3;
   for (const char* id : {"nh_rattle", "nh_rattle_projected"}) {
     IntegratorChoice c;
     c.integrator = id;

@@ -111,8 +111,9 @@ TEST(NontwistingBody, RunsThroughTheEnsembleWithLoads) {
   const Case c(3);
   EnsembleSpec spec;
   spec.system = "nontwisting_body";
-  spec.initial_conditions.states.push_back({std::vector<double>(c.q0.data(), c.q0.data() + 9),
-                                            std::vector<double>(c.p0.data(), c.p0.data() + 9)});
+  std::get<ExplicitStates>(spec.initial_conditions)
+      .states.push_back({std::vector<double>(c.q0.data(), c.q0.data() + 9),
+                         std::vector<double>(c.p0.data(), c.p0.data() + 9)});
   spec.loads = {paper_load(0.5)};
   IntegratorChoice em;
   em.integrator = "em";

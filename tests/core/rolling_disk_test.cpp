@@ -321,10 +321,11 @@ EnsembleSpec disk_spec() {
   EnsembleSpec s;
   s.system = "rolling_disk";
   s.parameters = {{"m", 2.0}, {"r", 0.5}, {"J_theta", 0.3}, {"J_phi", 0.7}};
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell.energy = 1.5;  // V = 0: any energy > 0 has states
-  s.initial_conditions.energy_shell.seed = 99;
-  s.initial_conditions.energy_shell.count = 19;
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions).energy =
+      1.5;  // V = 0: any energy > 0 has states
+  std::get<EnergyShellGenerator>(s.initial_conditions).seed = 99;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 19;
   for (const auto& info : list_integrators()) {
     if (not_applicable("rolling_disk", info.name)) continue;  // mla, rk2, rdp_exp, rdp_cay, ggl
     IntegratorChoice c;

@@ -219,9 +219,9 @@ TEST(Spark2, RegistryRefusesNonConstantMass) {
   EXPECT_FALSE(not_applicable("rolling_disk", "spark2").has_value());
   EnsembleSpec s;
   s.system = "chaplygin_sleigh";
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell.energy = 1.0;
-  s.initial_conditions.energy_shell.count = 2;
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions).energy = 1.0;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 2;
   IntegratorChoice c;
   c.integrator = "spark2";
   c.h = 0.1;
@@ -248,10 +248,10 @@ TEST(Spark2, EnsembleVarianceGrowsLinearlyAtOrderH4) {
   EnsembleSpec s;
   s.system = "chaotic_quartic";
   s.parameters = {{"n", 3}};
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell.energy = 3.06;
-  s.initial_conditions.energy_shell.seed = 20261122;
-  s.initial_conditions.energy_shell.count = 64;
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions).energy = 3.06;
+  std::get<EnergyShellGenerator>(s.initial_conditions).seed = 20261122;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 64;
   IntegratorChoice c;
   c.integrator = "spark2";
   c.h = 0.1;

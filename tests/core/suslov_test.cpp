@@ -265,9 +265,9 @@ TEST(Suslov, RegistryDefaultsAndApplicability) {
   // An ensemble spec asking for si_dla is refused with the reason.
   EnsembleSpec spec;
   spec.system = "suslov";
-  spec.initial_conditions.use_energy_shell = true;
-  spec.initial_conditions.energy_shell.energy = 0.5;
-  spec.initial_conditions.energy_shell.count = 2;
+  spec.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(spec.initial_conditions).energy = 0.5;
+  std::get<EnergyShellGenerator>(spec.initial_conditions).count = 2;
   spec.integrators.push_back(c);
   spec.integrators.back().integrator = "si_dla";
   spec.t_final = 1.0;
@@ -308,8 +308,8 @@ TEST(Suslov, EnergyShellEnsemble) {
 
   EnsembleSpec s;
   s.system = "suslov";
-  s.initial_conditions.use_energy_shell = true;
-  s.initial_conditions.energy_shell = gen;
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions) = gen;
   for (const char* id : {"gonzalez", "midpoint", "avf", "rk4"}) {
     IntegratorChoice c;
     c.integrator = id;

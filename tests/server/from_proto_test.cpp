@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "nhsim/ensemble.hpp"
@@ -39,11 +40,10 @@ TEST(FromProto, CopiesEveryFieldUnderTheSameName) {
   const EnsembleSpec spec = from_proto(shell_request());
   EXPECT_EQ(spec.system, "chaotic_quartic");
   EXPECT_EQ(spec.parameters, (std::map<std::string, double>{{"n", 2.0}}));
-  ASSERT_TRUE(spec.initial_conditions.use_energy_shell);
-  EXPECT_TRUE(spec.initial_conditions.states.empty());
-  EXPECT_EQ(spec.initial_conditions.energy_shell.energy, 3.06);
-  EXPECT_EQ(spec.initial_conditions.energy_shell.seed, 0xfedcba9876543210ULL);
-  EXPECT_EQ(spec.initial_conditions.energy_shell.count, 17);
+  ASSERT_TRUE(std::holds_alternative<EnergyShellGenerator>(spec.initial_conditions));
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).energy, 3.06);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).seed, 0xfedcba9876543210ULL);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).count, 17);
   ASSERT_EQ(spec.integrators.size(), 2U);
   EXPECT_EQ(spec.integrators[0].integrator, "gonzalez");
   EXPECT_EQ(spec.integrators[0].h, 0.025);
@@ -58,8 +58,9 @@ TEST(FromProto, CopiesEveryFieldUnderTheSameName) {
 TEST(FromProto, UnsetOptionalFieldsKeepTheCoreDefaults) {
   const EnsembleSpec spec = from_proto(shell_request());
   const EnergyShellGenerator core_defaults;
-  EXPECT_EQ(spec.initial_conditions.energy_shell.q_std, core_defaults.q_std);
-  EXPECT_EQ(spec.initial_conditions.energy_shell.max_attempts, core_defaults.max_attempts);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).q_std, core_defaults.q_std);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).max_attempts,
+            core_defaults.max_attempts);
   // The second choice sets nothing but its name: sample_every 1, Newton settings 0 (defaults).
   const IntegratorChoice core_choice;
   EXPECT_EQ(spec.integrators[1].sample_every, core_choice.sample_every);
@@ -75,14 +76,14 @@ TEST(FromProto, ExplicitValuesOfOptionalFieldsPassThroughEvenWhenZero) {
   shell->set_max_attempts(0);
   request.mutable_integrators(0)->set_sample_every(0);
   const EnsembleSpec spec = from_proto(request);
-  EXPECT_EQ(spec.initial_conditions.energy_shell.q_std, 0.0);
-  EXPECT_EQ(spec.initial_conditions.energy_shell.max_attempts, 0);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).q_std, 0.0);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).max_attempts, 0);
   EXPECT_EQ(spec.integrators[0].sample_every, 0);  // for validate() to reject
   shell->set_q_std(0.25);
   shell->set_max_attempts(5);
   const EnsembleSpec spec2 = from_proto(request);
-  EXPECT_EQ(spec2.initial_conditions.energy_shell.q_std, 0.25);
-  EXPECT_EQ(spec2.initial_conditions.energy_shell.max_attempts, 5);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec2.initial_conditions).q_std, 0.25);
+  EXPECT_EQ(std::get<EnergyShellGenerator>(spec2.initial_conditions).max_attempts, 5);
 }
 
 TEST(FromProto, CopiesExplicitStatesInOrder) {
@@ -98,15 +99,19 @@ TEST(FromProto, CopiesExplicitStatesInOrder) {
   b->add_p(5.0);
   b->add_p(6.0);
   const EnsembleSpec spec = from_proto(request);
-  EXPECT_FALSE(spec.initial_conditions.use_energy_shell);
-  ASSERT_EQ(spec.initial_conditions.states.size(), 2U);
-  EXPECT_EQ(spec.initial_conditions.states[0].q, (std::vector<double>{1.0, 2.0}));
-  EXPECT_EQ(spec.initial_conditions.states[0].p, (std::vector<double>{-3.0}));
-  EXPECT_EQ(spec.initial_conditions.states[1].q, (std::vector<double>{4.0}));
-  EXPECT_EQ(spec.initial_conditions.states[1].p, (std::vector<double>{5.0, 6.0}));
+  ASSERT_TRUE(std::holds_alternative<ExplicitStates>(spec.initial_conditions));
+  ASSERT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states.size(), 2U);
+  EXPECT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states[0].q,
+            (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states[0].p,
+            (std::vector<double>{-3.0}));
+  EXPECT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states[1].q,
+            (std::vector<double>{4.0}));
+  EXPECT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states[1].p,
+            (std::vector<double>{5.0, 6.0}));
 }
 
-TEST(FromProto, RejectsBothOrNeitherInitialConditionKinds) {
+TEST(FromProto, RejectsTwoInitialConditionSourcesAndMapsNoneToZeroStates) {
   auto both = shell_request();
   both.mutable_initial_conditions()->add_states()->add_q(1.0);
   try {
@@ -115,18 +120,25 @@ TEST(FromProto, RejectsBothOrNeitherInitialConditionKinds) {
   } catch (const SpecError& e) {
     EXPECT_EQ(e.field(), "initial_conditions");
   }
+  // Neither: an empty list of explicit states, which the core's validation refuses (the one
+  // place that rule is checked).
   auto neither = shell_request();
   neither.clear_initial_conditions();
+  neither.mutable_integrators(1)->set_h(0.025);  // valid up to the initial conditions
+  const EnsembleSpec none = from_proto(neither);
+  ASSERT_TRUE(std::holds_alternative<ExplicitStates>(none.initial_conditions));
   try {
-    from_proto(neither);
+    validate(none);
     FAIL() << "no initial conditions accepted";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.field(), "initial_conditions");
+    EXPECT_NE(std::string(e.what()).find("zero trajectories"), std::string::npos);
   }
   // An empty energy_shell message is present: the count (0) is for validate() to reject.
   auto empty_shell = shell_request();
   empty_shell.mutable_initial_conditions()->mutable_energy_shell()->Clear();
-  EXPECT_TRUE(from_proto(empty_shell).initial_conditions.use_energy_shell);
+  EXPECT_TRUE(
+      std::holds_alternative<EnergyShellGenerator>(from_proto(empty_shell).initial_conditions));
 }
 
 TEST(FromProto, CopiesAVelocityPerturbation) {
@@ -140,14 +152,13 @@ TEST(FromProto, CopiesAVelocityPerturbation) {
   vp->set_seed(99);
   vp->set_count(64);
   const EnsembleSpec spec = from_proto(request);
-  const auto& ic = spec.initial_conditions;
-  EXPECT_FALSE(ic.use_energy_shell);
-  ASSERT_TRUE(ic.use_velocity_perturbation);
-  EXPECT_EQ(ic.velocity_perturbation.base.q, (std::vector<double>{1.0, 2.0}));
-  EXPECT_EQ(ic.velocity_perturbation.base.p, (std::vector<double>{3.0}));
-  EXPECT_EQ(ic.velocity_perturbation.v_std, 0.25);
-  EXPECT_EQ(ic.velocity_perturbation.seed, 99U);
-  EXPECT_EQ(ic.velocity_perturbation.count, 64);
+  ASSERT_TRUE(std::holds_alternative<VelocityPerturbation>(spec.initial_conditions));
+  const auto& vp_core = std::get<VelocityPerturbation>(spec.initial_conditions);
+  EXPECT_EQ(vp_core.base.q, (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(vp_core.base.p, (std::vector<double>{3.0}));
+  EXPECT_EQ(vp_core.v_std, 0.25);
+  EXPECT_EQ(vp_core.seed, 99U);
+  EXPECT_EQ(vp_core.count, 64);
   // With an energy shell as well: two sources.
   auto both = request;
   both.mutable_initial_conditions()->mutable_energy_shell()->set_count(3);

@@ -17,48 +17,10 @@
 
 namespace nhsim {
 
-/// Random initial states on an energy shell H(q, p) = energy, with p on the constraint
-/// distribution (mu(q) M(q)^-1 p = 0). Trajectory i's state depends only on (seed, i):
-/// q ~ N(0, q_std^2 I); a velocity v ~ N(0, I) is projected M-orthogonally onto D_q, p = M v,
-/// scaled so that H = energy exactly. Draws with V(q) >= energy are redrawn from the same
-/// (seed, i) stream, at most max_attempts times (then SpecError on the generator).
-struct EnergyShellGenerator {
-  double energy = 0.0;       ///< target energy H, system energy units
-  std::uint64_t seed = 0;    ///< 64-bit seed
-  std::int64_t count = 0;    ///< number of trajectories
-  double q_std = 0.5;        ///< standard deviation of each q component
-  int max_attempts = 10000;  ///< redraws allowed per trajectory before giving up
-};
-
-/// Random perturbations of one base state's velocity, e.g. the perturbed initial angular
-/// velocities of a rigid body (seed 004 §6): trajectory i has q = base.q and
-/// p = base.p + M(q) v_D, where v ~ N(0, v_std^2 I) is drawn from the (seed, i) stream and
-/// projected M-orthogonally onto D_q = ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v.
-/// The base state must satisfy the constraints (g(q) = 0 where the system has holonomic
-/// constraints, mu M^-1 p = 0); every perturbed state then satisfies them too, because q is
-/// unchanged and v_D lies in D_q (mu includes G(q) for holonomic systems). v_std is in units
-/// of dq/dt (system length or angle per time unit).
-struct VelocityPerturbation {
-  CanonicalState base;
-  double v_std = 0.0;      ///< standard deviation of each velocity component before projection; > 0
-  std::uint64_t seed = 0;  ///< 64-bit seed
-  std::int64_t count = 0;  ///< number of trajectories
-};
-
-/// Exactly one of `states` (non-empty), `energy_shell` (use_energy_shell) or
-/// `velocity_perturbation` (use_velocity_perturbation) is used.
-struct InitialConditions {
-  std::vector<CanonicalState> states;
-  bool use_energy_shell = false;
-  EnergyShellGenerator energy_shell;
-  bool use_velocity_perturbation = false;
-  VelocityPerturbation velocity_perturbation;
-};
-
 struct EnsembleSpec {
   std::string system;                        ///< system id, see list_systems()
   std::map<std::string, double> parameters;  ///< overrides of the system's named parameters
-  InitialConditions initial_conditions;
+  InitialConditions initial_conditions;      ///< one source; see InitialConditions
   std::vector<IntegratorChoice> integrators;
   double t_final = 0.0;  ///< > 0; must be an integer multiple of each h
   /// Observables to sample. Empty = defaults: energy_error, relative_energy_error,

@@ -1,12 +1,14 @@
-// Initial conditions: the counter-based random stream and the energy-shell generator.
+// Initial conditions: the counter-based random stream, the generators (energy shell, velocity
+// perturbation), and the initial-condition source of a spec (InitialConditions in
+// nhsim/spec_types.hpp): its validation and trajectory i's state.
 #pragma once
 
 #include <Eigen/Dense>
 #include <cstdint>
 #include <string>
 
-#include "nhsim/ensemble.hpp"
 #include "nhsim/model.hpp"
+#include "nhsim/spec_types.hpp"
 
 namespace nhsim {
 
@@ -52,5 +54,22 @@ void project_onto_distribution(const SystemModel& model, const Eigen::VectorXd& 
 /// The spec's validation has checked the base state; q and p are resized to nq.
 void velocity_perturbation_state(const SystemModel& model, const VelocityPerturbation& g,
                                  std::int64_t i, Eigen::VectorXd& q, Eigen::VectorXd& p);
+
+/// Number of trajectories `ic` asks for: the number of explicit states or the generator's count.
+std::int64_t trajectory_count(const InitialConditions& ic);
+
+/// Checks `ic` for `model` (the system named `system`, used in messages). Throws SpecError with
+/// the field path: "initial_conditions" for zero explicit states; "initial_conditions.states[i].q"
+/// / ".p" for a state of the wrong length, non-finite, or off the constraints (|g(q)| or
+/// |mu(q) M^-1 p| above 1e-10); "initial_conditions.energy_shell.<field>" or
+/// "initial_conditions.velocity_perturbation.<field>" for a bad generator setting, and
+/// "initial_conditions.energy_shell" for a system with holonomic constraints.
+void validate_initial_conditions(const InitialConditions& ic, const SystemModel& model,
+                                 const std::string& system);
+
+/// Trajectory i's initial state (q, p resized to nq) from a validated `ic`; depends only on ic
+/// and i. Returns false with `reason` set when the energy-shell generator gives up on i.
+bool initial_state(const InitialConditions& ic, const SystemModel& model, std::int64_t i,
+                   Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason);
 
 }  // namespace nhsim

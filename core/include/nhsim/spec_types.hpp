@@ -1,12 +1,13 @@
 // The vocabulary shared by the spec, the systems and the integrators: the spec error, a
-// canonical state, an integrator choice, control and load data. Core headers include this
-// instead of nhsim/ensemble.hpp (the runner's contract).
+// canonical state, the initial-condition sources, an integrator choice, control and load data. Core
+// headers include this instead of nhsim/ensemble.hpp (the runner's contract).
 #pragma once
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace nhsim {
@@ -32,6 +33,44 @@ struct CanonicalState {
   std::vector<double> q;
   std::vector<double> p;
 };
+
+/// Explicit initial states, one trajectory each; each must satisfy the constraints.
+struct ExplicitStates {
+  std::vector<CanonicalState> states;
+};
+
+/// Random initial states on an energy shell H(q, p) = energy, with p on the constraint
+/// distribution (mu(q) M(q)^-1 p = 0). Trajectory i's state depends only on (seed, i):
+/// q ~ N(0, q_std^2 I); a velocity v ~ N(0, I) is projected M-orthogonally onto D_q, p = M v,
+/// scaled so that H = energy exactly. Draws with V(q) >= energy are redrawn from the same
+/// (seed, i) stream, at most max_attempts times (then SpecError on the generator).
+struct EnergyShellGenerator {
+  double energy = 0.0;       ///< target energy H, system energy units
+  std::uint64_t seed = 0;    ///< 64-bit seed
+  std::int64_t count = 0;    ///< number of trajectories
+  double q_std = 0.5;        ///< standard deviation of each q component
+  int max_attempts = 10000;  ///< redraws allowed per trajectory before giving up
+};
+
+/// Random perturbations of one base state's velocity, e.g. the perturbed initial angular
+/// velocities of a rigid body (seed 004 §6): trajectory i has q = base.q and
+/// p = base.p + M(q) v_D, where v ~ N(0, v_std^2 I) is drawn from the (seed, i) stream and
+/// projected M-orthogonally onto D_q = ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v.
+/// The base state must satisfy the constraints (g(q) = 0 where the system has holonomic
+/// constraints, mu M^-1 p = 0); every perturbed state then satisfies them too, because q is
+/// unchanged and v_D lies in D_q (mu includes G(q) for holonomic systems). v_std is in units
+/// of dq/dt (system length or angle per time unit).
+struct VelocityPerturbation {
+  CanonicalState base;
+  double v_std = 0.0;      ///< standard deviation of each velocity component before projection; > 0
+  std::uint64_t seed = 0;  ///< 64-bit seed
+  std::int64_t count = 0;  ///< number of trajectories
+};
+
+/// Where the trajectories' initial states come from: exactly one source. Trajectory i's state
+/// depends only on the source and i (DESIGN.md). A default-constructed value is an empty
+/// ExplicitStates, which the runner refuses ("zero trajectories").
+using InitialConditions = std::variant<ExplicitStates, EnergyShellGenerator, VelocityPerturbation>;
 
 /// One integrator to compare: id (see list_integrators()), step h, sampling and solver settings.
 struct IntegratorChoice {

@@ -13,9 +13,10 @@ namespace nhsim::server {
 /// energy shell keeps the core defaults (0.5, 10000); 0 for `newton_tol` / `newton_max_iter`
 /// means the integrator's default, as in the core.
 ///
-/// Throws nhsim::SpecError with field "initial_conditions" when both or neither of
-/// `initial_conditions.states` (non-empty) and `initial_conditions.energy_shell` are given.
-/// Everything else is checked by nhsim::validate(), not here.
+/// Throws nhsim::SpecError with field "initial_conditions" when more than one of
+/// `initial_conditions.states` (non-empty), `.energy_shell` and `.velocity_perturbation` is
+/// given (the core's InitialConditions holds one source). None given becomes an empty list of
+/// states, which nhsim::validate() refuses; everything else is checked there too, not here.
 nhsim::EnsembleSpec from_proto(const nhsim::v1::SubmitEnsembleRequest& request);
 
 }  // namespace nhsim::server

@@ -1,0 +1,126 @@
+// The ensemble's observables: name resolution and sampling (observables.hpp).
+#include "observables.hpp"
+
+#include <cmath>
+
+#include "nhsim/spec_types.hpp"
+
+namespace nhsim {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string field(std::size_t i) { return "observables[" + std::to_string(i) + "]"; }
+
+}  // namespace
+
+std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requested, int nq,
+                                        bool holonomic,
+                                        const std::vector<std::string>& system_names) {
+  std::vector<ObsDef> out;
+  std::vector<std::string> defaults = {"energy_error", "relative_energy_error",
+                                       "constraint_residual"};
+  if (holonomic) {
+    defaults.push_back("position_constraint_residual");
+    defaults.push_back("velocity_constraint_residual");
+  }
+  const auto& names = requested.empty() ? defaults : requested;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    if (n == "energy_error") {
+      out.push_back({n, ObsKind::kEnergyError});
+    } else if (n == "relative_energy_error") {
+      out.push_back({n, ObsKind::kRelativeEnergyError});
+    } else if (n == "constraint_residual") {
+      out.push_back({n, ObsKind::kConstraintResidual});
+    } else if (holonomic && n == "position_constraint_residual") {
+      out.push_back({n, ObsKind::kPositionResidual});
+    } else if (holonomic && n == "velocity_constraint_residual") {
+      out.push_back({n, ObsKind::kVelocityResidual});
+    } else if ((n.rfind("q[", 0) == 0 || n.rfind("p[", 0) == 0) && n.back() == ']') {
+      const std::string num = n.substr(2, n.size() - 3);
+      std::size_t pos = 0;
+      int k = -1;
+      try {
+        k = std::stoi(num, &pos);
+      } catch (...) {
+        pos = 0;
+      }
+      if (pos != num.size() || num.empty() || k < 0 || k >= nq) {
+        throw SpecError(field(i),
+                        "state component index must be in [0, " + std::to_string(nq - 1) + "]");
+      }
+      out.push_back({n, n[0] == 'q' ? ObsKind::kQ : ObsKind::kP, k});
+    } else {
+      int k = -1;
+      for (std::size_t j = 0; j < system_names.size(); ++j) {
+        if (system_names[j] == n) k = static_cast<int>(j);
+      }
+      if (k < 0) {
+        throw SpecError(field(i), "unknown observable '" + n + "'; known: " + join(defaults) +
+                                      ", q[i], p[i]" +
+                                      (system_names.empty() ? "" : ", " + join(system_names)));
+      }
+      out.push_back({n, ObsKind::kSystem, k});
+    }
+    for (std::size_t j = 0; j + 1 < out.size(); ++j) {
+      if (out[j].name == n) throw SpecError(field(i), "duplicate observable");
+    }
+  }
+  return out;
+}
+
+bool observables_need_state(const std::vector<ObsDef>& observables) {
+  for (const auto& o : observables) {
+    if (o.kind == ObsKind::kQ || o.kind == ObsKind::kP || o.kind == ObsKind::kSystem ||
+        o.kind == ObsKind::kPositionResidual || o.kind == ObsKind::kVelocityResidual) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void sample_observables(const std::vector<ObsDef>& observables, bool need_state,
+                        const SystemModel& model, const Stepper& stepper, double h0,
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, double* row) {
+  if (need_state) stepper.get_state(q, p);
+  double energy = 0.0, residual = 0.0;
+  stepper.energy_and_residual(energy, residual);
+  for (std::size_t j = 0; j < observables.size(); ++j) {
+    const ObsDef& o = observables[j];
+    switch (o.kind) {
+      case ObsKind::kEnergyError:
+        row[j] = energy - h0;
+        break;
+      case ObsKind::kRelativeEnergyError: {
+        const double d = std::abs(energy - h0);
+        row[j] = h0 != 0.0 ? d / std::abs(h0) : d;
+        break;
+      }
+      case ObsKind::kConstraintResidual:
+        row[j] = residual;
+        break;
+      case ObsKind::kPositionResidual:
+        row[j] = model.position_constraint_residual(q);
+        break;
+      case ObsKind::kVelocityResidual:
+        row[j] = model.velocity_constraint_residual(q, p);
+        break;
+      case ObsKind::kQ:
+        row[j] = q(o.index);
+        break;
+      case ObsKind::kP:
+        row[j] = p(o.index);
+        break;
+      case ObsKind::kSystem:
+        row[j] = model.observable(o.index, q, p);
+        break;
+    }
+  }
+}
+
+}  // namespace nhsim

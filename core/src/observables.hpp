@@ -1,0 +1,52 @@
+// Internal: the ensemble's observables (EnsembleSpec::observables): resolved from their names once
+// per spec, then sampled from a stepper's state into one row of doubles.
+#pragma once
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "nhsim/model.hpp"
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+
+/// kSystem: the system's own observable `index` of SystemModel::observable_names().
+/// kPositionResidual / kVelocityResidual: max |g(q)| and max |G(q) M^-1 p| of a system with
+/// holonomic constraints (SystemModel::ng() > 0). kQ / kP: state component `index`.
+enum class ObsKind {
+  kEnergyError,
+  kRelativeEnergyError,
+  kConstraintResidual,
+  kPositionResidual,
+  kVelocityResidual,
+  kQ,
+  kP,
+  kSystem
+};
+
+struct ObsDef {
+  std::string name;
+  ObsKind kind;
+  int index = 0;
+};
+
+/// The observables named in `names`, or the defaults when it is empty (energy_error,
+/// relative_energy_error, constraint_residual, and for a holonomic system also
+/// position_constraint_residual and velocity_constraint_residual). Throws
+/// SpecError("observables[i]", ...) for an unknown name (listing the known ones), a state index
+/// outside [0, nq), or a duplicate.
+std::vector<ObsDef> resolve_observables(const std::vector<std::string>& names, int nq,
+                                        bool holonomic,
+                                        const std::vector<std::string>& system_names);
+
+/// True when some observable needs the canonical state (q, p), not only energy and residual.
+bool observables_need_state(const std::vector<ObsDef>& observables);
+
+/// Samples every observable of the stepper's current state into row[0 .. size): h0 is H at
+/// t = 0; q, p (length nq) are workspace, filled from the stepper when `need_state`.
+void sample_observables(const std::vector<ObsDef>& observables, bool need_state,
+                        const SystemModel& model, const Stepper& stepper, double h0,
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, double* row);
+
+}  // namespace nhsim

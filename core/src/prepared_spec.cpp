@@ -1,0 +1,86 @@
+// Spec validation and binding (prepared_spec.hpp).
+#include "prepared_spec.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/initial_conditions.hpp"
+
+namespace nhsim {
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+/// Checks integrator choice `c` (field path `f`) for system `entry`; returns its step count.
+std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const SystemEntry& entry,
+                          const EnsembleSpec& spec,
+                          const std::vector<std::string>& known_integrators) {
+  bool known = false;
+  for (const auto& k : known_integrators) known = known || k == c.integrator;
+  if (!known) {
+    throw SpecError(f + ".integrator",
+                    "unknown integrator '" + c.integrator + "'; known: " + join(known_integrators));
+  }
+  if (auto why = entry.not_applicable(c.integrator)) {
+    throw SpecError(f + ".integrator", "does not apply to system '" + spec.system + "': " + *why);
+  }
+  if (!std::isfinite(c.h) || c.h <= 0.0) throw SpecError(f + ".h", "must be finite and > 0");
+  if (c.sample_every < 1) throw SpecError(f + ".sample_every", "must be >= 1");
+  if (!std::isfinite(c.newton_tol) || c.newton_tol < 0.0) {
+    throw SpecError(f + ".newton_tol", "must be finite and >= 0 (0 = integrator default)");
+  }
+  if (c.newton_max_iter < 0) {
+    throw SpecError(f + ".newton_max_iter", "must be >= 0 (0 = integrator default)");
+  }
+  const double ratio = spec.t_final / c.h;
+  if (!(ratio <= 9.0e15)) throw SpecError(f + ".h", "t_final / h is too large");
+  const double steps = std::round(ratio);
+  if (steps < 1.0 || std::abs(steps * c.h - spec.t_final) > 1e-9 * spec.t_final) {
+    std::ostringstream os;
+    os.precision(17);
+    os << "t_final = " << spec.t_final << " must be an integer multiple of h = " << c.h;
+    throw SpecError(f + ".h", os.str());
+  }
+  return static_cast<std::int64_t>(steps);
+}
+
+}  // namespace
+
+PreparedSpec prepare(const EnsembleSpec& spec) {
+  PreparedSpec pr;
+  const SystemEntry* entry = find_system(spec.system);
+  if (entry == nullptr) {
+    std::vector<std::string> known;
+    for (const auto& e : system_registry()) known.push_back(e.info.name);
+    throw SpecError("system", "unknown system '" + spec.system + "'; known: " + join(known));
+  }
+  pr.parameters = complete_parameters(*entry, spec.parameters);
+  pr.model = entry->make(pr.parameters);
+  pr.model->set_controls(spec.controls);
+  pr.model->set_loads(spec.loads);
+
+  if (!std::isfinite(spec.t_final) || spec.t_final <= 0.0) {
+    throw SpecError("t_final", "must be finite and > 0");
+  }
+  if (spec.integrators.empty()) {
+    throw SpecError("integrators", "at least one integrator choice is required");
+  }
+  std::vector<std::string> known_integrators;
+  for (const auto& info : list_integrators()) known_integrators.push_back(info.name);
+  for (std::size_t i = 0; i < spec.integrators.size(); ++i) {
+    const std::string f = "integrators[" + std::to_string(i) + "]";
+    pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, known_integrators));
+  }
+
+  validate_initial_conditions(spec.initial_conditions, *pr.model, spec.system);
+  pr.observables = resolve_observables(spec.observables, pr.model->nq(), pr.model->ng() > 0,
+                                       pr.model->observable_names());
+  return pr;
+}
+
+}  // namespace nhsim
