@@ -1,41 +1,42 @@
-# The catalogue's (system type, integrator) pairs: each is compiled in exactly one generated
-# translation unit of nhsim_core (DESIGN.md), from core/src/pair.cpp.in. The compiler checks this
-# list both ways: a listed pair whose integrator does not apply fails a static_assert, an
-# applicable pair that is missing fails to link (make_pair_stepper<S, I> undefined).
+# The catalogue's (system type, integrator) pairs: each is compiled exactly once, in the generated
+# translation unit of its integrator (core/CMakeLists.txt, core/src/pairs.cpp.in; DESIGN.md). The
+# compiler checks this list both ways: a listed pair whose integrator does not apply fails a
+# static_assert, an applicable pair that is missing fails to link (make_pair_stepper<S, I>
+# undefined).
 #
-# nhsim_pairs(<file stem> <C++ type> <system header> <integrator ids...>)
+# nhsim_pairs(<C++ type> <system header> <integrator ids...>)
 
-nhsim_pairs(chaotic_quartic_3 "ChaoticQuartic<3>" nhsim/systems/chaotic_quartic.hpp
+nhsim_pairs("ChaoticQuartic<3>" nhsim/systems/chaotic_quartic.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
   nh_rattle nh_rattle_projected)
-nhsim_pairs(chaotic_quartic_dyn "ChaoticQuartic<Eigen::Dynamic>" nhsim/systems/chaotic_quartic.hpp
+nhsim_pairs("ChaoticQuartic<Eigen::Dynamic>" nhsim/systems/chaotic_quartic.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
   nh_rattle nh_rattle_projected)
-nhsim_pairs(rolling_disk "RollingDisk" nhsim/systems/rolling_disk.hpp
+nhsim_pairs("RollingDisk" nhsim/systems/rolling_disk.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2
   dla nh_rattle nh_rattle_projected)
-nhsim_pairs(chaplygin_sleigh "ChaplyginSleigh" nhsim/systems/chaplygin_sleigh.hpp
+nhsim_pairs("ChaplyginSleigh" nhsim/systems/chaplygin_sleigh.hpp
   gonzalez avf rk4 itoh_abe midpoint gonzalez_r gonzalez_r_fd)
-nhsim_pairs(suslov "Suslov" nhsim/systems/suslov.hpp
+nhsim_pairs("Suslov" nhsim/systems/suslov.hpp
   gonzalez avf rk4 itoh_abe midpoint)
-nhsim_pairs(gearbox "Gearbox" nhsim/systems/gearbox.hpp
+nhsim_pairs("Gearbox" nhsim/systems/gearbox.hpp
   si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected)
-nhsim_pairs(nonholonomic_particle "NonholonomicParticle" nhsim/systems/nonholonomic_particle.hpp
+nhsim_pairs("NonholonomicParticle" nhsim/systems/nonholonomic_particle.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2
   dla mla nh_rattle nh_rattle_projected)
-nhsim_pairs(knife_edge "KnifeEdge" nhsim/systems/knife_edge.hpp
+nhsim_pairs("KnifeEdge" nhsim/systems/knife_edge.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
   mla nh_rattle nh_rattle_projected)
-nhsim_pairs(chaplygin_sleigh_com "ChaplyginSleighCom" nhsim/systems/chaplygin_sleigh_com.hpp
+nhsim_pairs("ChaplyginSleighCom" nhsim/systems/chaplygin_sleigh_com.hpp
   si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2
   rdp_exp rdp_cay)
-nhsim_pairs(snakeboard "Snakeboard" nhsim/systems/snakeboard.hpp
+nhsim_pairs("Snakeboard" nhsim/systems/snakeboard.hpp
   nh_rattle nh_rattle_projected rk2 rdp_exp rdp_cay)
-nhsim_pairs(nontwisting_body "NontwistingBody" nhsim/systems/director_body.hpp
+nhsim_pairs("NontwistingBody" nhsim/systems/director_body.hpp
   dla nh_rattle nh_rattle_projected rk2 em)
-nhsim_pairs(rigid_body "RigidBody" nhsim/systems/director_body.hpp
+nhsim_pairs("RigidBody" nhsim/systems/director_body.hpp
   dla nh_rattle nh_rattle_projected rk2 em)
-nhsim_pairs(gyroscopic_top "GyroscopicTop" nhsim/systems/gyroscopic_top.hpp
+nhsim_pairs("GyroscopicTop" nhsim/systems/gyroscopic_top.hpp
   si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2 ggl)
-nhsim_pairs(four_bar "FourBar" nhsim/systems/four_bar.hpp
+nhsim_pairs("FourBar" nhsim/systems/four_bar.hpp
   si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2 ggl)

@@ -1,6 +1,6 @@
 // Internal: the stepper of one (system type S, integrator I) pair. Declared here, defined in
-// pair_stepper_impl.hpp and explicitly instantiated in the pair's own generated translation
-// unit (core/pairs.cmake), so that each pair is compiled exactly once.
+// pair_stepper_impl.hpp and explicitly instantiated in the generated translation unit of its
+// integrator (core/pairs.cmake), so that each pair is compiled exactly once.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,5 @@
 // Internal: the definition of make_pair_stepper, included only by the generated pair
-// translation units (core/src/pair.cpp.in).
+// translation units (core/src/pairs.cpp.in).
 #pragma once
 
 #include "nhsim/controls.hpp"
