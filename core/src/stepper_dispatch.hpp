@@ -1,11 +1,15 @@
 // Internal: the definitions behind nhsim/stepper_factory.hpp. Each core/src/systems/<system>.cpp
 // includes this and instantiates them for its system types with
 // NHSIM_INSTANTIATE_STEPPER_FACTORY(Type). The dispatch calls make_pair_stepper<S, I> for every
-// applicable I; its definition is in the pair's own translation unit, so a pair missing from
+// applicable I; its definition is in the generated translation unit of I, so a pair missing from
 // core/pairs.cmake fails to link, naming the pair.
 #pragma once
 
+#include <map>
+#include <utility>
+
 #include "nhsim/integrators/registry.hpp"
+#include "nhsim/model.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "pair_stepper.hpp"
 
@@ -29,6 +33,16 @@ std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& 
       },
       AllIntegrators{});
   return out;
+}
+
+/// The catalogue entry of system type S: `info` with the integrators that apply to S, the model
+/// factory `make`, and S's applicability rule (integrator_not_applicable<S>).
+template <class S>
+SystemEntry catalogue_entry(
+    SystemInfo info, std::unique_ptr<SystemModel> (*make)(const std::map<std::string, double>&)) {
+  info.integrators = applicable_integrators<S>();
+  return SystemEntry{std::move(info), make,
+                     [](const std::string& id) { return integrator_not_applicable<S>(id); }};
 }
 
 }  // namespace nhsim

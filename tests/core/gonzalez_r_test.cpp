@@ -165,8 +165,8 @@ TEST(GonzalezR, ChaplyginSleighKeepsEnergyAndConstraint) {
 
 // Suslov has no canonical form (kHasCanonicalForm = false): both are refused with a reason.
 TEST(GonzalezR, RefusedOnSuslov) {
-  static_assert(!has_canonical_form<Suslov>());
-  static_assert(has_canonical_form<ChaoticQuartic<3>>());
+  static_assert(!CanonicalForm<Suslov>);
+  static_assert(CanonicalForm<ChaoticQuartic<3>>);
   for (const std::string id : {"gonzalez_r", "gonzalez_r_fd"}) {
     const auto why = integrator_not_applicable<Suslov>(id);
     ASSERT_TRUE(why.has_value()) << id;

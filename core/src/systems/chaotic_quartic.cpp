@@ -18,27 +18,20 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
       ChaoticQuartic<Eigen::Dynamic>(n));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<ChaoticQuartic<3>>(id);
-}
-
 }  // namespace
 
 SystemEntry chaotic_quartic_entry() {
-  SystemEntry e;
-  e.info.name = "chaotic_quartic";
-  e.info.description =
+  SystemInfo info;
+  info.name = "chaotic_quartic";
+  info.description =
       "Fully chaotic quartic nonholonomic system on R^(2n+1), q = (x, w_1..w_n, z_1..z_n), "
       "M = I, V = 1/2 (|q|^2 + z_1^2 z_2^2 + sum w_i^2 z_i^2), constraint x' + sum w_i z_i' = 0; "
       "reduced form on D* with the adapted frame X_i = d/dw_i, X_{n+i} = w_i d/dx - d/dz_i";
-  e.info.source = "seed 001 §4.1 eq. (19)-(21); McLachlan & Perlmutter 2006 §5";
-  e.info.parameters = {ParameterInfo{
+  info.source = "seed 001 §4.1 eq. (19)-(21); McLachlan & Perlmutter 2006 §5";
+  info.parameters = {ParameterInfo{
       "n", 3.0, "1", "number of (w_i, z_i) pairs; configuration dimension 2n+1", true, 1.0, 64.0}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<ChaoticQuartic<3>>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<ChaoticQuartic<3>>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<3>);

@@ -14,23 +14,19 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
       ChaplyginSleigh(params.at("J"), params.at("a"), params.at("m")));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<ChaplyginSleigh>(id);
-}
-
 }  // namespace
 
 SystemEntry chaplygin_sleigh_entry() {
-  SystemEntry e;
-  e.info.name = "chaplygin_sleigh";
-  e.info.description =
+  SystemInfo info;
+  info.name = "chaplygin_sleigh";
+  info.description =
       "Chaplygin sleigh on SE(2), q = (x1, x2, theta) (blade contact point and orientation), "
       "kinetic metric with the centre of mass at distance a along the blade, V = 0, knife-edge "
       "constraint -x1' sin(theta) + x2' cos(theta) = 0; reduced form on D* in the orthonormal "
       "adapted frame X1 = (J + m a^2)^-1/2 d/dtheta, X2 = m^-1/2 (cos(theta) d/dx1 + "
       "sin(theta) d/dx2), H = (rho1^2 + rho2^2) / 2";
-  e.info.source = "seed 001 §4.2 eq. (22)-(23), Prop. 4.1, Fig. 3";
-  e.info.parameters = {
+  info.source = "seed 001 §4.2 eq. (22)-(23), Prop. 4.1, Fig. 3";
+  info.parameters = {
       ParameterInfo{"J", 8.0, "kg m^2", "moment of inertia about the centre of mass", false, 1e-9,
                     1e9},
       ParameterInfo{"a", 1.0, "m",
@@ -38,11 +34,8 @@ SystemEntry chaplygin_sleigh_entry() {
                     "blade)",
                     false, 0.0, 1e9},
       ParameterInfo{"m", 1.0, "kg", "mass of the sleigh", false, 1e-9, 1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<ChaplyginSleigh>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<ChaplyginSleigh>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleigh);

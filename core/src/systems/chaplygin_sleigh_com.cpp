@@ -14,31 +14,24 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
       ChaplyginSleighCom(params.at("I"), params.at("m"), params.at("a")));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<ChaplyginSleighCom>(id);
-}
-
 }  // namespace
 
 SystemEntry chaplygin_sleigh_com_entry() {
-  SystemEntry e;
-  e.info.name = "chaplygin_sleigh_com";
-  e.info.description =
+  SystemInfo info;
+  info.name = "chaplygin_sleigh_com";
+  info.description =
       "Chaplygin sleigh on SE(2) about the centre of mass, q = (theta, x, y), M = diag(I, m, m), "
       "V = 0, skate at distance a behind the centre of mass: a theta' + sin(theta) x' - "
       "cos(theta) y' = 0; observables x_s, y_s (skate point (x - a cos theta, y - a sin theta))";
-  e.info.source = "seed 002 §6.1 eq. (29)-(33), Fig. 2";
-  e.info.parameters = {
+  info.source = "seed 002 §6.1 eq. (29)-(33), Fig. 2";
+  info.parameters = {
       ParameterInfo{"I", 1.0, "kg m^2", "moment of inertia about the centre of mass", false, 1e-9,
                     1e9},
       ParameterInfo{"m", 1.0, "kg", "mass of the sleigh", false, 1e-9, 1e9},
       ParameterInfo{"a", 1.0, "m", "distance from the centre of mass back to the skate", false, 0.0,
                     1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<ChaplyginSleighCom>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<ChaplyginSleighCom>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleighCom);

@@ -15,24 +15,20 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
       FourBar(params.at("m"), params.at("l"), params.at("g"), params.at("eta")));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<FourBar>(id);
-}
-
 }  // namespace
 
 SystemEntry four_bar_entry() {
-  SystemEntry e;
-  e.info.name = "four_bar";
-  e.info.description =
+  SystemInfo info;
+  info.name = "four_bar";
+  info.description =
       "Double four-bar linkage: five bars in planar director coordinates, q in R^30, "
       "M = diag(m I, E I, E I) per bar with E = m l^2/24, V = m g sum phi_2, 29 holonomic "
       "constraints (15 rigidity, 14 for the 7 revolute joints; ground pivots at (0,0), (l,0), "
       "(2l,0)), optional viscous dampers P1-P5 and P2-P6 (eta); observables x4, y4, v4x, L, "
       "kinetic_energy, potential_energy, dissipated_power, g_int_b1, gv_int_b1, g_ext_p4, "
       "gv_ext_p4";
-  e.info.source = "seed 003 §5.2 eq. (70)-(80), Fig. 11-23";
-  e.info.parameters = {
+  info.source = "seed 003 §5.2 eq. (70)-(80), Fig. 11-23";
+  info.parameters = {
       ParameterInfo{"m", 1.0, "kg", "mass of each bar", false, 1e-9, 1e9},
       ParameterInfo{"l", 1.0, "m", "length of each bar and spacing of the ground pivots", false,
                     1e-9, 1e9},
@@ -40,11 +36,8 @@ SystemEntry four_bar_entry() {
       ParameterInfo{"eta", 0.0, "N s/m",
                     "damping constant of both dampers P1-P5, P2-P6 (0: undamped; paper: 0.5)",
                     false, 0.0, 1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<FourBar>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<FourBar>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(FourBar);

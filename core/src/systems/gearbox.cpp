@@ -14,30 +14,23 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
       Gearbox(params.at("k"), params.at("a"), params.at("b")));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<Gearbox>(id);
-}
-
 }  // namespace
 
 SystemEntry gearbox_entry() {
-  SystemEntry e;
-  e.info.name = "gearbox";
-  e.info.description =
+  SystemInfo info;
+  info.name = "gearbox";
+  info.description =
       "Continuous gearbox driven by an asymmetric pendulum on R^3: M = I, "
       "H = 1/2 |p|^2 + V with V = k/2 (q1^2 + q2^2) + a cos(q3) - b sin(2 q3) (the physical sign; "
       "eq. (24a) prints -V), constraint q1' + sin(q3) q2' = 0; canonical form only (no reduced "
       "form in the paper)";
-  e.info.source = "seed 001 §4.4 eq. (24), Fig. 4; Modin & Verdier (ref. [27])";
-  e.info.parameters = {
+  info.source = "seed 001 §4.4 eq. (24), Fig. 4; Modin & Verdier (ref. [27])";
+  info.parameters = {
       ParameterInfo{"k", 1.0, "1", "spring stiffness of the shafts q1, q2", false, 0.0, 1e9},
       ParameterInfo{"a", 1.0, "1", "pendulum coefficient of cos(q3)", false, -1e9, 1e9},
       ParameterInfo{"b", 0.2, "1", "asymmetry coefficient of sin(2 q3)", false, -1e9, 1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<Gearbox>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<Gearbox>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(Gearbox);

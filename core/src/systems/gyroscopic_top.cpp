@@ -19,22 +19,18 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
   }
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<GyroscopicTop>(id);
-}
-
 }  // namespace
 
 SystemEntry gyroscopic_top_entry() {
-  SystemEntry e;
-  e.info.name = "gyroscopic_top";
-  e.info.description =
+  SystemInfo info;
+  info.name = "gyroscopic_top";
+  info.description =
       "Heavy top in director coordinates q = (phi, d1, d2, d3) in R^12, M = diag(m I, E1 I, E2 I, "
       "E3 I) with E_i = (J_j + J_k - J_i)/2, V = m g phi3, 9 holonomic constraints (orthonormal "
       "directors, tip fixed at the origin: phi = l d3); observables phi3, L3, kinetic_energy, "
       "potential_energy";
-  e.info.source = "seed 003 §5.1 eq. (58)-(69), Fig. 2-10";
-  e.info.parameters = {
+  info.source = "seed 003 §5.1 eq. (58)-(69), Fig. 2-10";
+  info.parameters = {
       ParameterInfo{"m", 0.7069, "kg", "mass of the top", false, 1e-9, 1e9},
       ParameterInfo{"J1", 5.3014e-4, "kg m^2",
                     "principal moment of inertia about d1 (centre of "
@@ -49,11 +45,8 @@ SystemEntry gyroscopic_top_entry() {
       ParameterInfo{"l", 0.075, "m", "distance from the fixed tip to the centre of mass", false,
                     1e-9, 1e9},
       ParameterInfo{"g", 9.81, "m/s^2", "gravitational acceleration (along -e3)", false, 0.0, 1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<GyroscopicTop>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<GyroscopicTop>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(GyroscopicTop);

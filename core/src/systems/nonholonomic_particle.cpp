@@ -12,27 +12,20 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& /*params*
   return std::make_unique<ModelImpl<NonholonomicParticle>>(NonholonomicParticle());
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<NonholonomicParticle>(id);
-}
-
 }  // namespace
 
 SystemEntry nonholonomic_particle_entry() {
-  SystemEntry e;
-  e.info.name = "nonholonomic_particle";
-  e.info.description =
+  SystemInfo info;
+  info.name = "nonholonomic_particle";
+  info.description =
       "Nonholonomic particle in R^3, q = (x, y, z), L = (x'^2 + y'^2 + z'^2) / 2, constraint "
       "z' - y x' = 0; reduced form on D* in the frame e1 = d/dx + y d/dz, e2 = d/dy, "
       "H = (rho1^2 / (1 + y^2) + rho2^2) / 2; closed-form flow eq. (19)-(20) as integrator "
       "'exact'; MLA discretisation of Example 3 (eq. (43)) as integrator 'mla'";
-  e.info.source = "seed 000 Examples 1-3, eq. (18)-(20), (25), (43), Figs. 2-3";
-  e.info.parameters = {};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<NonholonomicParticle>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.source = "seed 000 Examples 1-3, eq. (18)-(20), (25), (43), Figs. 2-3";
+  info.parameters = {};
+  info.invariants = {};
+  return catalogue_entry<NonholonomicParticle>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(NonholonomicParticle);

@@ -14,23 +14,19 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
       RollingDisk(params.at("m"), params.at("r"), params.at("J_theta"), params.at("J_phi")));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<RollingDisk>(id);
-}
-
 }  // namespace
 
 SystemEntry rolling_disk_entry() {
-  SystemEntry e;
-  e.info.name = "rolling_disk";
-  e.info.description =
+  SystemInfo info;
+  info.name = "rolling_disk";
+  info.description =
       "Vertical disk rolling without slipping on a plane, q = (x1, x2, theta, phi), "
       "M = diag(m, m, J_theta, J_phi), V = 0, constraints x1' = r phi' cos(theta), "
       "x2' = r phi' sin(theta); reduced form on D* with the adapted frame "
       "X1 = r cos(theta) d/dx1 + r sin(theta) d/dx2 + d/dphi, X2 = d/dtheta; explicit solution "
       "available as integrator 'exact'";
-  e.info.source = "seed 001 §2 (Example: Rolling disk), eq. (2), §3.2 example";
-  e.info.parameters = {
+  info.source = "seed 001 §2 (Example: Rolling disk), eq. (2), §3.2 example";
+  info.parameters = {
       ParameterInfo{"m", 1.0, "kg", "mass of the disk", false, 1e-9, 1e9},
       ParameterInfo{"r", 1.0, "m", "radius of the disk", false, 1e-9, 1e9},
       ParameterInfo{"J_theta", 1.0, "kg m^2",
@@ -39,11 +35,8 @@ SystemEntry rolling_disk_entry() {
       ParameterInfo{"J_phi", 1.0, "kg m^2",
                     "moment of inertia about the rolling axis (self-rotation angle phi)", false,
                     1e-9, 1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<RollingDisk>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<RollingDisk>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(RollingDisk);

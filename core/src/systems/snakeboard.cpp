@@ -18,21 +18,17 @@ std::unique_ptr<SystemModel> make(const std::map<std::string, double>& params) {
   return std::make_unique<ModelImpl<Snakeboard>>(Snakeboard(m, l, inertia, params.at("J")));
 }
 
-std::optional<std::string> not_applicable(const std::string& id) {
-  return integrator_not_applicable<Snakeboard>(id);
-}
-
 }  // namespace
 
 SystemEntry snakeboard_entry() {
-  SystemEntry e;
-  e.info.name = "snakeboard";
-  e.info.description =
+  SystemInfo info;
+  info.name = "snakeboard";
+  info.description =
       "Snakeboard on S^1 x S^1 x SE(2), q = (psi, phi, theta, x, y) (rotor, steering, board "
       "pose), constant M, V = 0, wheel constraints eq. (34); control torques (u_psi, u_phi) on "
       "the shape variables from EnsembleSpec controls (2 inputs)";
-  e.info.source = "seed 002 §6.2 eq. (34)-(35), Fig. 4";
-  e.info.parameters = {
+  info.source = "seed 002 §6.2 eq. (34)-(35), Fig. 4";
+  info.parameters = {
       ParameterInfo{"m", 1.0, "kg", "mass of the board", false, 1e-9, 1e9},
       ParameterInfo{"l", 1.0, "m", "distance from the centre of the board to the wheels", false,
                     1e-9, 1e9},
@@ -40,11 +36,8 @@ SystemEntry snakeboard_entry() {
                     1e9},
       ParameterInfo{"J", 2.0, "kg m^2", "steering moment of inertia of one wheel pair", false, 1e-9,
                     1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<Snakeboard>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
-  return e;
+  info.invariants = {};
+  return catalogue_entry<Snakeboard>(std::move(info), &make);
 }
 
 NHSIM_INSTANTIATE_STEPPER_FACTORY(Snakeboard);

@@ -36,16 +36,16 @@ std::optional<std::string> not_applicable(const std::string& id) {
 }  // namespace
 
 SystemEntry suslov_entry() {
-  SystemEntry e;
-  e.info.name = "suslov";
-  e.info.description =
+  SystemInfo info;
+  info.name = "suslov";
+  info.description =
       "Euler-Poincare-Suslov problem on so(3): rigid body with inertia I (I12 = 0) and the "
       "nonholonomic constraint omega3 = 0, M' = M x omega + lambda e3. Canonical embedding: "
       "p = M = I omega (body angular momentum), mass matrix I, mu = e3, q a placeholder carried "
       "unchanged (q' = 0). Reduced form rho = (M1, M2), H = rho1^2 / (2 I11) + rho2^2 / (2 I22), "
       "rho1' = -c rho2 / I22, rho2' = c rho1 / I11, c = (I13 / I11) rho1 + (I23 / I22) rho2";
-  e.info.source = "seed 001 §4.3";
-  e.info.parameters = {
+  info.source = "seed 001 §4.3";
+  info.parameters = {
       ParameterInfo{"I11", 2.0, "kg m^2", "inertia tensor entry I11 (> 0)", false, 1e-9, 1e9},
       ParameterInfo{"I22", 3.0, "kg m^2", "inertia tensor entry I22 (> 0)", false, 1e-9, 1e9},
       ParameterInfo{"I33", 4.0, "kg m^2", "inertia tensor entry I33 (> 0)", false, 1e-9, 1e9},
@@ -53,10 +53,9 @@ SystemEntry suslov_entry() {
                     "inertia tensor entry I13 (I must stay positive definite)", false, -1e9, 1e9},
       ParameterInfo{"I23", 0.3, "kg m^2",
                     "inertia tensor entry I23 (I must stay positive definite)", false, -1e9, 1e9}};
-  e.info.invariants = {};
-  e.info.integrators = applicable_integrators<Suslov>();
-  e.make = &make;
-  e.not_applicable = &not_applicable;
+  info.invariants = {};
+  SystemEntry e = catalogue_entry<Suslov>(std::move(info), &make);
+  e.not_applicable = &not_applicable;  // adds the reason to the rule
   return e;
 }
 

@@ -13,6 +13,7 @@
 #include <array>
 
 #include "nhsim/integrators/discrete_gradient.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -61,7 +62,7 @@ struct AvfIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "avf";
   template <class S>
-  static constexpr bool kApplies = S::kHasReducedForm;
+  static constexpr bool kApplies = ReducedForm<S>;
   static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
   template <class S>
   using Method = AvfMethod<S>;

@@ -33,7 +33,7 @@
 
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/discrete_momentum_matching.hpp"
-#include "nhsim/integrators/gonzalez_r.hpp"  // has_canonical_form<S>()
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -116,7 +116,7 @@ struct DlaIntegrator {
   static constexpr const char* kId = "dla";
   static constexpr bool kTakesLoads = true;
   template <class S>
-  static constexpr bool kApplies = S::kConstantMass&& has_canonical_form<S>();
+  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>;
   static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
   template <class S>
   using Method = DlaMethod<S>;

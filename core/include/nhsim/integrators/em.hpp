@@ -35,14 +35,9 @@
 #include "nhsim/eigen_util.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True for the director systems of seed 004 (kDirectorBody = true), which `em` applies to.
-template <class S>
-inline constexpr bool is_director_body = requires {
-  requires S::kDirectorBody;
-};
 
 template <class S>
 class EmMethod {
@@ -170,7 +165,7 @@ struct EmIntegrator {
   static constexpr const char* kId = "em";
   static constexpr bool kTakesLoads = true;
   template <class S>
-  static constexpr bool kApplies = is_director_body<S>;
+  static constexpr bool kApplies = DirectorCoordinates<S>;
   static constexpr const char* kRequirement =
       "a director rigid body (seed 004 §3.5/§4.2: constant M, quadratic holonomic constraints "
       "g(q), constraint rows linear in q)";

@@ -11,14 +11,9 @@
 
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True when S declares an explicit solution (kHasExactFlow = true and exact_flow()).
-template <class S>
-inline constexpr bool has_exact_flow = requires {
-  requires S::kHasExactFlow;
-};
 
 template <class S>
 class ExactMethod {
@@ -62,7 +57,7 @@ struct ExactIntegrator {
   static constexpr int kNewtonMaxIter = 0;
   static constexpr const char* kId = "exact";
   template <class S>
-  static constexpr bool kApplies = has_exact_flow<S>&& S::kHasReducedForm;
+  static constexpr bool kApplies = ExactFlow<S>&& ReducedForm<S>;
   static constexpr const char* kRequirement =
       "an explicit solution of the equations of motion (exact flow) in reduced coordinates";
   template <class S>

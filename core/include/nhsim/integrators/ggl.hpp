@@ -59,25 +59,9 @@
 
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// Systems with holonomic constraints in the form ggl needs: NG > 0 holonomic constraints
-/// (holonomic_constraint, holonomic_jacobian), constant Hessians contracted by
-/// holonomic_hessian_contract, a constant mass matrix, and no nonholonomic rows (NC == NG).
-template <class S>
-inline constexpr bool has_quadratic_holonomic_constraints =
-    requires(const S& s, const typename S::VecQ& q, Eigen::Matrix<double, S::NG, S::NQ>& gm,
-             Eigen::Matrix<double, S::NG, 1>& g) {
-  s.holonomic_constraint(q, g);
-  s.holonomic_jacobian(q, gm);
-  s.holonomic_hessian_contract(q, gm);
-  requires S::kQuadraticHolonomic;
-  requires S::NG >
-  0;
-  requires S::NG == S::NC;
-  requires S::kConstantMass;
-};
 
 /// True when S supplies a Rayleigh dissipation matrix C(q) (seed 003 eq. (53)-(54)).
 template <class S>
@@ -319,7 +303,7 @@ struct GglIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "ggl";
   template <class S>
-  static constexpr bool kApplies = has_quadratic_holonomic_constraints<S>;
+  static constexpr bool kApplies = QuadraticHolonomicConstraints<S>;
   static constexpr const char* kRequirement =
       "holonomic constraints g(q) with constant Hessians (holonomic_hessian_contract), no "
       "nonholonomic rows, and a constant mass matrix";

@@ -6,6 +6,7 @@
 
 #include "nhsim/integrators/discrete_gradient.hpp"
 #include "nhsim/integrators/gonzalez_quotient.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -44,7 +45,7 @@ struct GonzalezIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "gonzalez";
   template <class S>
-  static constexpr bool kApplies = S::kHasReducedForm;
+  static constexpr bool kApplies = ReducedForm<S>;
   static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
   template <class S>
   using Method = GonzalezMethod<S>;

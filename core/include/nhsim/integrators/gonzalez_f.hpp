@@ -33,6 +33,7 @@
 #include "nhsim/integrators/gonzalez_quotient.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -197,7 +198,7 @@ struct GonzalezFIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "gonzalez_f";
   template <class S>
-  static constexpr bool kApplies = S::kConstantMass;
+  static constexpr bool kApplies = ConstantMass<S>;
   static constexpr const char* kRequirement = "a constant mass matrix";
   template <class S>
   using Method = GonzalezFMethod<S>;

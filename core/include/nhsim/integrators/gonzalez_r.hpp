@@ -52,18 +52,9 @@
 #include "nhsim/integrators/qr_frame.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True unless S declares kHasCanonicalForm = false (systems without the member have one).
-template <class S>
-constexpr bool has_canonical_form() {
-  if constexpr (requires { S::kHasCanonicalForm; }) {
-    return S::kHasCanonicalForm;
-  } else {
-    return true;
-  }
-}
 
 /// True when S::constraint accepts a complex q (then dmu/dq is taken by the complex step).
 template <class S>
@@ -355,7 +346,7 @@ struct GonzalezRIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "gonzalez_r";
   template <class S>
-  static constexpr bool kApplies = has_canonical_form<S>();
+  static constexpr bool kApplies = CanonicalForm<S>;
   static constexpr const char* kRequirement = "a canonical form (M, V, mu on T*Q)";
   template <class S>
   using Method = GonzalezRMethod<S, FrameDerivative::kAlgorithm1>;
@@ -373,7 +364,7 @@ struct GonzalezRFdIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "gonzalez_r_fd";
   template <class S>
-  static constexpr bool kApplies = has_canonical_form<S>();
+  static constexpr bool kApplies = CanonicalForm<S>;
   static constexpr const char* kRequirement = "a canonical form (M, V, mu on T*Q)";
   template <class S>
   using Method = GonzalezRMethod<S, FrameDerivative::kCentralDifference>;

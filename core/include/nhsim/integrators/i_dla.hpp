@@ -41,6 +41,7 @@
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -176,7 +177,7 @@ struct IDlaIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "i_dla";
   template <class S>
-  static constexpr bool kApplies = S::kConstantMass;
+  static constexpr bool kApplies = ConstantMass<S>;
   static constexpr const char* kRequirement = "a constant mass matrix";
   template <class S>
   using Method = IDlaMethod<S>;

@@ -15,6 +15,7 @@
 
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/discrete_gradient.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -91,7 +92,7 @@ struct ItohAbeIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "itoh_abe";
   template <class S>
-  static constexpr bool kApplies = S::kHasReducedForm;
+  static constexpr bool kApplies = ReducedForm<S>;
   static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
   template <class S>
   using Method = ItohAbeMethod<S>;

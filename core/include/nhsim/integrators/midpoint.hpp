@@ -7,6 +7,7 @@
 #pragma once
 
 #include "nhsim/integrators/discrete_gradient.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -39,7 +40,7 @@ struct MidpointIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "midpoint";
   template <class S>
-  static constexpr bool kApplies = S::kHasReducedForm;
+  static constexpr bool kApplies = ReducedForm<S>;
   static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
   template <class S>
   using Method = MidpointMethod<S>;

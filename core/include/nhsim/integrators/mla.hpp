@@ -15,14 +15,9 @@
 #pragma once
 
 #include "nhsim/integrators/discrete_momentum_matching.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True when S declares the MLA discretisation of its seed example (kHasMlaDiscretisation).
-template <class S>
-inline constexpr bool has_mla_discretisation = requires {
-  requires S::kHasMlaDiscretisation;
-};
 
 /// Forwards to the system's own MLA discretisation.
 template <class S>
@@ -58,7 +53,7 @@ struct MlaIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "mla";
   template <class S>
-  static constexpr bool kApplies = has_mla_discretisation<S>;
+  static constexpr bool kApplies = HasMlaDiscretisation<S>;
   static constexpr const char* kRequirement =
       "a modified Lagrange-d'Alembert discretisation (discrete Lagrangian, discrete forces, "
       "discrete constraint) of the system (seed 000 Examples 3-5)";

@@ -7,14 +7,9 @@
 #include <Eigen/Dense>
 #include <cstdint>
 
-#include "nhsim/integrators/gonzalez_r.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// Canonical-form systems with a constant mass matrix: the class of seed 002 §4.1
-/// ("M a constant, invertible matrix").
-template <class S>
-inline constexpr bool kNhCanonicalConstantMass = S::kConstantMass&& has_canonical_form<S>();
 
 /// Fixed-size types of the constraint algebra of S.
 template <class S>

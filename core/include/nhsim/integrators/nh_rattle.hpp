@@ -20,6 +20,7 @@
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -101,7 +102,7 @@ struct NhRattleIntegrator {
   static constexpr const char* kId = "nh_rattle";
   static constexpr bool kTakesControls = true;
   template <class S>
-  static constexpr bool kApplies = kNhCanonicalConstantMass<S>;
+  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>;
   static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
   template <class S>
   using Method = NhRattleMethod<S>;

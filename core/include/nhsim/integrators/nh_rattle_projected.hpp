@@ -17,6 +17,7 @@
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -92,7 +93,7 @@ struct NhRattleProjectedIntegrator {
   static constexpr const char* kId = "nh_rattle_projected";
   static constexpr bool kTakesControls = true;
   template <class S>
-  static constexpr bool kApplies = kNhCanonicalConstantMass<S>;
+  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>;
   static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
   template <class S>
   using Method = NhRattleProjectedMethod<S>;

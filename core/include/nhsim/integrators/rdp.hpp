@@ -46,14 +46,9 @@
 #include "nhsim/integrators/se2.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True when S declares the M x SE(2) structure of seed 002 §5 (kSE2Symmetry = true).
-template <class S>
-inline constexpr bool has_se2_symmetry = requires {
-  requires S::kSE2Symmetry;
-};
 
 enum class Retraction { kExp, kCay };
 
@@ -258,7 +253,7 @@ struct RdpExpIntegrator {
   static constexpr const char* kId = "rdp_exp";
   static constexpr bool kTakesControls = true;
   template <class S>
-  static constexpr bool kApplies = has_se2_symmetry<S>;
+  static constexpr bool kApplies = SE2Symmetry<S>;
   static constexpr const char* kRequirement =
       "a configuration space M x SE(2) with a nonholonomic connection (kSE2Symmetry)";
   template <class S>
@@ -278,7 +273,7 @@ struct RdpCayIntegrator {
   static constexpr const char* kId = "rdp_cay";
   static constexpr bool kTakesControls = true;
   template <class S>
-  static constexpr bool kApplies = has_se2_symmetry<S>;
+  static constexpr bool kApplies = SE2Symmetry<S>;
   static constexpr const char* kRequirement =
       "a configuration space M x SE(2) with a nonholonomic connection (kSE2Symmetry)";
   template <class S>

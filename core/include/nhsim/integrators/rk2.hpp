@@ -15,15 +15,9 @@
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True when S supplies constraint_dot(q, v, dmu) (d/dt mu along q' = v).
-template <class S>
-inline constexpr bool has_constraint_dot = requires(const S& s, const typename S::VecQ& q,
-                                                    typename S::MatCQ& m) {
-  s.constraint_dot(q, q, m);
-};
 
 template <class S>
 class Rk2Method {
@@ -101,7 +95,7 @@ struct Rk2Integrator {
   static constexpr const char* kId = "rk2";
   static constexpr bool kTakesControls = true;
   template <class S>
-  static constexpr bool kApplies = kNhCanonicalConstantMass<S>&& has_constraint_dot<S>;
+  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>&& ConstraintDot<S>;
   static constexpr const char* kRequirement =
       "a canonical form with a constant mass matrix and constraint_dot (d mu / dt)";
   template <class S>

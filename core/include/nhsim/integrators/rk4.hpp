@@ -7,6 +7,7 @@
 
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -64,7 +65,7 @@ struct Rk4Integrator {
   static constexpr int kNewtonMaxIter = 0;
   static constexpr const char* kId = "rk4";
   template <class S>
-  static constexpr bool kApplies = S::kHasReducedForm;
+  static constexpr bool kApplies = ReducedForm<S>;
   static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
   template <class S>
   using Method = Rk4Method<S>;

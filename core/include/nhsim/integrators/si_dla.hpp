@@ -8,9 +8,9 @@
 // For a constant mass matrix, dH/dq = grad V(q) and dH/dp = M^-1 p, so p1 and q1 are affine in
 // lambda and only the m constraint equations are solved, by Newton on lambda with the
 // Jacobian h mu(q1) M^-1 mu(q_1/2)^T (the d mu/dq term is dropped: simplified Newton; it is
-// exactly zero for the chaotic quartic system). Systems declaring kSiDlaConstraintAffine
-// (mu(q) constant along M^-1 mu^T, so mu(q1) does not depend on lambda) make c(lambda) affine:
-// one linear solve is then exact and the step takes no further iteration.
+// exactly zero for the chaotic quartic system). For the systems where mu(q) is constant along
+// M^-1 mu^T (kSiDlaConstraintAffine below), mu(q1) does not depend on lambda and c(lambda) is
+// affine: one linear solve is then exact and the step takes no further iteration.
 // Second order, reversible; energy is not preserved (random walk, seed 001 Fig. 2).
 #pragma once
 
@@ -18,8 +18,38 @@
 #include <cstdint>
 
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
+
+template <int N>
+class ChaoticQuartic;
+class Gearbox;
+class KnifeEdge;
+class NonholonomicParticle;
+class RollingDisk;
+
+/// True when SI-DLA's constraint mu(q1) M^-1 p1(lambda) = 0 is affine in lambda for system S:
+/// mu(q) does not change along the constraint forces M^-1 mu^T, so one linear solve is exact.
+/// False (simplified Newton on lambda) unless specialised below with the reason.
+template <class S>
+inline constexpr bool kSiDlaConstraintAffine = false;
+/// mu = (1, 0, w) depends on w only; M^-1 mu^T = mu^T has no w-components.
+template <int N>
+inline constexpr bool kSiDlaConstraintAffine<ChaoticQuartic<N>> = true;
+/// mu = (1, sin q3, 0) depends on q3 only; M^-1 mu^T = mu^T has no q3 component.
+template <>
+inline constexpr bool kSiDlaConstraintAffine<Gearbox> = true;
+/// M^-1 mu^T = (sin phi, -(cos phi - eps), 0) has a zero phi row, and mu depends on phi only.
+template <>
+inline constexpr bool kSiDlaConstraintAffine<KnifeEdge> = true;
+/// M^-1 mu^T = (-y, 0, 1) has a zero y row, and mu depends on y only.
+template <>
+inline constexpr bool kSiDlaConstraintAffine<NonholonomicParticle> = true;
+/// mu depends on theta only, and M^-1 mu^T = [[1/m, 0], [0, 1/m], [0, 0],
+/// [-r cos(theta) / J_phi, -r sin(theta) / J_phi]] has a zero theta row.
+template <>
+inline constexpr bool kSiDlaConstraintAffine<RollingDisk> = true;
 
 template <class S>
 class SiDlaMethod {
@@ -123,7 +153,7 @@ class SiDlaMethod {
         lam -= jac.partialPivLu().solve(c);
       }
     };
-    if constexpr (S::kSiDlaConstraintAffine) {
+    if constexpr (kSiDlaConstraintAffine<S>) {
       // mu(q1) does not move with lambda: c(lambda) = c(0) + J lambda is affine and a single
       // linear solve is exact (up to round-off).
       residual_out = 0.0;
@@ -185,7 +215,7 @@ struct SiDlaIntegrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "si_dla";
   template <class S>
-  static constexpr bool kApplies = S::kConstantMass;
+  static constexpr bool kApplies = ConstantMass<S>;
   static constexpr const char* kRequirement = "a constant mass matrix";
   template <class S>
   using Method = SiDlaMethod<S>;

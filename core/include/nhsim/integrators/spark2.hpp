@@ -71,6 +71,7 @@
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
 
@@ -217,7 +218,7 @@ struct Spark2Integrator {
   static constexpr int kNewtonMaxIter = 50;
   static constexpr const char* kId = "spark2";
   template <class S>
-  static constexpr bool kApplies = S::kConstantMass;
+  static constexpr bool kApplies = ConstantMass<S>;
   static constexpr const char* kRequirement = "a constant mass matrix";
   template <class S>
   using Method = Spark2Method<S>;

@@ -41,9 +41,6 @@ class ChaoticQuartic {
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
-  /// mu(q) = (1, 0, w) depends on w only, and M^-1 mu^T = mu^T has no w-components: moving
-  /// along a constraint force leaves mu unchanged (the SI-DLA constraint is affine in lambda).
-  static constexpr bool kSiDlaConstraintAffine = true;
 
   using VecQ = Eigen::Matrix<double, NQ, 1>;
   using VecR = Eigen::Matrix<double, NR, 1>;

@@ -42,31 +42,19 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// The Chaplygin sleigh of seed 001 §4.2. Fixed sizes: q, p in R^3, rho in R^2, zeta in R^5,
 /// one constraint. Parameters: J [kg m^2] > 0, a [m] >= 0, m [kg] > 0, all finite, else the
 /// constructor throws std::invalid_argument. Paper values (Fig. 3): J = 8, a = m = 1.
-class ChaplyginSleigh {
+class ChaplyginSleigh : public ReducedTypes<3, 1, 2> {
  public:
-  static constexpr int NQ = 3;
-  static constexpr int NC = 1;
-  static constexpr int NR = 2;
-  static constexpr int NZ = 5;
   /// M depends on theta: methods that need a constant mass matrix (si_dla) do not apply.
   static constexpr bool kConstantMass = false;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = true;
-  /// M^-1 mu^T has a non-zero theta row (a / J), so a constraint force turns the blade and
-  /// mu(q1) depends on lambda: the SI-DLA constraint is not affine in lambda.
-  static constexpr bool kSiDlaConstraintAffine = false;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecR = Eigen::Matrix<double, NR, 1>;
-  using VecZ = Eigen::Matrix<double, NZ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatZ = Eigen::Matrix<double, NZ, NZ>;
 
   /// J [kg m^2] (> 0), a [m] (>= 0), m [kg] (> 0); all finite.
   ChaplyginSleigh(double j, double a, double m)

@@ -31,29 +31,23 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// The sleigh of seed 002 §6.1. Fixed sizes: q, p in R^3, one constraint, SE(2) structure with
 /// NSHAPE = 0 and NS = 2. Parameters I [kg m^2] > 0, m [kg] > 0, a [m] >= 0, all finite, else
 /// the constructor throws std::invalid_argument.
-class ChaplyginSleighCom {
+class ChaplyginSleighCom : public CanonicalTypes<3, 1> {
  public:
-  static constexpr int NQ = 3;
-  static constexpr int NC = 1;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = false;
-  /// M^-1 mu^T = (a / I, sin / m, -cos / m) turns the body: mu(q1) depends on lambda.
-  static constexpr bool kSiDlaConstraintAffine = false;
   /// Configuration q = (r, theta, x, y) on M x SE(2) (here no r), for rdp_exp / rdp_cay.
   static constexpr bool kSE2Symmetry = true;
   static constexpr int NSHAPE = 0;
   static constexpr int NS = 2;
 
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatQ = Eigen::Matrix<double, NQ, NQ>;
   using VecShape = Eigen::Matrix<double, NSHAPE, 1>;
   using MatConn = Eigen::Matrix<double, 3, NSHAPE>;
   using MatSym = Eigen::Matrix<double, 3, NS>;

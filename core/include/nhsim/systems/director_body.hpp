@@ -59,7 +59,6 @@ class DirectorBody {
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = false;
-  static constexpr bool kSiDlaConstraintAffine = false;
   static constexpr bool kHasLoads = true;
   /// Marks the director systems `em` applies to (AVF Jacobians of eq. (89), (93) exact by the
   /// midpoint rule because every constraint row is linear in q).

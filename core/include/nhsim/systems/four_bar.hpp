@@ -45,6 +45,7 @@
 #include <string>
 
 #include "nhsim/holonomic.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -52,24 +53,13 @@ namespace nhsim {
 /// Parameters: m [kg] > 0 mass of each bar, l [m] > 0 length of each bar (and ground pivot
 /// spacing), g [m/s^2] >= 0, eta [N s/m] >= 0 damping constant of both dampers (0: undamped);
 /// all finite, else std::invalid_argument.
-class FourBar {
+class FourBar : public HolonomicTypes<30, 29, 29> {
  public:
-  static constexpr int NQ = 30;
-  static constexpr int NG = 29;
-  static constexpr int NC = NG;
   static constexpr int kBars = 5;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = false;
-  static constexpr bool kSiDlaConstraintAffine = false;
   static constexpr bool kQuadraticHolonomic = true;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using VecG = Eigen::Matrix<double, NG, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatGQ = Eigen::Matrix<double, NG, NQ>;
-  using MatQ = Eigen::Matrix<double, NQ, NQ>;
 
   /// m [kg] > 0, l [m] > 0, g [m/s^2] >= 0, eta [N s/m] >= 0; all finite.
   FourBar(double m, double l, double g, double eta) : m_(m), l_(l), grav_(g), eta_(eta) {

@@ -22,30 +22,25 @@
 // canonical data (M, V, mu) are used (GONZALEZ-R, GONZALEZ-F, SI-DLA), so kHasReducedForm is
 // false and the reduced-form methods (gonzalez, avf, itoh_abe, midpoint, rk4) are refused.
 // M^-1 mu^T = (1, sin q3, 0) has no q3 component: a constraint force never moves q3, so
-// mu(q1) in the SI-DLA step does not depend on lambda (kSiDlaConstraintAffine).
+// mu(q1) in the SI-DLA step does not depend on lambda (kSiDlaConstraintAffine in si_dla.hpp).
 #pragma once
 
 #include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// The gearbox of seed 001 §4.4. Fixed sizes: q, p in R^3, one constraint. Parameters (all
 /// dimensionless, as in the paper): k >= 0 spring stiffness of the shafts, a, b the pendulum's
 /// cos and sin(2 .) coefficients; all finite, else the constructor throws std::invalid_argument.
-class Gearbox {
+class Gearbox : public CanonicalTypes<3, 1> {
  public:
-  static constexpr int NQ = 3;
-  static constexpr int NC = 1;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = false;
-  static constexpr bool kSiDlaConstraintAffine = true;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
 
   /// k [1] (>= 0), a [1], b [1]; all finite.
   Gearbox(double k, double a, double b) : k_(k), a_(a), b_(b) {

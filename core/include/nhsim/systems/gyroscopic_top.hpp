@@ -29,6 +29,7 @@
 #include <string>
 
 #include "nhsim/holonomic.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -37,23 +38,13 @@ namespace nhsim {
 /// the centre of mass with every E_i = 1/2 (J_j + J_k - J_i) > 0, l [m] > 0 distance from the tip
 /// to the centre of mass, g [m/s^2] >= 0 gravitational acceleration; all finite, else the
 /// constructor throws std::invalid_argument.
-class GyroscopicTop {
+class GyroscopicTop : public HolonomicTypes<12, 9, 9> {
  public:
-  static constexpr int NQ = 12;
-  static constexpr int NG = 9;
-  static constexpr int NC = NG;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = false;
-  static constexpr bool kSiDlaConstraintAffine = false;
   /// Every g_k is quadratic in q: D^2 g_k constant (what ggl's Jacobian assumes).
   static constexpr bool kQuadraticHolonomic = true;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using VecG = Eigen::Matrix<double, NG, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatGQ = Eigen::Matrix<double, NG, NQ>;
 
   /// m [kg], J1, J2, J3 [kg m^2], l [m], g [m/s^2]; see the class comment for the conditions.
   GyroscopicTop(double m, double j1, double j2, double j3, double l, double g)

@@ -43,33 +43,21 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// The (perturbed) knife edge of seed 000 Examples 4-5. Fixed sizes: q, p in R^3, rho in R^2,
 /// zeta in R^5, one constraint. Parameter epsilon [1] (dimensionless), |epsilon| <= 0.9 and
 /// finite, else the constructor throws std::invalid_argument (r(phi) >= 1 - |eps| keeps the
 /// frame regular). Paper values: 0 (Example 4, Fig. 5) and 0.1 (Example 5, Fig. 6).
-class KnifeEdge {
+class KnifeEdge : public ReducedTypes<3, 1, 2> {
  public:
-  static constexpr int NQ = 3;
-  static constexpr int NC = 1;
-  static constexpr int NR = 2;
-  static constexpr int NZ = 5;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
-  /// M^-1 mu^T = (sin phi, -(cos phi - eps), 0) has a zero phi row: in SI-DLA mu(q1) does not
-  /// depend on lambda and the constraint is affine in lambda.
-  static constexpr bool kSiDlaConstraintAffine = true;
   /// mla_legendre_minus/plus and mla_discrete_constraint are Examples 4-5 (integrator `mla`).
   static constexpr bool kHasMlaDiscretisation = true;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecR = Eigen::Matrix<double, NR, 1>;
-  using VecZ = Eigen::Matrix<double, NZ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatZ = Eigen::Matrix<double, NZ, NZ>;
 
   /// epsilon [1]: the perturbation of the constraint, |epsilon| <= 0.9, finite.
   explicit KnifeEdge(double epsilon = 0.0) : eps_(epsilon) {

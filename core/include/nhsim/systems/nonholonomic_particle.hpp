@@ -39,33 +39,21 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// The nonholonomic particle of seed 000 Example 1. Fixed sizes: q, p in R^3, rho in R^2, zeta in
 /// R^5, one constraint. No parameters (the paper's Lagrangian has unit masses).
-class NonholonomicParticle {
+class NonholonomicParticle : public ReducedTypes<3, 1, 2> {
  public:
-  static constexpr int NQ = 3;
-  static constexpr int NC = 1;
-  static constexpr int NR = 2;
-  static constexpr int NZ = 5;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
-  /// M^-1 mu^T = (-y, 0, 1) has a zero y row: a constraint force never moves y, so in SI-DLA
-  /// mu(q1) does not depend on lambda and the constraint is affine in lambda.
-  static constexpr bool kSiDlaConstraintAffine = true;
   /// exact_flow() is eq. (19)-(20) (integrator `exact`).
   static constexpr bool kHasExactFlow = true;
   /// mla_legendre_minus/plus and mla_discrete_constraint are Example 3 (integrator `mla`).
   static constexpr bool kHasMlaDiscretisation = true;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecR = Eigen::Matrix<double, NR, 1>;
-  using VecZ = Eigen::Matrix<double, NZ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatZ = Eigen::Matrix<double, NZ, NZ>;
 
   int nq() const { return NQ; }
   int nc() const { return NC; }

@@ -26,35 +26,21 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// The rolling disk of seed 001 §2. Fixed sizes: q, p in R^4, rho in R^2, zeta in R^6, two
 /// constraints. Parameters (all > 0, else the constructor throws std::invalid_argument):
 /// m [kg] mass, r [m] radius, J_theta [kg m^2] moment of inertia about the vertical (heading)
 /// axis, J_phi [kg m^2] moment of inertia about the rolling axis.
-class RollingDisk {
+class RollingDisk : public ReducedTypes<4, 2, 2> {
  public:
-  static constexpr int NQ = 4;
-  static constexpr int NC = 2;
-  static constexpr int NR = 2;
-  static constexpr int NZ = 6;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = true;
-  /// mu(q) depends on theta only, and M^-1 mu^T = [[1/m, 0], [0, 1/m], [0, 0],
-  /// [-r cos(theta) / J_phi, -r sin(theta) / J_phi]] has a zero theta row: a constraint force
-  /// never moves theta, so in SI-DLA mu(q1) does not depend on lambda and the constraint
-  /// mu(q1) M^-1 p1(lambda) is affine in lambda (one linear solve is exact).
-  static constexpr bool kSiDlaConstraintAffine = true;
   /// The system provides exact_flow() (used by the `exact` integrator).
   static constexpr bool kHasExactFlow = true;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecR = Eigen::Matrix<double, NR, 1>;
-  using VecZ = Eigen::Matrix<double, NZ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatZ = Eigen::Matrix<double, NZ, NZ>;
 
   /// m [kg], r [m], J_theta [kg m^2], J_phi [kg m^2]; each must be finite and > 0.
   RollingDisk(double m, double r, double j_theta, double j_phi)

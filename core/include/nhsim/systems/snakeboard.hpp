@@ -41,30 +41,24 @@
 #include <vector>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
 /// The snakeboard of seed 002 §6.2. Fixed sizes: q, p in R^5, two constraints, two control
 /// inputs, SE(2) structure with NSHAPE = 2, NS = 1. Parameters m [kg] > 0, l [m] > 0,
 /// I [kg m^2] > 0 with I < m l^2, J [kg m^2] > 0, all finite, else std::invalid_argument.
-class Snakeboard {
+class Snakeboard : public CanonicalTypes<5, 2> {
  public:
-  static constexpr int NQ = 5;
-  static constexpr int NC = 2;
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = false;
-  static constexpr bool kSiDlaConstraintAffine = false;
   static constexpr bool kHasControls = true;
   static constexpr int NU = 2;
   static constexpr bool kSE2Symmetry = true;
   static constexpr int NSHAPE = 2;
   static constexpr int NS = 1;
 
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatQ = Eigen::Matrix<double, NQ, NQ>;
   using VecShape = Eigen::Matrix<double, NSHAPE, 1>;
   using MatConn = Eigen::Matrix<double, 3, NSHAPE>;
   using MatSym = Eigen::Matrix<double, 3, NS>;

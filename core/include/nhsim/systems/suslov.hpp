@@ -44,36 +44,25 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
 /// Euler-Poincaré-Suslov problem on so(3) (seed 001 §4.3). Fixed sizes: q, p in R^3 (q a
 /// placeholder, p = I omega), rho in R^2, zeta in R^5, one constraint (omega3 = 0).
 /// Parameters I11, I22, I33 [kg m^2] > 0 and I13, I23 [kg m^2], all finite, with I positive
 /// definite (det I > 0), else the constructor throws std::invalid_argument.
-class Suslov {
+class Suslov : public ReducedTypes<3, 1, 2> {
  public:
-  static constexpr int NQ = 3;
-  static constexpr int NC = 1;
-  static constexpr int NR = 2;
-  static constexpr int NZ = 5;
   /// I is constant, but false on purpose: the methods gated on a constant mass matrix (si_dla,
   /// i_dla, gonzalez_f) integrate the canonical equations p' = -dH/dq + mu^T lambda, which miss
   /// the Lie-Poisson term M x omega of §4.3; they would integrate a different system.
   static constexpr bool kConstantMass = false;
   static constexpr bool kIdentityMass = false;
   static constexpr bool kHasReducedForm = true;
-  /// Not used (no canonical integrator applies).
-  static constexpr bool kSiDlaConstraintAffine = false;
   /// The (q, p) data are an embedding for observables and initial conditions, not a
   /// Hamiltonian system on T*Q: canonical-only integrators must not run on it.
   static constexpr bool kHasCanonicalForm = false;
-
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecR = Eigen::Matrix<double, NR, 1>;
-  using VecZ = Eigen::Matrix<double, NZ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatZ = Eigen::Matrix<double, NZ, NZ>;
 
   /// Inertia entries [kg m^2] of §4.3 with I12 = 0; I11, I22, I33 > 0, det I > 0, all finite.
   Suslov(double i11, double i22, double i33, double i13, double i23) : i11_(i11), i22_(i22) {

@@ -1,0 +1,78 @@
+// The structures a system type can offer, as C++20 concepts. An integrator states what it
+// requires of a system by naming these in its descriptor (kApplies<S>); the registry applies it
+// exactly where they hold (nhsim/integrators/registry.hpp). A system opts into a structure by
+// declaring the flag named below and providing the members listed.
+#pragma once
+
+#include <Eigen/Dense>
+
+#include "nhsim/holonomic.hpp"
+
+namespace nhsim {
+
+/// Canonical form on T*Q: M(q), V(q), mu(q) and H(q, p) = 1/2 p^T M^-1 p + V. Every system has
+/// one unless it declares kHasCanonicalForm = false (the Suslov problem: its canonical equations
+/// miss the Lie-Poisson term).
+template <class S>
+concept CanonicalForm = !requires {
+  requires !S::kHasCanonicalForm;
+};
+
+/// A constant mass matrix M (kConstantMass = true): the class of seed 002 §4.1.
+template <class S>
+concept ConstantMass = requires {
+  requires S::kConstantMass;
+};
+
+/// A reduced form on D* with an adapted frame (seed 001 §2): zeta = (q, rho), Pi(zeta),
+/// H(zeta) (kHasReducedForm = true).
+template <class S>
+concept ReducedForm = requires {
+  requires S::kHasReducedForm;
+};
+
+/// An explicit solution of the equations of motion in reduced coordinates (kHasExactFlow = true
+/// and exact_flow()).
+template <class S>
+concept ExactFlow = requires {
+  requires S::kHasExactFlow;
+};
+
+/// The MLA discretisation of the system's seed 000 example (kHasMlaDiscretisation = true).
+template <class S>
+concept HasMlaDiscretisation = requires {
+  requires S::kHasMlaDiscretisation;
+};
+
+/// The M x SE(2) structure of seed 002 §5 (kSE2Symmetry = true): shape variables and a planar
+/// group part with a body-frame momentum map.
+template <class S>
+concept SE2Symmetry = requires {
+  requires S::kSE2Symmetry;
+};
+
+/// Director coordinates of a rigid body (seed 004 §3.5: q = (d1, d2, d3), kDirectorBody = true).
+template <class S>
+concept DirectorCoordinates = requires {
+  requires S::kDirectorBody;
+};
+
+/// d/dt mu(q) along q' = v: constraint_dot(q, v, dmu), for index-1 canonical formulations.
+template <class S>
+concept ConstraintDot = requires(const S& s, const typename S::VecQ& q, typename S::MatCQ& m) {
+  s.constraint_dot(q, q, m);
+};
+
+/// Holonomic constraints in the form GGL needs (seed 003): NG > 0 constraints
+/// (holonomic_constraint, holonomic_jacobian) with constant Hessians contracted by
+/// holonomic_hessian_contract (kQuadraticHolonomic = true), a constant mass matrix, and no
+/// nonholonomic rows (NC == NG).
+template <class S>
+concept QuadraticHolonomicConstraints = HasHolonomicConstraints<S> && ConstantMass<S> &&
+    requires(const S& s, const typename S::VecQ& q, Eigen::Matrix<double, S::NG, S::NQ>& gm) {
+  s.holonomic_hessian_contract(q, gm);
+  requires S::kQuadraticHolonomic;
+  requires S::NG == S::NC;
+};
+
+}  // namespace nhsim
