@@ -4,9 +4,9 @@
 
 #include <cmath>
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -33,8 +33,5 @@ SystemEntry chaotic_quartic_entry() {
   info.invariants = {};
   return catalogue_entry<ChaoticQuartic<3>>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<3>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<Eigen::Dynamic>);
 
 }  // namespace nhsim

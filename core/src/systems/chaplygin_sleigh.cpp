@@ -2,9 +2,9 @@
 // Fig. 3: J = 8 kg m^2, a = 1 m, m = 1 kg.
 #include "nhsim/systems/chaplygin_sleigh.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -37,7 +37,5 @@ SystemEntry chaplygin_sleigh_entry() {
   info.invariants = {};
   return catalogue_entry<ChaplyginSleigh>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleigh);
 
 }  // namespace nhsim

@@ -2,9 +2,9 @@
 // gives no parameter values for Fig. 2; the defaults I = 1 kg m^2, m = 1 kg, a = 1 m are ours.
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -33,7 +33,5 @@ SystemEntry chaplygin_sleigh_com_entry() {
   info.invariants = {};
   return catalogue_entry<ChaplyginSleighCom>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleighCom);
 
 }  // namespace nhsim

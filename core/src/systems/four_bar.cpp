@@ -3,9 +3,9 @@
 // Fig. 22-23 uses eta = 0.5 N s/m).
 #include "nhsim/systems/four_bar.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -39,7 +39,5 @@ SystemEntry four_bar_entry() {
   info.invariants = {};
   return catalogue_entry<FourBar>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(FourBar);
 
 }  // namespace nhsim

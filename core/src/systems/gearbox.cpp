@@ -2,9 +2,9 @@
 // Defaults are the paper's coefficients of eq. (24b): k = 1, a = 1, b = 1/5.
 #include "nhsim/systems/gearbox.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -32,7 +32,5 @@ SystemEntry gearbox_entry() {
   info.invariants = {};
   return catalogue_entry<Gearbox>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(Gearbox);
 
 }  // namespace nhsim

@@ -2,9 +2,9 @@
 // paper's data: m = 0.7069 kg, J1 = J2 = J3 = 5.3014e-4 kg m^2, l = 0.075 m, g = 9.81 m/s^2.
 #include "nhsim/systems/gyroscopic_top.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -48,7 +48,5 @@ SystemEntry gyroscopic_top_entry() {
   info.invariants = {};
   return catalogue_entry<GyroscopicTop>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(GyroscopicTop);
 
 }  // namespace nhsim

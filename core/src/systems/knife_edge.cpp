@@ -2,9 +2,9 @@
 // (Fig. 5), epsilon = 0.1 Example 5 (Fig. 6).
 #include "nhsim/systems/knife_edge.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -30,7 +30,5 @@ SystemEntry knife_edge_entry() {
   info.invariants = {};
   return catalogue_entry<KnifeEdge>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(KnifeEdge);
 
 }  // namespace nhsim

@@ -1,9 +1,9 @@
 // Registration of the nonholonomic particle (seed 000 Example 1). No parameters.
 #include "nhsim/systems/nonholonomic_particle.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -27,7 +27,5 @@ SystemEntry nonholonomic_particle_entry() {
   info.invariants = {};
   return catalogue_entry<NonholonomicParticle>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(NonholonomicParticle);
 
 }  // namespace nhsim

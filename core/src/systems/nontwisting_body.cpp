@@ -1,6 +1,6 @@
 // Registration of the rotating rigid body in the non-twisting frame (seed 004 §4, §4.2, §6).
+#include "catalogue_entry.hpp"
 #include "director_body_entry.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 
@@ -18,7 +18,5 @@ SystemEntry nontwisting_body_entry() {
   info.invariants = {};
   return catalogue_entry<NontwistingBody>(std::move(info), &detail::make_director_body<true>);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(NontwistingBody);
 
 }  // namespace nhsim

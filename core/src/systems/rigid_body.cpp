@@ -1,6 +1,6 @@
 // Registration of the standard rotating rigid body in directors (seed 004 §3.5, eq. (56)-(68)).
+#include "catalogue_entry.hpp"
 #include "director_body_entry.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 
@@ -18,7 +18,5 @@ SystemEntry rigid_body_entry() {
   info.invariants = {};
   return catalogue_entry<RigidBody>(std::move(info), &detail::make_director_body<false>);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(RigidBody);
 
 }  // namespace nhsim

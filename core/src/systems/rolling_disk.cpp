@@ -2,9 +2,9 @@
 // every parameter defaults to 1 (SI units) and must lie in [1e-9, 1e9].
 #include "nhsim/systems/rolling_disk.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -38,7 +38,5 @@ SystemEntry rolling_disk_entry() {
   info.invariants = {};
   return catalogue_entry<RollingDisk>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(RollingDisk);
 
 }  // namespace nhsim

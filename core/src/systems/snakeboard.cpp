@@ -3,9 +3,9 @@
 // that the steering angle of the Fig. 4 run stays inside (0, pi/2), see snakeboard.hpp).
 #include "nhsim/systems/snakeboard.hpp"
 
+#include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -39,7 +39,5 @@ SystemEntry snakeboard_entry() {
   info.invariants = {};
   return catalogue_entry<Snakeboard>(std::move(info), &make);
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(Snakeboard);
 
 }  // namespace nhsim

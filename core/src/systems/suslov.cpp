@@ -5,10 +5,10 @@
 
 #include <stdexcept>
 
+#include "catalogue_entry.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
-#include "stepper_dispatch.hpp"
 
 namespace nhsim {
 namespace {
@@ -58,7 +58,5 @@ SystemEntry suslov_entry() {
   e.not_applicable = &not_applicable;  // adds the reason to the rule
   return e;
 }
-
-NHSIM_INSTANTIATE_STEPPER_FACTORY(Suslov);
 
 }  // namespace nhsim
