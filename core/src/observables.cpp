@@ -3,16 +3,11 @@
 
 #include <cmath>
 
+#include "join.hpp"
 #include "nhsim/spec_types.hpp"
 
 namespace nhsim {
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 std::string field(std::size_t i) { return "observables[" + std::to_string(i) + "]"; }
 

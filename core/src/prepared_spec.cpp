@@ -4,17 +4,12 @@
 #include <cmath>
 #include <sstream>
 
+#include "join.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
 
 namespace nhsim {
 namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
 
 /// Checks integrator choice `c` (field path `f`) for system `entry`; returns its step count.
 std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const SystemEntry& entry,

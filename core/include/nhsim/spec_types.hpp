@@ -1,6 +1,6 @@
 // The vocabulary shared by the spec, the systems and the integrators: the spec error, a
-// canonical state, the initial-condition sources, an integrator choice, control and load data. Core
-// headers include this instead of nhsim/ensemble.hpp (the runner's contract).
+// canonical state, the initial-condition sources, an integrator choice, control and load data.
+// Core headers include this instead of nhsim/ensemble.hpp (the runner's contract).
 #pragma once
 
 #include <cstdint>
