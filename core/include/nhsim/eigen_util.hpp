@@ -5,6 +5,19 @@
 
 namespace nhsim {
 
+/// Size policy for the integrators' own workspaces (the Newton unknowns and Jacobians): a
+/// dimension up to kMaxFixedDimension is fixed at compile time, a larger one is Eigen::Dynamic
+/// (allocated once, at construction). Fixed sizes make small systems fast; above ~32 they buy
+/// no speed (Eigen's products switch to its blocked kernels there either way) and cost compile
+/// time: the four_bar's 88 x 88 GGL Jacobian and its decompositions took a third of the ggl
+/// unit's compile time as fixed-size types. The systems keep their own fixed sizes.
+inline constexpr int kMaxFixedDimension = 32;
+
+/// n itself when n <= kMaxFixedDimension, else Eigen::Dynamic (also for n = Dynamic).
+constexpr int workspace_dimension(int n) {
+  return n == Eigen::Dynamic || n > kMaxFixedDimension ? Eigen::Dynamic : n;
+}
+
 /// First n entries of v as a fixed-size block when N is fixed (N == n), dynamic otherwise.
 template <int N, class V>
 inline auto head_n(V&& v, int n) {

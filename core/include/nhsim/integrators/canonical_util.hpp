@@ -4,12 +4,16 @@
 
 #include <Eigen/Dense>
 
+#include "nhsim/eigen_util.hpp"
+
 namespace nhsim {
 
-/// Size of a stacked vector of k blocks of length NQ and one of length NC (Dynamic if any is).
+/// Storage size of a stacked vector of k blocks of length NQ and one of length NC: Dynamic if
+/// any is, or if K NQ + NC exceeds the size policy's kMaxFixedDimension (eigen_util.hpp).
 template <int NQ, int NC, int K>
-inline constexpr int kStackedSize = (NQ == Eigen::Dynamic || NC == Eigen::Dynamic) ? Eigen::Dynamic
-                                                                                   : K* NQ + NC;
+inline constexpr int kStackedSize = (NQ == Eigen::Dynamic || NC == Eigen::Dynamic)
+                                        ? Eigen::Dynamic
+                                        : workspace_dimension(K* NQ + NC);
 
 /// v.segment(start, n) as a fixed-size block when N is fixed (N == n), dynamic otherwise.
 template <int N, class V>

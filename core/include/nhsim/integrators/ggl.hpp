@@ -57,6 +57,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "nhsim/eigen_util.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -75,15 +76,27 @@ class GglMethod {
  public:
   static constexpr int NQ = S::NQ;
   static constexpr int NG = S::NG;
-  static constexpr int NY = NQ + 2 * NG;
+  static constexpr int NY = NQ + 2 * NG;               ///< unknowns (p, h Lambda, h gamma)
+  static constexpr int NYw = workspace_dimension(NY);  ///< their storage (size policy)
   using VecQ = typename S::VecQ;
   using VecG = Eigen::Matrix<double, NG, 1>;
-  using VecY = Eigen::Matrix<double, NY, 1>;
+  using VecY = Eigen::Matrix<double, NYw, 1>;
   using MatQ = Eigen::Matrix<double, NQ, NQ>;
   using MatGQ = Eigen::Matrix<double, NG, NQ>;
-  using MatY = Eigen::Matrix<double, NY, NY>;
+  using MatY = Eigen::Matrix<double, NYw, NYw>;
 
-  GglMethod(const S& sys, double h, NewtonSettings ns) : sys_(sys), h_(h), ns_(ns), newton_(NY) {
+  GglMethod(const S& sys, double h, NewtonSettings ns)
+      : sys_(sys),
+        h_(h),
+        ns_(ns),
+        newton_(NY),
+        y_(NY),
+        x_(NY),
+        yt_(NY),
+        r_(NY),
+        dx_(NY),
+        jac_(NY, NY),
+        cod_(NY, NY) {
     q_.setZero();
     p_.setZero();
     lam_.setZero();
@@ -271,7 +284,7 @@ class GglMethod {
   const S& sys_;
   double h_;
   NewtonSettings ns_;
-  SimplifiedNewton<NY> newton_;
+  SimplifiedNewton<NYw> newton_;
   VecQ q_, p_;
   VecG lam_, gam_;
   MatQ mass_, minv_, damp_;

@@ -57,7 +57,8 @@
 //
 // Unknowns x = (Lambda_1, Lambda_2), length 2 nc: P, q1 and p1 are explicit in x, so only the
 // 2 nc constraint rows are solved, by SimplifiedNewton with a forward-difference Jacobian reused
-// across steps (NX = kStackedSize<NC, NC, 1> = 2 nc, fixed size). F and mu at q1 of the
+// across steps (NX = kStackedSize<NC, NC, 1> = 2 nc; fixed size up to the size policy's
+// kMaxFixedDimension). F and mu at q1 of the
 // accepted step are kept for the next step (first same as last). Predictor as in i_dla:
 // quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the last three solutions once they
 // exist, the previous solution before that (zero after set_canonical).
