@@ -1,6 +1,5 @@
-// Internal: the statistics of a set of trajectories for one integrator choice, laid out as
-// cells [sample * n_obs + obs]. A block's statistics are merged into the totals in block order,
-// so the result does not depend on the thread count (ensemble.cpp).
+// Internal: a block of trajectories' outcomes, and their merge into a choice's partial result.
+// The statistics are associative (nhsim/statistics.hpp), so blocks may merge in any order.
 #pragma once
 
 #include <tbb/task_arena.h>
@@ -10,41 +9,36 @@
 #include <vector>
 
 #include "nhsim/ensemble.hpp"
-#include "nhsim/quantiles.hpp"
-#include "nhsim/statistics.hpp"
 
 namespace nhsim {
 
-/// Statistics of one block of trajectories, or of the running total.
-struct Accum {
-  std::vector<RunningStats> stats;  ///< [sample * n_obs + obs]
-  /// Totals: one sketch per cell. Blocks: empty.
-  std::vector<QuantileSketch> quantiles;
-  /// Blocks: the samples of each successful trajectory in index order,
-  /// [trajectory * n_cells + cell]. Totals: empty.
+/// The outcomes of one block of trajectories.
+struct BlockOutcome {
+  /// The samples of each successful trajectory, [trajectory * n_cells + cell].
   std::vector<double> ok_samples;
   std::vector<TrajectoryFailure> failures;
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
 };
 
-/// Empty statistics of a block over n_cells cells.
-Accum block_accum(std::size_t n_cells);
-
-/// Empty totals over n_cells cells for n_traj trajectories (sketches reserved).
-Accum total_accum(std::size_t n_cells, std::int64_t n_traj);
+/// Empty statistics over n_cells cells.
+ChoicePartial empty_choice_partial(std::size_t n_cells);
 
 /// Adds one successful trajectory's samples (n_cells values) to a block; `block_size` bounds the
 /// block's trajectories (for the one reservation of ok_samples).
-void add_successful(Accum& block, const std::vector<double>& samples, std::int64_t block_size);
+void add_successful(BlockOutcome& block, const std::vector<double>& samples,
+                    std::int64_t block_size);
 
-/// Merges a block into the totals: moments, then each cell's sketch gets the block's values in
-/// trajectory order, then failures and counts. Deterministic for a fixed block order.
-void merge_block(Accum& total, const Accum& block, std::size_t n_cells);
+/// Adds a block's samples, failures and counts to `into`.
+void merge_block(ChoicePartial& into, const BlockOutcome& block);
 
-/// The per-observable statistics of the totals (count, mean, variance, min, max, quantiles,
+/// Merges `from` into `into` (same number of cells); failures stay in index order.
+void merge_choice(ChoicePartial& into, const ChoicePartial& from);
+
+/// The per-observable statistics of the cells (count, mean, variance, min, max, quantiles,
 /// variance slope). Quantiles are computed in parallel in `arena`; each value depends only on
-/// its own sketch.
-std::vector<SeriesStats> series_statistics(Accum& total, const std::vector<std::string>& names,
+/// its own cell.
+std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
+                                           const std::vector<std::string>& names,
                                            const std::vector<double>& sample_times, double h,
                                            tbb::task_arena& arena);
 

@@ -2,11 +2,13 @@
 // prepared_spec.cpp (validation), initial_condition_source.cpp (trajectory i's state),
 // observables.cpp (sampling) and accumulation.cpp (statistics and their merge).
 //
-// Parallel structure: trajectories are cut into fixed blocks of kBlock indices; a oneTBB
-// pipeline runs blocks in parallel (each block sequentially, in index order) and a
-// serial_in_order stage merges block statistics into the totals in block order. The result
-// is therefore bit-identical for any thread count, and memory holds at most a few blocks'
-// statistics at once, independent of the number of trajectories.
+// Parallel structure: a range of trajectories is cut into blocks of kBlock indices; a oneTBB
+// pipeline runs blocks in parallel (each block sequentially, in index order) and a serial stage
+// adds each finished block's samples to the choice's cells. The statistics are associative
+// (nhsim/statistics.hpp), so the order in which blocks finish does not matter: the result is
+// bit-identical for any thread count and any split of the trajectories into partial results
+// (partial_result.cpp merges them). Memory holds the cells and at most a few blocks' samples,
+// independent of the number of trajectories.
 #include "nhsim/ensemble.hpp"
 
 #include <tbb/parallel_pipeline.h>
@@ -20,6 +22,7 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "observables.hpp"
+#include "partial_result.hpp"
 #include "prepared_spec.hpp"
 
 namespace nhsim {
@@ -49,7 +52,8 @@ struct ChoiceRun {
   const InitialConditions& initial_conditions;
   const IntegratorChoice& choice;
   const RunOptions& options;
-  std::int64_t n_traj = 0, n_steps = 0, n_samples = 0;
+  TrajectoryRange range;
+  std::int64_t n_steps = 0, n_samples = 0;
   bool need_state = false;
 
   bool cancelled() const {
@@ -61,7 +65,7 @@ struct ChoiceRun {
 /// obs]); its outcome is counted in `block`.
 void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eigen::VectorXd& q,
                     Eigen::VectorXd& p, std::vector<double>& samples, std::int64_t block_size,
-                    Accum& block) {
+                    BlockOutcome& block) {
   const SystemModel& model = *run.prepared.model;
   const auto& observables = run.prepared.observables;
   const std::int64_t se = run.choice.sample_every;
@@ -108,15 +112,15 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
   }
 }
 
-/// Trajectories [b kBlock, min(n_traj, (b + 1) kBlock)) with one stepper, in index order.
-std::shared_ptr<Accum> run_block(const ChoiceRun& run, std::int64_t b) {
+/// Trajectories [b, min(end, b + kBlock)) with one stepper, in index order.
+std::shared_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
   const auto n_cells = static_cast<std::size_t>(run.n_samples) * run.prepared.observables.size();
-  auto block = std::make_shared<Accum>(block_accum(n_cells));
+  auto block = std::make_shared<BlockOutcome>();
   std::vector<double> samples(n_cells);
   std::unique_ptr<Stepper> stepper = run.prepared.model->make_stepper(run.choice);
   const int nq = run.prepared.model->nq();
   Eigen::VectorXd q(nq), p(nq);
-  const std::int64_t i0 = b * kBlock, i1 = std::min(run.n_traj, i0 + kBlock);
+  const std::int64_t i0 = b, i1 = std::min(run.range.end, i0 + kBlock);
   for (std::int64_t i = i0; i < i1; ++i) {
     if (run.cancelled()) {
       ++block->cancelled;
@@ -138,73 +142,87 @@ IntegratorChoice choice_as_run(const IntegratorChoice& choice) {
   return out;
 }
 
-/// Runs every trajectory with integrator choice `ci`; `done_work` counts finished trajectories
-/// over all choices for the progress callback.
-IntegratorResult run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::size_t ci,
-                            const RunOptions& options, tbb::task_arena& arena,
-                            std::int64_t& done_work, std::int64_t total_work) {
+/// The sample times of a choice with n_steps steps: every sample_every steps, and t_final.
+std::vector<double> sample_times(const IntegratorChoice& choice, std::int64_t n_steps) {
+  const std::int64_t n_samples = n_steps / choice.sample_every + 1;
+  std::vector<double> t(static_cast<std::size_t>(n_samples));
+  for (std::int64_t k = 0; k < n_samples; ++k) {
+    t[static_cast<std::size_t>(k)] = static_cast<double>(k * choice.sample_every) * choice.h;
+  }
+  return t;
+}
+
+/// Runs the trajectories of `range` with integrator choice `ci`; `done_work` counts finished
+/// trajectories over all choices for the progress callback.
+ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::size_t ci,
+                         TrajectoryRange range, const RunOptions& options, tbb::task_arena& arena,
+                         std::int64_t& done_work, std::int64_t total_work) {
   const IntegratorChoice& choice = spec.integrators[ci];
-  ChoiceRun run{pr, spec.initial_conditions, choice, options};
-  run.n_traj = trajectory_count(spec.initial_conditions);
+  ChoiceRun run{pr, spec.initial_conditions, choice, options, range};
   run.n_steps = pr.n_steps[ci];
   run.n_samples = run.n_steps / choice.sample_every + 1;
   run.need_state = observables_need_state(pr.observables);
 
-  IntegratorResult ir;
-  ir.choice = choice_as_run(choice);
-  ir.n_steps = run.n_steps;
-  ir.sample_times.resize(static_cast<std::size_t>(run.n_samples));
-  for (std::int64_t k = 0; k < run.n_samples; ++k) {
-    ir.sample_times[static_cast<std::size_t>(k)] =
-        static_cast<double>(k * choice.sample_every) * choice.h;
-  }
-
-  const std::size_t n_cells = static_cast<std::size_t>(run.n_samples) * pr.observables.size();
-  Accum total = total_accum(n_cells, run.n_traj);
-  const std::int64_t n_blocks = (run.n_traj + kBlock - 1) / kBlock;
+  ChoicePartial partial =
+      empty_choice_partial(static_cast<std::size_t>(run.n_samples) * pr.observables.size());
   const auto t0 = std::chrono::steady_clock::now();
-  std::int64_t next_block = 0;
+  std::int64_t next_block = range.begin;
   arena.execute([&] {
     const auto tokens =
         static_cast<std::size_t>(2 * std::max(1, tbb::this_task_arena::max_concurrency()));
     auto next = [&](tbb::flow_control& fc) -> std::int64_t {
-      if (next_block >= n_blocks || run.cancelled()) {
+      if (next_block >= range.end || run.cancelled()) {
         fc.stop();
         return 0;
       }
-      return next_block++;
+      const std::int64_t b = next_block;
+      next_block += kBlock;
+      return b;
     };
     auto block = [&](std::int64_t b) { return run_block(run, b); };
-    auto merge = [&](std::shared_ptr<Accum> a) {
-      merge_block(total, *a, n_cells);
+    auto merge = [&](std::shared_ptr<BlockOutcome> a) {
+      merge_block(partial, *a);
       done_work += a->ok + a->failed + a->cancelled;
       if (options.progress) options.progress(done_work, total_work);
     };
     tbb::parallel_pipeline(
         tokens, tbb::make_filter<void, std::int64_t>(tbb::filter_mode::serial_in_order, next) &
-                    tbb::make_filter<std::int64_t, std::shared_ptr<Accum>>(
+                    tbb::make_filter<std::int64_t, std::shared_ptr<BlockOutcome>>(
                         tbb::filter_mode::parallel, block) &
-                    tbb::make_filter<std::shared_ptr<Accum>, void>(
-                        tbb::filter_mode::serial_in_order, merge));
+                    tbb::make_filter<std::shared_ptr<BlockOutcome>, void>(
+                        tbb::filter_mode::serial_out_of_order, merge));
   });
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  partial.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Blocks never started (cancellation) count as cancelled: the counts always add up.
-  const std::int64_t unstarted = run.n_traj - (total.ok + total.failed + total.cancelled);
-  total.cancelled += unstarted;
+  const std::int64_t unstarted =
+      (range.end - range.begin) - (partial.ok + partial.failed + partial.cancelled);
+  partial.cancelled += unstarted;
   done_work += unstarted;
   if (unstarted > 0 && options.progress) options.progress(done_work, total_work);
+  return partial;
+}
 
-  ir.trajectories_ok = total.ok;
-  ir.trajectories_failed = total.failed;
-  ir.trajectories_cancelled = total.cancelled;
-  ir.failures = std::move(total.failures);
-  ir.steps_completed = total.steps;
-  ir.wall_seconds = wall;
-  ir.steps_per_second = wall > 0.0 ? static_cast<double>(total.steps) / wall : 0.0;
+/// The result of choice `ci` from its merged statistics.
+IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& choice,
+                               std::int64_t n_steps, const ChoicePartial& partial,
+                               tbb::task_arena& arena) {
+  IntegratorResult ir;
+  ir.choice = choice_as_run(choice);
+  ir.n_steps = n_steps;
+  ir.sample_times = sample_times(choice, n_steps);
+  ir.trajectories_ok = partial.ok;
+  ir.trajectories_failed = partial.failed;
+  ir.trajectories_cancelled = partial.cancelled;
+  ir.failures = partial.failures;
+  ir.steps_completed = partial.steps;
+  ir.wall_seconds = partial.wall_seconds;
+  ir.steps_per_second =
+      partial.wall_seconds > 0.0 ? static_cast<double>(partial.steps) / partial.wall_seconds : 0.0;
   std::vector<std::string> names;
   for (const auto& o : pr.observables) names.push_back(o.name);
-  ir.observables = series_statistics(total, names, ir.sample_times, choice.h, arena);
+  ir.observables = series_statistics(partial, names, ir.sample_times, choice.h, arena);
   return ir;
 }
 
@@ -216,21 +234,61 @@ std::int64_t trajectory_count(const EnsembleSpec& spec) {
   return trajectory_count(spec.initial_conditions);
 }
 
-EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
+PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
+                          const RunOptions& options) {
   const PreparedSpec pr = prepare(spec);
-  EnsembleResult result;
-  result.system = spec.system;
-  result.parameters = pr.parameters;
-  result.n_trajectories = trajectory_count(spec);
+  PartialResult partial;
+  partial.n_trajectories = trajectory_count(spec);
+  if (range.begin < 0 || range.end < range.begin || range.end > partial.n_trajectories) {
+    throw SpecError("range", "trajectories [" + std::to_string(range.begin) + ", " +
+                                 std::to_string(range.end) + ") are not within [0, " +
+                                 std::to_string(partial.n_trajectories) + ")");
+  }
+  if (range.end > range.begin) partial.ranges.push_back(range);
   const std::int64_t total_work =
-      result.n_trajectories * static_cast<std::int64_t>(spec.integrators.size());
+      (range.end - range.begin) * static_cast<std::int64_t>(spec.integrators.size());
   std::int64_t done_work = 0;
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
-    result.integrators.push_back(run_choice(pr, spec, ci, options, arena, done_work, total_work));
+    partial.choices.push_back(
+        run_choice(pr, spec, ci, range, options, arena, done_work, total_work));
+  }
+  return partial;
+}
+
+EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads) {
+  const PreparedSpec pr = prepare(spec);
+  check_complete(partial, trajectory_count(spec));
+  EnsembleResult result;
+  result.system = spec.system;
+  result.parameters = pr.parameters;
+  result.n_trajectories = partial.n_trajectories;
+  if (partial.choices.size() != spec.integrators.size()) {
+    throw PartialMismatch("partial result has " + std::to_string(partial.choices.size()) +
+                          " integrator choices, the spec " +
+                          std::to_string(spec.integrators.size()));
+  }
+  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
+  for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
+    const std::int64_t n_steps = pr.n_steps[ci];
+    const std::size_t n_cells =
+        static_cast<std::size_t>(n_steps / spec.integrators[ci].sample_every + 1) *
+        pr.observables.size();
+    if (partial.choices[ci].cells.size() != n_cells) {
+      throw PartialMismatch("partial result: integrator choice " + std::to_string(ci) + " has " +
+                            std::to_string(partial.choices[ci].cells.size()) +
+                            " statistics cells, the spec " + std::to_string(n_cells));
+    }
+    result.integrators.push_back(
+        choice_result(pr, spec.integrators[ci], n_steps, partial.choices[ci], arena));
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
   return result;
+}
+
+EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
+  const PartialResult partial = run_partial(spec, {0, trajectory_count(spec)}, options);
+  return finish(spec, partial, options.threads);
 }
 
 }  // namespace nhsim

@@ -1,49 +1,133 @@
-// Streaming statistics: Welford/Chan merge against a two-pass computation.
+// ExactSum and CellStats: exact, order-independent sums; mean and variance against a
+// long-double two-pass reference; bit-identical results for any split and merge order.
 #include "nhsim/statistics.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
 namespace nhsim {
 namespace {
 
-TEST(Statistics, MergedWelfordEqualsTwoPass) {
-  std::mt19937_64 rng(3);
-  std::normal_distribution<double> nd(1e3, 2.5);  // large mean: catches naive sum-of-squares
-  std::vector<double> x(1000);
-  for (auto& v : x) v = nd(rng);
-  // Unequal chunks merged in order.
-  RunningStats total;
-  std::size_t pos = 0;
-  for (std::size_t chunk : {1u, 7u, 100u, 0u, 392u, 500u}) {
-    RunningStats part;
-    for (std::size_t k = 0; k < chunk; ++k) part.add(x[pos++]);
-    total.merge(part);
-  }
-  ASSERT_EQ(pos, x.size());
-  double mean = 0.0;
-  for (double v : x) mean += v;
-  mean /= static_cast<double>(x.size());
-  double ss = 0.0;
-  for (double v : x) ss += (v - mean) * (v - mean);
-  const double var = ss / static_cast<double>(x.size() - 1);
-  EXPECT_EQ(total.n, 1000);
-  EXPECT_NEAR(total.mean, mean, 1e-12 * std::abs(mean));
-  EXPECT_NEAR(total.variance(), var, 1e-12 * var);
-  EXPECT_EQ(total.min, *std::min_element(x.begin(), x.end()));
-  EXPECT_EQ(total.max, *std::max_element(x.begin(), x.end()));
+bool bit_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+double exact_sum_of(const std::vector<double>& v) {
+  ExactSum s;
+  for (double x : v) s.add(x);
+  return s.value();
 }
 
-TEST(Statistics, VarianceOfFewerThanTwoIsZero) {
-  RunningStats s;
+TEST(ExactSum, CancellationAndRoundingAreExact) {
+  EXPECT_EQ(exact_sum_of({1e16, 1.0, -1e16}), 1.0);  // naive left-to-right: 0
+  EXPECT_EQ(exact_sum_of({1e300, 1e-300, -1e300}), 1e-300);
+  EXPECT_EQ(exact_sum_of({0x1p-1074, 0x1p-1074}), 0x1p-1073);  // subnormals
+  // Ten times fl(0.1) is 1 + 5.55e-17 exactly, which rounds to 1 (naive: 1 - 1.1e-16).
+  EXPECT_EQ(exact_sum_of(std::vector<double>(10, 0.1)), 1.0);
+  // Ties to even: 1 + 2^-53 rounds to 1, 1 + 2^-53 + 2^-105 to the next double up.
+  EXPECT_EQ(exact_sum_of({1.0, 0x1p-53}), 1.0);
+  EXPECT_EQ(exact_sum_of({1.0, 0x1p-53, 0x1p-105}), 1.0 + 0x1p-52);
+  EXPECT_EQ(exact_sum_of({-2.5, 0.5}), -2.0);
+  EXPECT_EQ(exact_sum_of({}), 0.0);
+  EXPECT_EQ(exact_sum_of({std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                          -std::numeric_limits<double>::max()}),
+            std::numeric_limits<double>::max());
+}
+
+TEST(ExactSum, NonFiniteValuesFollowIeee) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(exact_sum_of({1.0, inf}), inf);
+  EXPECT_EQ(exact_sum_of({-inf, 2.0}), -inf);
+  EXPECT_TRUE(std::isnan(exact_sum_of({inf, -inf})));
+  EXPECT_TRUE(std::isnan(exact_sum_of({1.0, std::numeric_limits<double>::quiet_NaN()})));
+}
+
+TEST(ExactSum, AnyOrderAndGroupingGivesTheSameCanonicalState) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> exponent(-300.0, 300.0), sign(-1.0, 1.0);
+  std::vector<double> v(20000);
+  for (auto& x : v) x = std::copysign(std::pow(10.0, exponent(rng)), sign(rng));
+  ExactSum whole;
+  for (double x : v) whole.add(x);
+  std::shuffle(v.begin(), v.end(), rng);
+  ExactSum a, b, c;
+  for (std::size_t i = 0; i < v.size(); ++i) (i < 3 ? a : i < 9000 ? b : c).add(v[i]);
+  c.merge(a);
+  b.merge(c);
+  EXPECT_EQ(whole.canonical_digits(), b.canonical_digits());
+  EXPECT_TRUE(bit_equal(whole.value(), b.value()));
+  const ExactSum round_trip = ExactSum::from_canonical(b.canonical_digits(), b.non_finite_flags());
+  EXPECT_EQ(round_trip.canonical_digits(), whole.canonical_digits());
+}
+
+// Two-pass reference in long double (64-bit mantissa on x86-64).
+void reference(const std::vector<double>& x, double& mean, double& var) {
+  long double s = 0;
+  for (double v : x) s += v;
+  const long double m = s / static_cast<long double>(x.size());
+  long double ss = 0;
+  for (double v : x) ss += (v - m) * (v - m);
+  mean = static_cast<double>(m);
+  var = static_cast<double>(ss / static_cast<long double>(x.size() - 1));
+}
+
+TEST(CellStats, MeanAndVarianceMatchATwoPassReference) {
+  std::mt19937_64 rng(3);
+  for (double centre : {0.0, 1e3, 1e8}) {  // a large mean ruins a naive sum of squares
+    std::normal_distribution<double> nd(centre, 2.5);
+    std::vector<double> x(1000);
+    for (auto& v : x) v = nd(rng);
+    CellStats c;
+    for (double v : x) c.add(v);
+    double mean = 0, var = 0;
+    reference(x, mean, var);
+    EXPECT_EQ(c.n, 1000);
+    EXPECT_NEAR(c.mean(), mean, 1e-15 * std::max(1.0, std::abs(mean))) << centre;
+    EXPECT_NEAR(c.variance(), var, 1e-12 * var) << centre;
+    EXPECT_EQ(c.min, *std::min_element(x.begin(), x.end()));
+    EXPECT_EQ(c.max, *std::max_element(x.begin(), x.end()));
+  }
+}
+
+TEST(CellStats, VarianceOfEqualValuesIsZeroAndOfFewerThanTwoIsZero) {
+  CellStats s;
   EXPECT_EQ(s.variance(), 0.0);
+  EXPECT_TRUE(std::isnan(s.mean()));
   s.add(4.0);
   EXPECT_EQ(s.variance(), 0.0);
   s.add(6.0);
   EXPECT_EQ(s.variance(), 2.0);
+  CellStats same;
+  for (int k = 0; k < 777; ++k) same.add(0.1);
+  EXPECT_EQ(same.variance(), 0.0);
+  EXPECT_EQ(same.mean(), 0.1);
+}
+
+TEST(CellStats, AnySplitAndMergeOrderIsBitIdentical) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> nd(1e-9, 3e-10);
+  std::vector<double> x(3000);
+  for (auto& v : x) v = nd(rng);
+  x[5] = -0.0;
+  x[6] = 0.0;
+  CellStats whole;
+  for (double v : x) whole.add(v);
+  for (std::size_t shards : {3u, 7u}) {
+    std::vector<CellStats> parts(shards);
+    for (std::size_t i = 0; i < x.size(); ++i) parts[(i * 7 + i / 5) % shards].add(x[i]);
+    CellStats merged;
+    for (std::size_t k = shards; k-- > 0;) merged.merge(parts[k]);
+    EXPECT_EQ(merged.n, whole.n);
+    EXPECT_TRUE(bit_equal(merged.mean(), whole.mean()));
+    EXPECT_TRUE(bit_equal(merged.variance(), whole.variance()));
+    EXPECT_TRUE(bit_equal(merged.min, whole.min));
+    EXPECT_TRUE(bit_equal(merged.max, whole.max));
+    EXPECT_TRUE(bit_equal(merged.sketch.quantile(0.5), whole.sketch.quantile(0.5)));
+  }
 }
 
 TEST(Statistics, SlopeThroughOriginRecoversALinearLaw) {

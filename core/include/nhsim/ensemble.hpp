@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "nhsim/spec_types.hpp"
+#include "nhsim/statistics.hpp"
 
 namespace nhsim {
 
@@ -42,8 +44,9 @@ struct EnsembleSpec {
 /// All vectors have one entry per sample time. variance is the unbiased sample variance
 /// (0 where count < 2). q05, q50, q95 are the 5 %, 50 % and 95 % quantiles from a
 /// QuantileSketch (nhsim/quantiles.hpp): exact interpolated order statistics for count <= 400,
-/// a t-digest estimate (rank error well below 1 %) beyond; NaN where count = 0. Like every
-/// field here they are bit-identical for any thread count.
+/// within 1 % relative error beyond; NaN where count = 0. Accuracy of the others:
+/// nhsim/statistics.hpp. Like every field here they are bit-identical for any thread count,
+/// shard split and merge order.
 struct SeriesStats {
   std::string observable;
   std::vector<std::int64_t> count;
@@ -77,8 +80,8 @@ struct IntegratorResult {
   std::int64_t trajectories_cancelled = 0;  ///< not run because the job was cancelled
   std::vector<TrajectoryFailure> failures;  ///< every failed trajectory, in index order
   std::int64_t steps_completed = 0;         ///< steps taken, all trajectories
-  double wall_seconds = 0.0;
-  double steps_per_second = 0.0;  ///< trajectory-steps per wall second
+  double wall_seconds = 0.0;                ///< summed over the shards that computed it
+  double steps_per_second = 0.0;            ///< trajectory-steps per wall second
 };
 
 struct EnsembleResult {
@@ -100,6 +103,54 @@ struct RunOptions {
   ProgressFn progress;                        ///< optional
 };
 
+/// Trajectory indices [begin, end).
+struct TrajectoryRange {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  friend bool operator==(const TrajectoryRange&, const TrajectoryRange&) = default;
+};
+
+/// The mergeable state of one integrator choice over a set of trajectories.
+struct ChoicePartial {
+  std::vector<CellStats> cells;             ///< [sample * n_observables + observable]
+  std::vector<TrajectoryFailure> failures;  ///< in index order
+  std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
+  double wall_seconds = 0.0;  ///< not part of the statistics (timing varies)
+};
+
+/// The statistics of a set of trajectory index ranges of one spec, for every integrator choice
+/// (DESIGN.md "Ensemble semantics": the one mechanism behind shards, checkpoints and merges).
+/// Merging partials in any order and grouping gives the same bits.
+struct PartialResult {
+  /// Identifies the spec; set by the caller (the service and the CLI use the SHA-256 of the
+  /// deterministically serialised spec message). Partials of different specs do not merge.
+  std::string spec_hash;
+  std::int64_t n_trajectories = 0;      ///< of the whole spec
+  std::vector<TrajectoryRange> ranges;  ///< covered: sorted, disjoint, adjacent ones joined
+  std::vector<ChoicePartial> choices;   ///< one per integrator choice, in spec order
+};
+
+/// Thrown when partial results do not belong together: different spec hashes, trajectory
+/// counts or shapes, overlapping ranges, or (for finish()) missing ranges. what() says which.
+class PartialMismatch : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// Runs trajectories [range.begin, range.end) of the spec; 0 <= begin <= end <= the
+/// trajectory count, else SpecError "range". Throws SpecError on an invalid spec.
+PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
+                          const RunOptions& options = {});
+
+/// into becomes the partial of both sets of ranges. Throws PartialMismatch (into unchanged)
+/// for different spec hashes, trajectory counts or choice shapes, or overlapping ranges.
+void merge_partial(PartialResult& into, const PartialResult& from);
+
+/// The ensemble result of a partial that covers every trajectory of `spec`, its quantiles
+/// computed on `threads` threads (0 = oneTBB default). Throws PartialMismatch naming the first
+/// missing range, or the shape that does not fit the spec; SpecError on an invalid spec.
+EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads = 0);
+
 /// Checks a spec without running it. Throws SpecError naming the field. Applies the same
 /// checks run_ensemble() applies.
 void validate(const EnsembleSpec& spec);
@@ -107,8 +158,8 @@ void validate(const EnsembleSpec& spec);
 /// Number of trajectories the spec asks for (explicit states or generator count).
 std::int64_t trajectory_count(const EnsembleSpec& spec);
 
-/// Runs the ensemble on oneTBB. Deterministic: the result is bit-identical for any thread
-/// count (trajectories are reduced in fixed blocks, merged in index order).
+/// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})). Deterministic: the
+/// result is bit-identical for any thread count, and to any split into partials, merged.
 /// Throws SpecError on an invalid spec; never throws for a failing trajectory (it is counted
 /// in trajectories_failed and listed in failures).
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options = {});

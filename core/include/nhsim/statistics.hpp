@@ -1,50 +1,39 @@
-// Streaming, mergeable statistics (Welford's update, Chan et al.'s pairwise merge).
-// Deterministic: the same sequence of add()/merge() calls gives bit-identical results.
+// Associative statistics of one observable at one sample time (a "cell"): the state of any set
+// of values merges with any other set's, in any order and grouping, to the same bits (DESIGN.md
+// "Ensemble semantics"), so ensemble results do not depend on threads, shards or merge order.
+//
+// Accuracy: count, min and max are exact. The sums of x and x^2 are exact (ExactSum; x^2 as
+// the exact pair hi + lo = fl(x^2) + fma(x, x, -fl(x^2)), exact unless x^2 underflows, |x| <
+// 1e-154, or overflows); the mean is the exact sum rounded, divided by n; the variance is
+// n S2 - S1^2 evaluated exactly in integers, rounded, divided by n (n - 1): each within a few
+// ulps, however large the mean is against the spread. Quantiles: QuantileSketch.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "nhsim/exact_sum.hpp"
+#include "nhsim/quantiles.hpp"
+
 namespace nhsim {
 
-struct RunningStats {
+struct CellStats {
   std::int64_t n = 0;
-  double mean = 0.0;
-  double m2 = 0.0;  ///< sum of squared deviations from the mean
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
+  ExactSum sum;                                           ///< sum of x
+  ExactSum sum_sq;                                        ///< sum of x^2
+  double min = std::numeric_limits<double>::infinity();   ///< -0.0 counted as +0.0
+  double max = -std::numeric_limits<double>::infinity();  ///< NaN never enters
+  QuantileSketch sketch;
 
-  /// Welford's update with one value.
-  void add(double x) {
-    ++n;
-    const double d = x - mean;
-    mean += d / static_cast<double>(n);
-    m2 += d * (x - mean);
-    min = std::min(min, x);
-    max = std::max(max, x);
-  }
-
-  /// Chan, Golub & LeVeque's pairwise merge: *this becomes the statistics of both samples.
-  void merge(const RunningStats& o) {
-    if (o.n == 0) return;
-    if (n == 0) {
-      *this = o;
-      return;
-    }
-    const double na = static_cast<double>(n), nb = static_cast<double>(o.n);
-    const double nt = na + nb;
-    const double d = o.mean - mean;
-    mean += d * (nb / nt);
-    m2 += o.m2 + d * d * (na * nb / nt);
-    n += o.n;
-    min = std::min(min, o.min);
-    max = std::max(max, o.max);
-  }
-
-  /// Unbiased sample variance; 0 for fewer than two values.
-  double variance() const { return n > 1 ? m2 / static_cast<double>(n - 1) : 0.0; }
+  void add(double x);
+  /// *this becomes the statistics of both sets of values.
+  void merge(const CellStats& o);
+  /// sum / n; NaN for n = 0, non-finite if a non-finite value was added.
+  double mean() const;
+  /// Unbiased sample variance (n S2 - S1^2) / (n (n - 1)), exact before the last two roundings;
+  /// 0 for n < 2, NaN if a non-finite value was added.
+  double variance() const;
 };
 
 /// Least-squares slope of v against t through the origin, sum(t v) / sum(t^2), over the

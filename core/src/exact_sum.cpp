@@ -1,0 +1,153 @@
+// The long accumulator of exact_sum.hpp.
+#include "nhsim/exact_sum.hpp"
+
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace nhsim {
+namespace {
+
+__extension__ typedef unsigned __int128 U128;  // GCC and Clang; -Wpedantic needs __extension__
+
+constexpr std::int64_t kBase = std::int64_t{1} << ExactSum::kDigitBits;
+constexpr std::int32_t kMaxPending = std::int32_t{1} << 30;  // |limb| < 2^62 until normalised
+
+/// floor(v / 2^32) and the remainder in [0, 2^32).
+inline std::int64_t split_carry(std::int64_t& v) {
+  const std::int64_t carry = v >> ExactSum::kDigitBits;  // arithmetic shift: floor division
+  v -= carry * kBase;
+  return carry;
+}
+
+}  // namespace
+
+void ExactSum::add(double x) {
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
+  const bool negative = (bits >> 63) != 0;
+  if (biased == 0x7ff) {
+    flags_ |= mantissa != 0 ? 1u : (negative ? 4u : 2u);
+    return;
+  }
+  if (biased != 0) mantissa |= std::uint64_t{1} << 52;
+  if (mantissa == 0) return;
+  // x = mantissa 2^(max(biased, 1) - 1075): bit position max(biased, 1) - 1 above 2^-1074.
+  const int position = (biased == 0 ? 1 : biased) - 1;
+  const int l = position / kDigitBits;
+  const U128 v = static_cast<U128>(mantissa) << (position % kDigitBits);
+  const auto d0 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & 0xffffffffu);
+  const auto d1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 32) & 0xffffffffu);
+  const auto d2 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64));
+  if (negative) {
+    limb_[l] -= d0;
+    limb_[l + 1] -= d1;
+    limb_[l + 2] -= d2;
+  } else {
+    limb_[l] += d0;
+    limb_[l + 1] += d1;
+    limb_[l + 2] += d2;
+  }
+  if (++pending_ == kMaxPending) normalize();
+}
+
+void ExactSum::normalize() {
+  for (int i = 0; i + 1 < kLimbs; ++i) limb_[i + 1] += split_carry(limb_[i]);
+  pending_ = 0;
+}
+
+void ExactSum::merge(const ExactSum& o) {
+  ExactSum other = o;
+  other.normalize();
+  normalize();
+  for (int i = 0; i < kLimbs; ++i) limb_[i] += other.limb_[i];
+  normalize();
+  flags_ |= o.flags_;
+}
+
+std::array<std::int64_t, ExactSum::kLimbs> ExactSum::canonical_digits() const {
+  ExactSum c = *this;
+  c.normalize();
+  return c.limb_;
+}
+
+ExactSum ExactSum::from_canonical(const std::array<std::int64_t, kLimbs>& digits,
+                                  std::uint32_t flags) {
+  for (int i = 0; i + 1 < kLimbs; ++i) {
+    if (digits[i] < 0 || digits[i] >= kBase) {
+      throw std::invalid_argument("exact sum: digit outside [0, 2^32)");
+    }
+  }
+  if (flags > 7) throw std::invalid_argument("exact sum: unknown non-finite flags");
+  ExactSum s;
+  s.limb_ = digits;
+  s.flags_ = flags;
+  return s;
+}
+
+void ExactSum::magnitude(std::vector<std::uint32_t>& digits, bool& negative) const {
+  const std::array<std::int64_t, kLimbs> c = canonical_digits();
+  negative = c[kLimbs - 1] < 0;
+  digits.assign(kLimbs + 1, 0);
+  // Two's complement over kLimbs + 1 digits when negative: |K| = -K.
+  std::int64_t borrow = 0;
+  for (int i = 0; i < kLimbs; ++i) {
+    std::int64_t d = negative ? -c[i] - borrow : c[i];
+    if (i + 1 < kLimbs) {
+      borrow = 0;
+      if (d < 0) {
+        d += kBase;
+        borrow = 1;
+      }
+      digits[i] = static_cast<std::uint32_t>(d);
+    } else {  // top limb: its magnitude is below 2^62
+      digits[i] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(d) & 0xffffffffu);
+      digits[i + 1] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(d) >> 32);
+    }
+  }
+  while (!digits.empty() && digits.back() == 0) digits.pop_back();
+}
+
+double ExactSum::value() const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if ((flags_ & 1u) != 0 || flags_ == 6u) return std::numeric_limits<double>::quiet_NaN();
+  if (flags_ == 2u) return kInf;
+  if (flags_ == 4u) return -kInf;
+  std::vector<std::uint32_t> digits;
+  bool negative = false;
+  magnitude(digits, negative);
+  const double m = round_to_double(digits, kLowestExponent);
+  return negative ? -m : m;
+}
+
+double round_to_double(const std::vector<std::uint32_t>& digits, long exponent) {
+  int top = static_cast<int>(digits.size()) - 1;
+  while (top >= 0 && digits[top] == 0) --top;
+  if (top < 0) return 0.0;
+  // The top three digits (at most 96 bits) and a sticky bit for everything below them.
+  U128 head = 0;
+  int used = 0;
+  for (int i = top; i >= 0 && used < 3; --i, ++used) head = (head << 32) | digits[i];
+  bool sticky = false;
+  for (int i = top - used; i >= 0 && !sticky; --i) sticky = digits[i] != 0;
+  const long head_exponent = exponent + 32L * (top - used + 1);
+  const auto hi = static_cast<std::uint64_t>(head >> 64);
+  const auto lo = static_cast<std::uint64_t>(head);
+  const int length = hi != 0 ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(lo);
+  if (length <= 53)
+    return std::ldexp(static_cast<double>(static_cast<std::uint64_t>(head)),
+                      static_cast<int>(head_exponent));
+  const int shift = length - 53;
+  auto mantissa = static_cast<std::uint64_t>(head >> shift);
+  const U128 rest = head & ((static_cast<U128>(1) << shift) - 1);
+  const U128 half = static_cast<U128>(1) << (shift - 1);
+  if (rest > half || (rest == half && (sticky || (mantissa & 1u) != 0))) ++mantissa;
+  const long e = head_exponent + shift;
+  if (e > std::numeric_limits<int>::max()) return std::numeric_limits<double>::infinity();
+  if (e < std::numeric_limits<int>::min()) return 0.0;
+  return std::ldexp(static_cast<double>(mantissa), static_cast<int>(e));
+}
+
+}  // namespace nhsim

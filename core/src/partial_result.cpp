@@ -1,0 +1,91 @@
+// Merging partial results (nhsim/ensemble.hpp, DESIGN.md "Ensemble semantics"): the checks that
+// they belong together, the union of their ranges and the merge of their statistics.
+#include "partial_result.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "accumulation.hpp"
+
+namespace nhsim {
+namespace {
+
+std::string show(const TrajectoryRange& r) {
+  return "[" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ")";
+}
+
+/// The sorted union of two sorted, disjoint range lists, adjacent ranges joined; throws
+/// PartialMismatch if a range of one overlaps a range of the other.
+std::vector<TrajectoryRange> union_of(const std::vector<TrajectoryRange>& a,
+                                      const std::vector<TrajectoryRange>& b) {
+  std::vector<TrajectoryRange> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end(),
+            [](const TrajectoryRange& x, const TrajectoryRange& y) { return x.begin < y.begin; });
+  std::vector<TrajectoryRange> out;
+  for (const TrajectoryRange& r : all) {
+    if (!out.empty() && r.begin < out.back().end) {
+      throw PartialMismatch("partial results overlap: trajectories " + show(out.back()) + " and " +
+                            show(r));
+    }
+    if (!out.empty() && r.begin == out.back().end) {
+      out.back().end = r.end;
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void merge_partial(PartialResult& into, const PartialResult& from) {
+  if (into.spec_hash != from.spec_hash) {
+    throw PartialMismatch("partial results of different specs (spec hashes " + into.spec_hash +
+                          " and " + from.spec_hash + ")");
+  }
+  if (into.n_trajectories != from.n_trajectories) {
+    throw PartialMismatch("partial results for " + std::to_string(into.n_trajectories) + " and " +
+                          std::to_string(from.n_trajectories) + " trajectories");
+  }
+  if (into.choices.size() != from.choices.size()) {
+    throw PartialMismatch("partial results with " + std::to_string(into.choices.size()) + " and " +
+                          std::to_string(from.choices.size()) + " integrator choices");
+  }
+  for (std::size_t ci = 0; ci < into.choices.size(); ++ci) {
+    if (into.choices[ci].cells.size() != from.choices[ci].cells.size()) {
+      throw PartialMismatch("partial results: integrator choice " + std::to_string(ci) + " has " +
+                            std::to_string(into.choices[ci].cells.size()) + " and " +
+                            std::to_string(from.choices[ci].cells.size()) + " statistics cells");
+    }
+  }
+  std::vector<TrajectoryRange> ranges = union_of(into.ranges, from.ranges);
+  for (std::size_t ci = 0; ci < into.choices.size(); ++ci) {
+    merge_choice(into.choices[ci], from.choices[ci]);
+  }
+  into.ranges = std::move(ranges);
+}
+
+void check_complete(const PartialResult& partial, std::int64_t n_trajectories) {
+  if (partial.n_trajectories != n_trajectories) {
+    throw PartialMismatch("partial result is for " + std::to_string(partial.n_trajectories) +
+                          " trajectories, the spec has " + std::to_string(n_trajectories));
+  }
+  std::int64_t covered = 0;
+  for (const TrajectoryRange& r : partial.ranges) {
+    if (r.begin != covered) break;
+    covered = r.end;
+  }
+  if (covered != n_trajectories) {
+    std::int64_t next = n_trajectories;
+    for (const TrajectoryRange& r : partial.ranges) {
+      if (r.begin > covered) {
+        next = r.begin;
+        break;
+      }
+    }
+    throw PartialMismatch("partial result is missing trajectories " + show({covered, next}));
+  }
+}
+
+}  // namespace nhsim

@@ -1,0 +1,230 @@
+// The quantile sketch of quantiles.hpp: exact values, then DDSketch bucket counts.
+#include "nhsim/quantiles.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace nhsim {
+namespace {
+
+constexpr double kGamma =
+    (1.0 + QuantileSketch::kRelativeAccuracy) / (1.0 - QuantileSketch::kRelativeAccuracy);
+const double kLogGamma = std::log(kGamma);
+
+/// The bucket of |x| > 0: ceil(log_gamma |x|), so that gamma^(i-1) < |x| <= gamma^i.
+int bucket_index(double magnitude) {
+  return static_cast<int>(std::ceil(std::log(magnitude) / kLogGamma));
+}
+
+/// The value reported for bucket i: within relative error alpha of every magnitude in it.
+double bucket_value(int i) { return 2.0 * std::exp(i * kLogGamma) / (kGamma + 1.0); }
+
+/// Adds `count` at bucket `index`; buckets more than kMaxBuckets - 1 below the highest index
+/// ever added are counted in the lowest kept bucket. The result depends only on the multiset of
+/// (index, count) added: the kept range is [max(lowest index, highest - kMaxBuckets + 1),
+/// highest], and the first and last kept counts are non-zero.
+void store_add(QuantileSketch::Store& s, int index, std::int64_t count) {
+  if (s.counts.empty()) {
+    s.offset = s.highest = index;
+    s.counts.assign(1, count);
+    return;
+  }
+  s.highest = std::max(s.highest, index);
+  const int floor = s.highest - QuantileSketch::kMaxBuckets + 1;
+  index = std::max(index, floor);
+  if (s.offset < floor) {  // collapse the buckets below the floor into it
+    const auto below = std::min(static_cast<std::size_t>(floor - s.offset), s.counts.size());
+    std::int64_t collapsed = 0;
+    for (std::size_t j = 0; j < below; ++j) collapsed += s.counts[j];
+    s.counts.erase(s.counts.begin(), s.counts.begin() + static_cast<std::ptrdiff_t>(below));
+    s.offset = floor;  // counts[0] is now bucket `floor` (or nothing was above it)
+    if (s.counts.empty()) s.counts.assign(1, 0);
+    s.counts[0] += collapsed;
+  }
+  if (index < s.offset) {
+    s.counts.insert(s.counts.begin(), static_cast<std::size_t>(s.offset - index), 0);
+    s.offset = index;
+  }
+  const auto at = static_cast<std::size_t>(index - s.offset);
+  if (at >= s.counts.size()) s.counts.resize(at + 1, 0);
+  s.counts[at] += count;
+}
+
+void check_probability(double p) {
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("quantile: p must be in [0, 1]");
+}
+
+}  // namespace
+
+void QuantileSketch::add(double x) {
+  ++n_;
+  if (!std::isfinite(x)) {
+    ++non_finite_;
+  } else {
+    if (x == 0.0) x = 0.0;  // -0.0 -> +0.0
+    min_ = std::min(min_, x);
+    max_ = std::max(max_, x);
+    if (bucketed_) {
+      add_to_buckets(x, 1);
+    } else {
+      values_.push_back(x);
+    }
+  }
+  if (!bucketed_ && static_cast<std::size_t>(n_) > kExactCapacity) bucket_all_values();
+}
+
+void QuantileSketch::add_to_buckets(double x, std::int64_t count) {
+  if (x > 0.0) {
+    store_add(pos_, bucket_index(x), count);
+  } else if (x < 0.0) {
+    store_add(neg_, bucket_index(-x), count);
+  } else {
+    zeros_ += count;
+  }
+}
+
+void QuantileSketch::bucket_all_values() {
+  bucketed_ = true;
+  for (double v : values_) add_to_buckets(v, 1);
+  values_.clear();
+  values_.shrink_to_fit();
+}
+
+void QuantileSketch::merge(const QuantileSketch& o) {
+  if (&o == this) {
+    const QuantileSketch copy = o;
+    merge(copy);
+    return;
+  }
+  n_ += o.n_;
+  non_finite_ += o.non_finite_;
+  min_ = std::min(min_, o.min_);
+  max_ = std::max(max_, o.max_);
+  if (!bucketed_ && static_cast<std::size_t>(n_) > kExactCapacity) bucket_all_values();
+  if (!bucketed_) {  // both exact and still small
+    values_.insert(values_.end(), o.values_.begin(), o.values_.end());
+    return;
+  }
+  for (double v : o.values_) add_to_buckets(v, 1);
+  for (const Store* s : {&o.pos_, &o.neg_}) {
+    Store& into = s == &o.pos_ ? pos_ : neg_;
+    for (std::size_t k = 0; k < s->counts.size(); ++k) {
+      if (s->counts[k] != 0) store_add(into, s->offset + static_cast<int>(k), s->counts[k]);
+    }
+  }
+  zeros_ += o.zeros_;
+}
+
+double QuantileSketch::quantile(double p) const {
+  double out = 0.0;
+  quantiles(std::span<const double>(&p, 1), std::span<double>(&out, 1));
+  return out;
+}
+
+void QuantileSketch::quantiles(std::span<const double> p, std::span<double> out) const {
+  if (out.size() != p.size()) throw std::invalid_argument("quantiles: out.size() != p.size()");
+  for (double pi : p) check_probability(pi);
+  if (n_ == 0 || non_finite_ > 0) {
+    std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  if (bucketed_) {
+    for (std::size_t i = 0; i < p.size(); ++i) out[i] = bucketed_quantile(p[i]);
+    return;
+  }
+  // Exact regime: type-7 order statistics by selection, O(n) per probability.
+  thread_local std::vector<double> v;
+  v = values_;
+  const double last = static_cast<double>(v.size()) - 1.0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double h = p[i] * last;
+    const auto k = static_cast<std::size_t>(std::floor(h));
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+    const double a = v[k];
+    if (h == static_cast<double>(k)) {  // includes p = 1 (k = n - 1)
+      out[i] = a;
+      continue;
+    }
+    const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(k) + 1, v.end());
+    out[i] = a + (h - static_cast<double>(k)) / 1.0 * (b - a);
+  }
+}
+
+double QuantileSketch::bucketed_quantile(double p) const {
+  if (p == 0.0) return min_;
+  if (p == 1.0) return max_;
+  // The bucket of x_j, j = floor(p (n - 1)): the first whose cumulative count exceeds j.
+  const auto j = static_cast<std::int64_t>(std::floor(p * static_cast<double>(n_ - 1)));
+  std::int64_t cumulative = 0;
+  double value = max_;
+  bool found = false;
+  for (std::size_t k = neg_.counts.size(); k-- > 0 && !found;) {  // most negative first
+    cumulative += neg_.counts[k];
+    if (cumulative > j) {
+      value = -bucket_value(neg_.offset + static_cast<int>(k));
+      found = true;
+    }
+  }
+  if (!found) {
+    cumulative += zeros_;
+    if (cumulative > j) {
+      value = 0.0;
+      found = true;
+    }
+  }
+  for (std::size_t k = 0; k < pos_.counts.size() && !found; ++k) {
+    cumulative += pos_.counts[k];
+    if (cumulative > j) {
+      value = bucket_value(pos_.offset + static_cast<int>(k));
+      found = true;
+    }
+  }
+  return std::clamp(value, min_, max_);
+}
+
+std::vector<double> QuantileSketch::exact_values() const {
+  std::vector<double> v = values_;
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+QuantileSketch QuantileSketch::from_state(std::int64_t n, std::vector<double> exact_values,
+                                          bool bucketed, Store positive, Store negative,
+                                          std::int64_t zeros, std::int64_t non_finite, double min,
+                                          double max) {
+  auto bad = [](const char* what) {
+    throw std::invalid_argument(std::string("quantile sketch state: ") + what);
+  };
+  if (n < 0 || zeros < 0 || non_finite < 0) bad("negative count");
+  std::int64_t total = zeros + non_finite + static_cast<std::int64_t>(exact_values.size());
+  for (const Store* s : {&positive, &negative}) {
+    if (s->counts.size() > static_cast<std::size_t>(kMaxBuckets)) bad("store wider than 2048");
+    for (std::int64_t c : s->counts) {
+      if (c < 0) bad("negative bucket count");
+      total += c;
+    }
+  }
+  if (total != n) bad("counts do not add up to n");
+  if (bucketed != (static_cast<std::size_t>(n) > kExactCapacity)) bad("regime does not match n");
+  if (!bucketed && (zeros != 0 || !positive.counts.empty() || !negative.counts.empty())) {
+    bad("buckets in the exact regime");
+  }
+  if (bucketed && !exact_values.empty()) bad("exact values in the bucketed regime");
+  for (double v : exact_values) {
+    if (!std::isfinite(v)) bad("non-finite exact value");
+  }
+  QuantileSketch s;
+  s.n_ = n;
+  s.non_finite_ = non_finite;
+  s.bucketed_ = bucketed;
+  s.values_ = std::move(exact_values);
+  s.pos_ = std::move(positive);
+  s.neg_ = std::move(negative);
+  s.zeros_ = zeros;
+  s.min_ = min;
+  s.max_ = max;
+  return s;
+}
+
+}  // namespace nhsim

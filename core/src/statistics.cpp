@@ -1,0 +1,120 @@
+// CellStats (statistics.hpp): exact moments and the exact variance in integer arithmetic.
+#include "nhsim/statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nhsim {
+namespace {
+
+/// Non-negative integers as little-endian 32-bit digits, just what the variance needs.
+using Digits = std::vector<std::uint32_t>;
+
+void trim(Digits& a) {
+  while (!a.empty() && a.back() == 0) a.pop_back();
+}
+
+Digits multiply(const Digits& a, const Digits& b) {
+  if (a.empty() || b.empty()) return {};
+  Digits out(a.size() + b.size(), 0);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    std::uint64_t carry = 0;
+    for (std::size_t j = 0; j < b.size(); ++j) {
+      const std::uint64_t t = static_cast<std::uint64_t>(a[i]) * b[j] + out[i + j] + carry;
+      out[i + j] = static_cast<std::uint32_t>(t);
+      carry = t >> 32;
+    }
+    for (std::size_t k = i + b.size(); carry != 0; ++k) {
+      const std::uint64_t t = static_cast<std::uint64_t>(out[k]) + carry;
+      out[k] = static_cast<std::uint32_t>(t);
+      carry = t >> 32;
+    }
+  }
+  trim(out);
+  return out;
+}
+
+Digits shift_left(const Digits& a, int bits) {
+  if (a.empty()) return {};
+  const auto whole = static_cast<std::size_t>(bits / 32);
+  const int part = bits % 32;
+  Digits out(a.size() + whole + 1, 0);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const std::uint64_t v = static_cast<std::uint64_t>(a[i]) << part;
+    out[i + whole] |= static_cast<std::uint32_t>(v);
+    out[i + whole + 1] |= static_cast<std::uint32_t>(v >> 32);
+  }
+  trim(out);
+  return out;
+}
+
+/// a - b for a > b (both trimmed).
+Digits subtract(const Digits& a, const Digits& b) {
+  Digits out = a;
+  std::int64_t borrow = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    std::int64_t d = static_cast<std::int64_t>(out[i]) - borrow - (i < b.size() ? b[i] : 0);
+    borrow = d < 0 ? 1 : 0;
+    if (d < 0) d += std::int64_t{1} << 32;
+    out[i] = static_cast<std::uint32_t>(d);
+  }
+  trim(out);
+  return out;
+}
+
+/// a > b for trimmed a, b.
+bool greater(const Digits& a, const Digits& b) {
+  if (a.size() != b.size()) return a.size() > b.size();
+  for (std::size_t i = a.size(); i-- > 0;) {
+    if (a[i] != b[i]) return a[i] > b[i];
+  }
+  return false;
+}
+
+}  // namespace
+
+void CellStats::add(double x) {
+  ++n;
+  sum.add(x);
+  const double hi = x * x;
+  sum_sq.add(hi);
+  if (std::isfinite(hi)) sum_sq.add(std::fma(x, x, -hi));
+  if (x == 0.0) x = 0.0;  // -0.0 -> +0.0: min and max must not depend on the order
+  min = std::min(min, x);
+  max = std::max(max, x);
+  sketch.add(x);
+}
+
+void CellStats::merge(const CellStats& o) {
+  n += o.n;
+  sum.merge(o.sum);
+  sum_sq.merge(o.sum_sq);
+  min = std::min(min, o.min);
+  max = std::max(max, o.max);
+  sketch.merge(o.sketch);
+}
+
+double CellStats::mean() const {
+  if (n == 0) return std::numeric_limits<double>::quiet_NaN();
+  return sum.value() / static_cast<double>(n);
+}
+
+double CellStats::variance() const {
+  if (n < 2) return 0.0;
+  if (!sum.finite() || !sum_sq.finite()) return std::numeric_limits<double>::quiet_NaN();
+  // S1 = K1 2^-1074, S2 = K2 2^-1074: n S2 - S1^2 = (n K2 2^1074 - K1^2) 2^-2148.
+  Digits k1, k2;
+  bool negative = false;
+  sum.magnitude(k1, negative);
+  sum_sq.magnitude(k2, negative);  // K2 >= 0: a sum of exact squares
+  const auto un = static_cast<std::uint64_t>(n);
+  const Digits n_digits{static_cast<std::uint32_t>(un), static_cast<std::uint32_t>(un >> 32)};
+  Digits a = multiply(k2, n_digits);
+  a = shift_left(a, -ExactSum::kLowestExponent);
+  const Digits b = multiply(k1, k1);
+  if (!greater(a, b)) return 0.0;  // equal values (or x^2 rounded below 1e-308)
+  const double m2_times_n = round_to_double(subtract(a, b), 2L * ExactSum::kLowestExponent);
+  return m2_times_n / static_cast<double>(n) / static_cast<double>(n - 1);
+}
+
+}  // namespace nhsim

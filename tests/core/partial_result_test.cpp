@@ -1,0 +1,144 @@
+// Partial results: any split of the trajectories into shards, merged in any order and grouping,
+// finishes to the single run's result bit for bit; merges of partials that do not belong
+// together are refused with the reason.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "nhsim/ensemble.hpp"
+
+namespace nhsim {
+namespace {
+
+// examples/chaotic_variance.json (seed 001 Fig. 2), with 450 trajectories, beyond the quantile
+// sketch's exact capacity, and t_final = 50 instead of 1000 to keep the test short. gonzalez and
+// avf are implicit (Newton), si_dla and rk4 explicit.
+EnsembleSpec variance_spec() {
+  EnsembleSpec s;
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 3}};
+  EnergyShellGenerator g;
+  g.energy = 3.06;
+  g.seed = 20261122;
+  g.count = 450;
+  s.initial_conditions = g;
+  for (const char* id : {"gonzalez", "avf", "si_dla", "rk4"}) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = 0.05;
+    c.sample_every = 20;
+    s.integrators.push_back(c);
+  }
+  s.t_final = 50.0;
+  return s;
+}
+
+RunOptions two_threads() {
+  RunOptions o;
+  o.threads = 2;
+  return o;
+}
+
+bool bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& b) {
+  ASSERT_EQ(a.integrators.size(), b.integrators.size());
+  for (std::size_t i = 0; i < a.integrators.size(); ++i) {
+    const IntegratorResult& x = a.integrators[i];
+    const IntegratorResult& y = b.integrators[i];
+    EXPECT_EQ(x.trajectories_ok, y.trajectories_ok);
+    EXPECT_EQ(x.trajectories_failed, y.trajectories_failed);
+    EXPECT_EQ(x.steps_completed, y.steps_completed);
+    ASSERT_EQ(x.observables.size(), y.observables.size());
+    for (std::size_t j = 0; j < x.observables.size(); ++j) {
+      const SeriesStats& u = x.observables[j];
+      const SeriesStats& v = y.observables[j];
+      const std::string where = x.choice.integrator + " " + u.observable;
+      EXPECT_EQ(u.count, v.count) << where;
+      for (auto field :
+           {&SeriesStats::mean, &SeriesStats::variance, &SeriesStats::min, &SeriesStats::max,
+            &SeriesStats::q05, &SeriesStats::q50, &SeriesStats::q95}) {
+        EXPECT_TRUE(bit_equal(u.*field, v.*field)) << where;
+      }
+      EXPECT_EQ(std::memcmp(&u.variance_slope, &v.variance_slope, sizeof(double)), 0) << where;
+    }
+  }
+}
+
+std::vector<PartialResult> shards(const EnsembleSpec& spec, const std::vector<std::int64_t>& cuts) {
+  std::vector<PartialResult> out;
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    out.push_back(run_partial(spec, {cuts[k], cuts[k + 1]}, two_threads()));
+    out.back().spec_hash = "variance";
+  }
+  return out;
+}
+
+TEST(PartialResult, AnySplitMergedInAnyOrderEqualsTheSingleRun) {
+  const EnsembleSpec spec = variance_spec();
+  const EnsembleResult single = run_ensemble(spec, two_threads());
+  ASSERT_EQ(single.integrators[0].trajectories_ok, 450);
+  // 1, 3 and 7 shards of uneven sizes (1 and 99 trajectories, block boundaries split).
+  for (const std::vector<std::int64_t>& cuts :
+       {std::vector<std::int64_t>{0, 450}, {0, 1, 200, 450}, {0, 5, 6, 100, 101, 333, 400, 450}}) {
+    const std::vector<PartialResult> parts = shards(spec, cuts);
+    PartialResult back_to_front = parts.back();
+    for (std::size_t k = parts.size() - 1; k-- > 0;) merge_partial(back_to_front, parts[k]);
+    ASSERT_EQ(back_to_front.ranges.size(), 1u);
+    expect_bit_identical(single, finish(spec, back_to_front));
+    // Pairs first, then the pairs together, starting from the middle.
+    std::vector<PartialResult> level = parts;
+    while (level.size() > 1) {
+      std::vector<PartialResult> next;
+      for (std::size_t k = 0; k + 1 < level.size(); k += 2) {
+        next.push_back(level[k + 1]);
+        merge_partial(next.back(), level[k]);
+      }
+      if (level.size() % 2 == 1) next.insert(next.begin(), level.back());
+      level = std::move(next);
+    }
+    expect_bit_identical(single, finish(spec, level[0]));
+  }
+}
+
+TEST(PartialResult, MergeRefusesOtherSpecsAndOverlapsAndFinishRefusesGaps) {
+  EnsembleSpec spec = variance_spec();
+  std::get<EnergyShellGenerator>(spec.initial_conditions).count = 30;
+  spec.t_final = 1.0;
+  std::vector<PartialResult> parts = shards(spec, {0, 10, 20, 30});
+  PartialResult other = parts[1];
+  other.spec_hash = "another spec";
+  PartialResult a = parts[0];
+  try {
+    merge_partial(a, other);
+    ADD_FAILURE() << "merged partials of different specs";
+  } catch (const PartialMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("different specs"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(a.ranges, (std::vector<TrajectoryRange>{{0, 10}}));  // unchanged
+  merge_partial(a, parts[2]);
+  try {
+    (void)finish(spec, a);
+    ADD_FAILURE() << "finished with trajectories missing";
+  } catch (const PartialMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("missing trajectories [10, 20)"), std::string::npos)
+        << e.what();
+  }
+  PartialResult overlap = run_partial(spec, {15, 25});
+  overlap.spec_hash = "variance";
+  try {
+    merge_partial(a, overlap);
+    ADD_FAILURE() << "merged overlapping partials";
+  } catch (const PartialMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("overlap"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)run_partial(spec, {20, 31}), SpecError);
+  merge_partial(a, parts[1]);
+  EXPECT_EQ(finish(spec, a).integrators[0].trajectories_ok, 30);
+}
+
+}  // namespace
+}  // namespace nhsim
