@@ -142,9 +142,14 @@ IntegratorChoice choice_as_run(const IntegratorChoice& choice) {
   return out;
 }
 
-/// The sample times of a choice with n_steps steps: every sample_every steps, and t_final.
+/// Samples of a choice with n_steps steps: t = 0, then every sample_every steps, and t_final.
+std::int64_t sample_count(const IntegratorChoice& choice, std::int64_t n_steps) {
+  return n_steps / choice.sample_every + 1;
+}
+
+/// The sample times of a choice with n_steps steps.
 std::vector<double> sample_times(const IntegratorChoice& choice, std::int64_t n_steps) {
-  const std::int64_t n_samples = n_steps / choice.sample_every + 1;
+  const std::int64_t n_samples = sample_count(choice, n_steps);
   std::vector<double> t(static_cast<std::size_t>(n_samples));
   for (std::int64_t k = 0; k < n_samples; ++k) {
     t[static_cast<std::size_t>(k)] = static_cast<double>(k * choice.sample_every) * choice.h;
@@ -160,7 +165,7 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
   const IntegratorChoice& choice = spec.integrators[ci];
   ChoiceRun run{pr, spec.initial_conditions, choice, options, range};
   run.n_steps = pr.n_steps[ci];
-  run.n_samples = run.n_steps / choice.sample_every + 1;
+  run.n_samples = sample_count(choice, run.n_steps);
   run.need_state = observables_need_state(pr.observables);
 
   ChoicePartial partial =
@@ -272,7 +277,7 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     const std::int64_t n_steps = pr.n_steps[ci];
     const std::size_t n_cells =
-        static_cast<std::size_t>(n_steps / spec.integrators[ci].sample_every + 1) *
+        static_cast<std::size_t>(sample_count(spec.integrators[ci], n_steps)) *
         pr.observables.size();
     if (partial.choices[ci].cells.size() != n_cells) {
       throw PartialMismatch("partial result: integrator choice " + std::to_string(ci) + " has " +

@@ -71,19 +71,15 @@ void check_complete(const PartialResult& partial, std::int64_t n_trajectories) {
     throw PartialMismatch("partial result is for " + std::to_string(partial.n_trajectories) +
                           " trajectories, the spec has " + std::to_string(n_trajectories));
   }
-  std::int64_t covered = 0;
+  std::int64_t covered = 0, next = n_trajectories;  // the first gap is [covered, next)
   for (const TrajectoryRange& r : partial.ranges) {
-    if (r.begin != covered) break;
+    if (r.begin != covered) {
+      next = r.begin;
+      break;
+    }
     covered = r.end;
   }
   if (covered != n_trajectories) {
-    std::int64_t next = n_trajectories;
-    for (const TrajectoryRange& r : partial.ranges) {
-      if (r.begin > covered) {
-        next = r.begin;
-        break;
-      }
-    }
     throw PartialMismatch("partial result is missing trajectories " + show({covered, next}));
   }
 }
