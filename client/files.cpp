@@ -1,6 +1,8 @@
 #include "nhsim/client/files.hpp"
 
+#include <fcntl.h>
 #include <google/protobuf/util/json_util.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -8,9 +10,12 @@
 #include <sstream>
 #include <system_error>
 
+#include "nhsim/server/spec_hash.hpp"
+
 namespace nhsim::client {
 namespace {
 
+/// The file's bytes (text or binary).
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
@@ -73,11 +78,45 @@ void write_text_file(const std::filesystem::path& path, std::string_view content
     throw FileError(path.string() + ": cannot create directory " + path.parent_path().string() +
                     ": " + error.message());
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw FileError(path.string() + ": cannot write: " + std::strerror(errno));
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) throw FileError(path.string() + ": write error");
+  // Unique per process, beside the target so that rename() stays within one file system.
+  const std::string temporary = path.string() + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw FileError(path.string() + ": cannot write: " + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  const bool ok = written == content.size() && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int cause = ok ? errno : saved_errno;
+    ::unlink(temporary.c_str());
+    throw FileError(path.string() + ": write error: " + std::strerror(cause));
+  }
+}
+
+v1::PartialResult load_partial(const std::filesystem::path& path) {
+  const std::string bytes = read_text_file(path);
+  v1::PartialResult partial;
+  if (!partial.ParseFromString(bytes)) {
+    throw FileError(path.string() + ": not a partial result (nhsim.v1.PartialResult, binary)");
+  }
+  if (partial.spec_sha256() != server::spec_sha256(partial.spec())) {
+    throw FileError(path.string() +
+                    ": spec_sha256 is not the hash of the spec it carries "
+                    "(a damaged or edited file)");
+  }
+  return partial;
+}
+
+void write_partial(const std::filesystem::path& path, const v1::PartialResult& partial) {
+  std::string bytes;
+  if (!partial.SerializeToString(&bytes)) throw FileError(path.string() + ": serialisation failed");
+  write_text_file(path, bytes);
 }
 
 }  // namespace nhsim::client

@@ -7,19 +7,26 @@
 //   nhsim [--server ADDR] result JOB [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] cancel JOB
 //   nhsim convergence RESULT.json [--reference INTEGRATOR]
+//   nhsim run SPEC.json [--shard I/N | --trajectories LO:HI] [--out PART] [--json FILE]
+//             [--csv FILE] [--threads T]
+//   nhsim merge PART... [--out PART] [--json FILE] [--csv FILE] [--threads T]
 //
-// Exit status: 0 success; 1 error (bad spec, server answer, unreachable server, file);
-// 2 the job ended FAILED or CANCELLED (submit --wait, watch).
+// Exit status: 0 success; 1 error (bad spec, server answer, unreachable server, file, partial
+// results that do not merge); 2 the job ended FAILED or CANCELLED (submit --wait, watch).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "nhsim/client/client.hpp"
 #include "nhsim/client/files.hpp"
+#include "nhsim/client/local.hpp"
 #include "nhsim/client/progress.hpp"
 #include "nhsim/client/report.hpp"
 
@@ -42,10 +49,9 @@ v1::Job follow(const Client& client, const std::string& job_id) {
   return job;
 }
 
-/// Prints the summary table of the job's result and writes the requested files.
-void report(const Client& client, const std::string& job_id, const std::string& json_file,
+/// Prints the summary table of `result` and writes the requested files.
+void report(const v1::EnsembleResult& result, const std::string& json_file,
             const std::string& csv_file) {
-  const v1::EnsembleResult result = client.result(job_id);
   std::cout << nhsim::client::summary_table(result) << std::flush;
   if (!json_file.empty()) {
     nhsim::client::write_text_file(json_file, nhsim::client::to_json(result));
@@ -55,6 +61,74 @@ void report(const Client& client, const std::string& job_id, const std::string& 
     nhsim::client::write_text_file(csv_file, nhsim::client::to_csv(result));
     std::cerr << "statistics written to " << csv_file << '\n';
   }
+}
+
+/// Writes the partial result to `out_file` (if given); with a whole ensemble, prints and writes
+/// its result as `report` does.
+void report_partial(const v1::PartialResult& partial, const std::string& out_file,
+                    const std::string& json_file, const std::string& csv_file, int threads) {
+  if (!out_file.empty()) {
+    nhsim::client::write_partial(out_file, partial);
+    std::cerr << "partial result written to " << out_file << '\n';
+  }
+  if (nhsim::client::complete(partial)) {
+    report(nhsim::client::finish(partial, threads), json_file, csv_file);
+  } else if (!json_file.empty() || !csv_file.empty()) {
+    // finish() names the first missing range.
+    (void)nhsim::client::finish(partial, threads);
+  }
+}
+
+/// nhsim run: the spec's trajectories (all, or one shard) in this process.
+void run_local(const std::string& spec_file, const std::string& shard,
+               const std::string& trajectories, int threads, const std::string& out_file,
+               const std::string& json_file, const std::string& csv_file) {
+  const v1::SubmitEnsembleRequest spec = nhsim::client::load_spec(spec_file);
+  const std::int64_t n = nhsim::client::trajectory_count(spec);
+  const nhsim::TrajectoryRange range = !shard.empty() ? nhsim::client::parse_shard(shard, n)
+                                       : !trajectories.empty()
+                                           ? nhsim::client::parse_trajectories(trajectories, n)
+                                           : nhsim::TrajectoryRange{0, n};
+  if ((range.begin != 0 || range.end != n) && (!json_file.empty() || !csv_file.empty())) {
+    throw std::invalid_argument(
+        "--json and --csv need every trajectory; write the shard with --out and combine the "
+        "shards with: nhsim merge PART... --json FILE");
+  }
+  if (out_file.empty() && (range.begin != 0 || range.end != n)) {
+    throw std::invalid_argument("a shard needs --out PART (its statistics alone are no result)");
+  }
+  const bool tty = isatty(fileno(stderr)) != 0;
+  nhsim::client::ProgressPrinter progress(stderr, tty);
+  v1::Job job;
+  job.set_state(v1::RUNNING);
+  job.set_system(spec.system());
+  const v1::PartialResult partial =
+      nhsim::client::run_range(spec, range, threads, [&](std::int64_t done, std::int64_t total) {
+        job.set_trajectories_done(done);
+        job.set_trajectories_total(total);
+        progress.update(job);
+      });
+  progress.finish();
+  report_partial(partial, out_file, json_file, csv_file, threads);
+}
+
+/// nhsim merge: partial result files into one, in the order given (any order gives the same).
+void merge_local(const std::vector<std::string>& part_files, int threads,
+                 const std::string& out_file, const std::string& json_file,
+                 const std::string& csv_file) {
+  v1::PartialResult merged = nhsim::client::load_partial(part_files.front());
+  for (std::size_t k = 1; k < part_files.size(); ++k) {
+    try {
+      nhsim::client::merge_into(merged, nhsim::client::load_partial(part_files[k]));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(part_files[k] + ": " + e.what());
+    }
+  }
+  if (out_file.empty() && json_file.empty() && csv_file.empty() &&
+      !nhsim::client::complete(merged)) {
+    throw std::invalid_argument("the partials do not cover every trajectory; give --out PART");
+  }
+  report_partial(merged, out_file, json_file, csv_file, threads);
 }
 
 /// Exit status for a job that ended: 0 when it succeeded.
@@ -111,12 +185,55 @@ int main(int argc, char** argv) {
                           "integrator whose smallest-h choice is the reference (default: the "
                           "smallest h of all choices)");
 
+  std::string shard;
+  std::string trajectories;
+  std::string out_file;
+  int threads = 0;
+  auto* run = app.add_subcommand(
+      "run",
+      "run a JSON spec in this process (needs no server): all its trajectories, printing the "
+      "summary table, or one shard of them, writing its partial result for `nhsim merge`");
+  run->add_option("SPEC", spec_file, "spec file (JSON)")->required();
+  auto* shard_option = run->add_option("--shard", shard,
+                                       "run shard I of N (0 <= I < N): trajectories "
+                                       "[floor(I n / N), floor((I + 1) n / N))");
+  run->add_option("--trajectories", trajectories, "run trajectories [LO, HI)")
+      ->excludes(shard_option);
+  run->add_option("--out", out_file,
+                  "write the partial result (binary nhsim.v1.PartialResult) to PART, atomically");
+  run->add_option("--json", json_file, "write the result as JSON to FILE (whole spec only)");
+  run->add_option("--csv", csv_file, "write the statistics as CSV to FILE (whole spec only)");
+  run->add_option("--threads", threads, "threads (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+
+  std::vector<std::string> part_files;
+  auto* merge = app.add_subcommand(
+      "merge",
+      "merge partial results of one spec (from `nhsim run --out`); with every trajectory "
+      "covered, print the summary table; needs no server");
+  merge->add_option("PART", part_files, "partial result files")->required();
+  merge->add_option("--out", out_file, "write the merged partial result to PART, atomically");
+  merge->add_option("--json", json_file, "write the result as JSON to FILE");
+  merge->add_option("--csv", csv_file, "write the statistics as CSV to FILE");
+  merge->add_option("--threads", threads, "threads for the quantiles (0: all cores)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+
   CLI11_PARSE(app, argc, argv);
 
   try {
     if (convergence->parsed()) {
       std::cout << nhsim::client::convergence_table(nhsim::client::load_result(result_file),
                                                     reference);
+      return 0;
+    }
+    if (run->parsed()) {
+      run_local(spec_file, shard, trajectories, threads, out_file, json_file, csv_file);
+      return 0;
+    }
+    if (merge->parsed()) {
+      merge_local(part_files, threads, out_file, json_file, csv_file);
       return 0;
     }
     const Client client(server);
@@ -137,13 +254,13 @@ int main(int argc, char** argv) {
       std::cerr << "submitted job " << job.job_id() << '\n';
       const v1::Job final_job = follow(client, job.job_id());
       if (final_job.state() == v1::SUCCEEDED || final_job.state() == v1::CANCELLED) {
-        report(client, job.job_id(), json_file, csv_file);
+        report(client.result(job.job_id()), json_file, csv_file);
       }
       return exit_status(final_job);
     } else if (watch->parsed()) {
       return exit_status(follow(client, job_id));
     } else if (result->parsed()) {
-      report(client, job_id, json_file, csv_file);
+      report(client.result(job_id), json_file, csv_file);
     } else if (cancel->parsed()) {
       std::cout << nhsim::client::job_line(client.cancel(job_id)) << '\n';
     }

@@ -1,6 +1,12 @@
 // Wire → core conversion (DESIGN.md: conversion lives in one file per direction).
 #include "nhsim/server/from_proto.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nhsim/server/to_proto.hpp"  // kPartialResultFormat
+
 namespace nhsim::server {
 namespace {
 
@@ -89,7 +95,107 @@ InitialConditions from_proto(const v1::InitialConditions& initial) {
   return out;
 }
 
+/// Runs `convert`, prefixing what a std::invalid_argument says with `field`.
+template <typename Convert>
+auto at_field(const std::string& field, Convert&& convert) {
+  try {
+    return convert();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(field + ": " + e.what());
+  }
+}
+
+ExactSum from_proto(const v1::ExactSum& sum) {
+  if (sum.shift() < 0) throw std::invalid_argument("negative shift");
+  std::vector<std::uint32_t> digits(static_cast<std::size_t>(sum.shift()), 0u);
+  if (digits.size() + static_cast<std::size_t>(sum.digits_size()) > ExactSum::kLimbs + 1) {
+    throw std::invalid_argument("more digits than the accumulator has");
+  }
+  digits.insert(digits.end(), sum.digits().begin(), sum.digits().end());
+  return ExactSum::from_magnitude(digits, sum.negative(), sum.non_finite_flags());
+}
+
+QuantileSketch::Store from_proto(const v1::BucketStore& store) {
+  QuantileSketch::Store out;
+  out.offset = store.offset();
+  out.counts.assign(store.counts().begin(), store.counts().end());
+  out.highest = store.highest();
+  return out;
+}
+
+QuantileSketch from_proto(const v1::QuantileSketch& sketch) {
+  return QuantileSketch::from_state(
+      sketch.n(), {sketch.exact_values().begin(), sketch.exact_values().end()}, sketch.bucketed(),
+      from_proto(sketch.positive()), from_proto(sketch.negative()), sketch.zeros(),
+      sketch.non_finite(), sketch.min(), sketch.max());
+}
+
+CellStats from_proto(const v1::CellStats& cell, const std::string& field) {
+  CellStats out;
+  out.n = cell.n();
+  out.sum = at_field(field + ".sum", [&] { return from_proto(cell.sum()); });
+  out.sum_sq = at_field(field + ".sum_sq", [&] { return from_proto(cell.sum_sq()); });
+  out.min = cell.min();
+  out.max = cell.max();
+  out.sketch = at_field(field + ".sketch", [&] { return from_proto(cell.sketch()); });
+  if (out.sketch.count() != out.n) {
+    throw std::invalid_argument(field + ": sketch count " + std::to_string(out.sketch.count()) +
+                                " is not n = " + std::to_string(out.n));
+  }
+  return out;
+}
+
+ChoicePartial from_proto(const v1::ChoicePartial& choice, const std::string& field) {
+  ChoicePartial out;
+  out.cells.reserve(static_cast<std::size_t>(choice.cells_size()));
+  for (int k = 0; k < choice.cells_size(); ++k) {
+    out.cells.push_back(from_proto(choice.cells(k), field + ".cells[" + std::to_string(k) + "]"));
+  }
+  for (const auto& failure : choice.failures()) {
+    out.failures.push_back(
+        {failure.trajectory(), failure.integrator(), failure.time(), failure.reason()});
+  }
+  out.ok = choice.ok();
+  out.failed = choice.failed();
+  out.cancelled = choice.cancelled();
+  out.steps = choice.steps();
+  out.wall_seconds = choice.wall_seconds();
+  if (out.ok < 0 || out.failed < 0 || out.cancelled < 0 || out.steps < 0 ||
+      static_cast<std::size_t>(out.failed) != out.failures.size()) {
+    throw std::invalid_argument(field + ": counts do not add up");
+  }
+  return out;
+}
+
 }  // namespace
+
+PartialResult from_proto(const v1::PartialResult& partial) {
+  if (partial.format_version() != kPartialResultFormat) {
+    throw std::invalid_argument(
+        "partial result format_version " + std::to_string(partial.format_version()) + " is not " +
+        std::to_string(kPartialResultFormat) + " (written by another nhsim version?)");
+  }
+  PartialResult out;
+  out.spec_hash = partial.spec_sha256();
+  out.n_trajectories = partial.n_trajectories();
+  std::int64_t covered_to = 0;
+  for (int k = 0; k < partial.ranges_size(); ++k) {
+    const auto& r = partial.ranges(k);
+    if (r.begin() < covered_to || r.end() <= r.begin() || r.end() > out.n_trajectories) {
+      throw std::invalid_argument("partial result ranges[" + std::to_string(k) +
+                                  "]: not sorted, disjoint, non-empty ranges within [0, " +
+                                  std::to_string(out.n_trajectories) + ")");
+    }
+    out.ranges.push_back({r.begin(), r.end()});
+    covered_to = r.end();
+  }
+  out.choices.reserve(static_cast<std::size_t>(partial.choices_size()));
+  for (int c = 0; c < partial.choices_size(); ++c) {
+    out.choices.push_back(
+        from_proto(partial.choices(c), "partial result choices[" + std::to_string(c) + "]"));
+  }
+  return out;
+}
 
 EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   EnsembleSpec spec;

@@ -47,7 +47,72 @@ void fill(const IntegratorResult& result, v1::IntegratorResult* out) {
   out->set_steps_per_second(result.steps_per_second);
 }
 
+void fill(const ExactSum& sum, v1::ExactSum* out) {
+  std::vector<std::uint32_t> digits;
+  bool negative = false;
+  sum.magnitude(digits, negative);
+  std::size_t shift = 0;
+  while (shift < digits.size() && digits[shift] == 0) ++shift;
+  out->set_negative(negative);
+  out->set_shift(static_cast<std::int32_t>(shift));
+  out->mutable_digits()->Add(digits.begin() + static_cast<std::ptrdiff_t>(shift), digits.end());
+  out->set_non_finite_flags(sum.non_finite_flags());
+}
+
+void fill(const QuantileSketch::Store& store, v1::BucketStore* out) {
+  out->set_offset(store.offset);
+  copy_into(store.counts, out->mutable_counts());
+  out->set_highest(store.highest);
+}
+
+void fill(const QuantileSketch& sketch, v1::QuantileSketch* out) {
+  out->set_n(sketch.count());
+  copy_into(sketch.exact_values(), out->mutable_exact_values());
+  out->set_bucketed(sketch.bucketed());
+  fill(sketch.positive(), out->mutable_positive());
+  fill(sketch.negative(), out->mutable_negative());
+  out->set_zeros(sketch.zeros());
+  out->set_non_finite(sketch.non_finite());
+  out->set_min(sketch.min());
+  out->set_max(sketch.max());
+}
+
+void fill(const CellStats& cell, v1::CellStats* out) {
+  out->set_n(cell.n);
+  fill(cell.sum, out->mutable_sum());
+  fill(cell.sum_sq, out->mutable_sum_sq());
+  out->set_min(cell.min);
+  out->set_max(cell.max);
+  fill(cell.sketch, out->mutable_sketch());
+}
+
+void fill(const ChoicePartial& choice, v1::ChoicePartial* out) {
+  out->mutable_cells()->Reserve(static_cast<int>(choice.cells.size()));
+  for (const auto& cell : choice.cells) fill(cell, out->add_cells());
+  for (const auto& failure : choice.failures) fill(failure, out->add_failures());
+  out->set_ok(choice.ok);
+  out->set_failed(choice.failed);
+  out->set_cancelled(choice.cancelled);
+  out->set_steps(choice.steps);
+  out->set_wall_seconds(choice.wall_seconds);
+}
+
 }  // namespace
+
+v1::PartialResult to_proto(const PartialResult& partial, const v1::SubmitEnsembleRequest& spec) {
+  v1::PartialResult out;
+  out.set_format_version(kPartialResultFormat);
+  out.set_spec_sha256(partial.spec_hash);
+  *out.mutable_spec() = spec;
+  out.set_n_trajectories(partial.n_trajectories);
+  for (const auto& range : partial.ranges) {
+    auto* r = out.add_ranges();
+    r->set_begin(range.begin);
+    r->set_end(range.end);
+  }
+  for (const auto& choice : partial.choices) fill(choice, out.add_choices());
+  return out;
+}
 
 v1::IntegratorChoice to_proto(const IntegratorChoice& choice) {
   v1::IntegratorChoice out;

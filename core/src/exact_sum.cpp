@@ -87,6 +87,26 @@ ExactSum ExactSum::from_canonical(const std::array<std::int64_t, kLimbs>& digits
   return s;
 }
 
+ExactSum ExactSum::from_magnitude(const std::vector<std::uint32_t>& digits, bool negative,
+                                  std::uint32_t flags) {
+  const std::size_t n = digits.size();
+  if (n > kLimbs + 1 || (n == kLimbs + 1 && digits[kLimbs] >= (1u << 30))) {
+    throw std::invalid_argument("exact sum: magnitude beyond the accumulator's range");
+  }
+  if (flags > 7) throw std::invalid_argument("exact sum: unknown non-finite flags");
+  ExactSum s;
+  for (std::size_t i = 0; i < n && i + 1 < kLimbs; ++i) s.limb_[i] = digits[i];
+  // The top limb holds digits kLimbs - 1 and kLimbs: below 2^62, as after normalize().
+  if (n >= kLimbs) s.limb_[kLimbs - 1] = digits[kLimbs - 1];
+  if (n == kLimbs + 1) s.limb_[kLimbs - 1] += static_cast<std::int64_t>(digits[kLimbs]) << 32;
+  if (negative) {
+    for (auto& limb : s.limb_) limb = -limb;
+  }
+  s.normalize();
+  s.flags_ = flags;
+  return s;
+}
+
 void ExactSum::magnitude(std::vector<std::uint32_t>& digits, bool& negative) const {
   const std::array<std::int64_t, kLimbs> c = canonical_digits();
   negative = c[kLimbs - 1] < 0;

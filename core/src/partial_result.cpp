@@ -3,6 +3,7 @@
 #include "partial_result.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "accumulation.hpp"
@@ -38,6 +39,20 @@ std::vector<TrajectoryRange> union_of(const std::vector<TrajectoryRange>& a,
 }
 
 }  // namespace
+
+TrajectoryRange shard_range(std::int64_t n_trajectories, std::int64_t shard, std::int64_t shards) {
+  if (shards < 1 || shard < 0 || shard >= shards) {
+    throw std::invalid_argument("shard: " + std::to_string(shard) + "/" + std::to_string(shards) +
+                                " is not I/N with 0 <= I < N");
+  }
+  if (n_trajectories < 0) throw std::invalid_argument("shard: negative trajectory count");
+  // shard n / shards without overflow: n < 2^63 and shards < 2^63, so use 128 bits.
+  __extension__ typedef __int128 I128;  // -Wpedantic needs __extension__
+  const auto bound = [&](std::int64_t k) {
+    return static_cast<std::int64_t>(static_cast<I128>(k) * n_trajectories / shards);
+  };
+  return {bound(shard), bound(shard + 1)};
+}
 
 void merge_partial(PartialResult& into, const PartialResult& from) {
   if (into.spec_hash != from.spec_hash) {

@@ -104,6 +104,26 @@ TEST(PartialResult, AnySplitMergedInAnyOrderEqualsTheSingleRun) {
   }
 }
 
+TEST(PartialResult, ShardsPartitionTheTrajectoriesEvenly) {
+  for (std::int64_t n : {0, 1, 7, 450, 1000003}) {
+    for (std::int64_t shards : {1, 2, 3, 7, 64}) {
+      std::int64_t next = 0;
+      for (std::int64_t i = 0; i < shards; ++i) {
+        const TrajectoryRange r = shard_range(n, i, shards);
+        EXPECT_EQ(r.begin, next) << n << " " << i << "/" << shards;
+        EXPECT_LE(r.end - r.begin, n / shards + 1);
+        EXPECT_GE(r.end - r.begin, n / shards);
+        next = r.end;
+      }
+      EXPECT_EQ(next, n);
+    }
+  }
+  EXPECT_EQ(shard_range(std::int64_t{1} << 62, 3, 4).end, std::int64_t{1} << 62);  // no overflow
+  EXPECT_THROW((void)shard_range(10, 2, 2), std::invalid_argument);
+  EXPECT_THROW((void)shard_range(10, -1, 2), std::invalid_argument);
+  EXPECT_THROW((void)shard_range(10, 0, 0), std::invalid_argument);
+}
+
 TEST(PartialResult, MergeRefusesOtherSpecsAndOverlapsAndFinishRefusesGaps) {
   EnsembleSpec spec = variance_spec();
   std::get<EnergyShellGenerator>(spec.initial_conditions).count = 30;

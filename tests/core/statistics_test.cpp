@@ -64,6 +64,30 @@ TEST(ExactSum, AnyOrderAndGroupingGivesTheSameCanonicalState) {
   EXPECT_EQ(round_trip.canonical_digits(), whole.canonical_digits());
 }
 
+TEST(ExactSum, MagnitudeFormRoundTripsForBothSignsAndTheExtremes) {
+  const double big = std::numeric_limits<double>::max();
+  for (const std::vector<double>& values :
+       std::vector<std::vector<double>>{{},
+                                        {1.5},
+                                        {-1.5},
+                                        {-0x1p-1074},
+                                        {1e300, -3e-300, 7.25},
+                                        std::vector<double>(5000, -big),
+                                        std::vector<double>(5000, big)}) {
+    ExactSum s;
+    for (double x : values) s.add(x);
+    std::vector<std::uint32_t> digits;
+    bool negative = false;
+    s.magnitude(digits, negative);
+    const ExactSum back = ExactSum::from_magnitude(digits, negative, s.non_finite_flags());
+    EXPECT_EQ(back.canonical_digits(), s.canonical_digits()) << values.size();
+    EXPECT_TRUE(bit_equal(back.value(), s.value()));
+  }
+  EXPECT_THROW((void)ExactSum::from_magnitude(std::vector<std::uint32_t>(74, 1u), false, 0),
+               std::invalid_argument);
+  EXPECT_THROW((void)ExactSum::from_magnitude({1u}, false, 8), std::invalid_argument);
+}
+
 // Two-pass reference in long double (64-bit mantissa on x86-64).
 void reference(const std::vector<double>& x, double& mean, double& var) {
   long double s = 0;

@@ -1,148 +1,13 @@
 // The built binaries as a user runs them: nhsimd on ephemeral ports, the nhsim CLI against it.
-#include <fcntl.h>
-#include <gmock/gmock.h>
-#include <google/protobuf/struct.pb.h>
-#include <google/protobuf/util/json_util.h>
-#include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <regex>
-#include <sstream>
 #include <string>
-#include <thread>
 
-extern char** environ;
+#include "cli_support.hpp"
 
+namespace nhsim::e2e {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
-void write_file(const fs::path& path, const std::string& content) {
-  std::ofstream out(path);
-  out << content;
-}
-
-/// Single-quoted for sh.
-std::string quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-/// A tiny chaotic_quartic ensemble: 4 states, rk4 and si_dla, 20 steps, sampled every 5.
-constexpr const char* kTinySpec = R"({
-  "system": "chaotic_quartic",
-  "parameters": {"n": 3},
-  "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": 7, "count": 4}},
-  "integrators": [
-    {"integrator": "rk4", "h": 0.05, "sample_every": 5},
-    {"integrator": "si_dla", "h": 0.05, "sample_every": 5}
-  ],
-  "t_final": 1.0,
-  "label": "e2e"
-})";
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/nhsim-e2e-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    const std::string log = (dir_ / "nhsimd.log").string();
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    const std::string metrics = metrics_address();
-    const char* argv[] = {NHSIMD_PATH,     "--listen",  "127.0.0.1:0", "--metrics",
-                          metrics.c_str(), "--threads", "2",           nullptr};
-    const int spawned = posix_spawn(&server_pid_, NHSIMD_PATH, &actions, nullptr,
-                                    const_cast<char**>(argv), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    ASSERT_EQ(spawned, 0) << "cannot start " << NHSIMD_PATH;
-
-    // nhsimd logs "listening on 127.0.0.1:<port>" once it serves.
-    const std::regex listening("listening on (127\\.0\\.0\\.1:[0-9]+)");
-    for (int attempt = 0; attempt < 3000 && address_.empty(); ++attempt) {
-      std::smatch match;
-      const std::string text = read_file(log);
-      if (std::regex_search(text, match, listening)) {
-        address_ = match[1];
-        break;
-      }
-      int status = 0;
-      ASSERT_EQ(waitpid(server_pid_, &status, WNOHANG), 0) << "nhsimd exited:\n" << text;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ASSERT_FALSE(address_.empty()) << "nhsimd did not report its address:\n" << read_file(log);
-    write_file(dir_ / "tiny.json", kTinySpec);
-  }
-
-  /// nhsimd's --metrics. Off by default: stopping its HTTP server takes about two seconds.
-  virtual std::string metrics_address() const { return ""; }
-
-  void TearDown() override {
-    if (server_pid_ > 0) {
-      kill(server_pid_, SIGTERM);
-      int status = 0;
-      waitpid(server_pid_, &status, 0);
-    }
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
-  /// Runs `nhsim --server <address> <arguments>` (arguments already quoted for sh).
-  CliRun nhsim(const std::string& arguments) const {
-    const fs::path out = dir_ / "stdout";
-    const fs::path err = dir_ / "stderr";
-    const std::string command = quote(NHSIM_PATH) + " --server " + address_ + " " + arguments +
-                                " >" + quote(out.string()) + " 2>" + quote(err.string());
-    const int status = std::system(command.c_str());
-    CliRun run;
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.out = read_file(out);
-    run.err = read_file(err);
-    return run;
-  }
-
-  std::string path(const std::string& name) const { return quote((dir_ / name).string()); }
-
-  fs::path dir_;
-  pid_t server_pid_ = -1;
-  std::string address_;
-};
-
-/// Parses `json` as a google.protobuf.Struct: any valid JSON object.
-google::protobuf::Struct parse_json_object(const std::string& json) {
-  google::protobuf::Struct object;
-  const auto status = google::protobuf::util::JsonStringToMessage(json, &object);
-  EXPECT_TRUE(status.ok()) << status.message() << "\n" << json;
-  return object;
-}
 
 TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   const CliRun run = nhsim("submit " + path("tiny.json") + " --wait --json " + path("out/r.json") +
@@ -265,3 +130,4 @@ TEST_F(CliWithMetricsTest, ServerStopsCleanlyOnSigterm) {
 }
 
 }  // namespace
+}  // namespace nhsim::e2e

@@ -110,6 +110,12 @@ struct TrajectoryRange {
   friend bool operator==(const TrajectoryRange&, const TrajectoryRange&) = default;
 };
 
+/// Shard `shard` of `shards` over n_trajectories trajectories: [floor(shard n / shards),
+/// floor((shard + 1) n / shards)), so the shards partition [0, n) into ranges whose sizes
+/// differ by at most one. Throws std::invalid_argument naming "shard" unless 0 <= shard <
+/// shards and n_trajectories >= 0.
+TrajectoryRange shard_range(std::int64_t n_trajectories, std::int64_t shard, std::int64_t shards);
+
 /// The mergeable state of one integrator choice over a set of trajectories.
 struct ChoicePartial {
   std::vector<CellStats> cells;             ///< [sample * n_observables + observable]

@@ -56,6 +56,14 @@ class ExactSum {
   /// |K| as little-endian 32-bit digits without leading zeros (empty for K = 0), and K < 0.
   void magnitude(std::vector<std::uint32_t>& digits, bool& negative) const;
 
+  /// The sum K = (negative ? -1 : 1) |K| with |K| given by little-endian 32-bit digits (as
+  /// magnitude() gives them; leading zeros allowed) and non-finite flags `flags` (the compact
+  /// form the partial-result files store). Throws std::invalid_argument if |K| is beyond the
+  /// accumulator (more than kLimbs + 1 digits, or at least 2^(32 kLimbs + 30)) or flags has
+  /// bits beyond 0..2.
+  static ExactSum from_magnitude(const std::vector<std::uint32_t>& digits, bool negative,
+                                 std::uint32_t flags);
+
  private:
   void normalize();
 

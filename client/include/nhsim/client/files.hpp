@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "nhsim/v1/ensemble.pb.h"
+#include "nhsim/v1/partial_result.pb.h"
 
 namespace nhsim::client {
 
@@ -34,7 +35,17 @@ nhsim::v1::EnsembleResult load_result(const std::filesystem::path& path);
 /// value included, newline-terminated.
 std::string to_json(const google::protobuf::Message& message);
 
-/// Writes `content` to `path`, creating missing parent directories. Throws FileError.
+/// Writes `content` to `path` atomically: to a temporary file beside it, flushed to disk, then
+/// renamed over `path`, so a reader (or a retried task) sees the old file or the whole new one,
+/// never a part. Creates missing parent directories. Throws FileError.
 void write_text_file(const std::filesystem::path& path, std::string_view content);
+
+/// Reads a partial result file written by `nhsim run --out` or `nhsim merge --out` (binary
+/// nhsim.v1.PartialResult). Throws FileError when it cannot be read or parsed, or when its
+/// spec_sha256 is not the hash of its spec (a damaged or edited file).
+nhsim::v1::PartialResult load_partial(const std::filesystem::path& path);
+
+/// Writes `partial` to `path` as binary protobuf, atomically (see write_text_file).
+void write_partial(const std::filesystem::path& path, const nhsim::v1::PartialResult& partial);
 
 }  // namespace nhsim::client

@@ -3,6 +3,7 @@
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/v1/ensemble.pb.h"
+#include "nhsim/v1/partial_result.pb.h"
 
 namespace nhsim::server {
 
@@ -18,5 +19,12 @@ namespace nhsim::server {
 /// given (the core's InitialConditions holds one source). None given becomes an empty list of
 /// states, which nhsim::validate() refuses; everything else is checked there too, not here.
 nhsim::EnsembleSpec from_proto(const nhsim::v1::SubmitEnsembleRequest& request);
+
+/// The core partial result of a v1::PartialResult (spec_hash = spec_sha256; the spec itself is
+/// not part of it). Checks the structure, not the fit to a spec (merge_partial() and finish()
+/// do that): throws std::invalid_argument naming the field for a format_version other than
+/// kPartialResultFormat, ranges that are not sorted, disjoint and within [0, n_trajectories),
+/// an exact sum or sketch whose parts are inconsistent, or failure counts that do not add up.
+nhsim::PartialResult from_proto(const nhsim::v1::PartialResult& partial);
 
 }  // namespace nhsim::server

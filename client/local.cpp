@@ -1,0 +1,83 @@
+#include "nhsim/client/local.hpp"
+
+#include <charconv>
+#include <stdexcept>
+#include <string>
+
+#include "nhsim/server/from_proto.hpp"
+#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/server/to_proto.hpp"
+
+namespace nhsim::client {
+namespace {
+
+/// The whole of `text` as a non-negative integer; false if it is anything else.
+bool parse_count(std::string_view text, std::int64_t& value) {
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  return error == std::errc() && stop == end && !text.empty() && value >= 0;
+}
+
+std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+
+}  // namespace
+
+TrajectoryRange parse_shard(std::string_view text, std::int64_t n_trajectories) {
+  const std::size_t slash = text.find('/');
+  std::int64_t shard = 0, shards = 0;
+  if (slash == std::string_view::npos || !parse_count(text.substr(0, slash), shard) ||
+      !parse_count(text.substr(slash + 1), shards) || shard >= shards) {
+    throw std::invalid_argument("--shard: " + quoted(text) + " is not I/N with 0 <= I < N");
+  }
+  return shard_range(n_trajectories, shard, shards);
+}
+
+TrajectoryRange parse_trajectories(std::string_view text, std::int64_t n_trajectories) {
+  const std::size_t colon = text.find(':');
+  TrajectoryRange range;
+  if (colon == std::string_view::npos || !parse_count(text.substr(0, colon), range.begin) ||
+      !parse_count(text.substr(colon + 1), range.end) || range.begin > range.end) {
+    throw std::invalid_argument("--trajectories: " + quoted(text) +
+                                " is not LO:HI with 0 <= LO <= HI");
+  }
+  if (range.end > n_trajectories) {
+    throw std::invalid_argument("--trajectories: " + quoted(text) + " ends beyond the spec's " +
+                                std::to_string(n_trajectories) + " trajectories");
+  }
+  return range;
+}
+
+std::int64_t trajectory_count(const v1::SubmitEnsembleRequest& spec) {
+  return nhsim::trajectory_count(server::from_proto(spec));
+}
+
+v1::PartialResult run_range(const v1::SubmitEnsembleRequest& spec, TrajectoryRange range,
+                            int threads, const ProgressFn& progress) {
+  RunOptions options;
+  options.threads = threads;
+  options.progress = progress;
+  PartialResult partial = run_partial(server::from_proto(spec), range, options);
+  partial.spec_hash = server::spec_sha256(spec);
+  return server::to_proto(partial, spec);
+}
+
+void merge_into(v1::PartialResult& into, const v1::PartialResult& from) {
+  PartialResult merged = server::from_proto(into);
+  merge_partial(merged, server::from_proto(from));
+  into = server::to_proto(merged, into.spec());
+}
+
+bool complete(const v1::PartialResult& partial) {
+  return partial.n_trajectories() == 0 ||
+         (partial.ranges_size() == 1 && partial.ranges(0).begin() == 0 &&
+          partial.ranges(0).end() == partial.n_trajectories());
+}
+
+v1::EnsembleResult finish(const v1::PartialResult& partial, int threads) {
+  v1::EnsembleResult result = server::to_proto(
+      nhsim::finish(server::from_proto(partial.spec()), server::from_proto(partial), threads));
+  result.set_label(partial.spec().label());
+  return result;
+}
+
+}  // namespace nhsim::client

@@ -1,0 +1,18 @@
+// The identity of a spec: which partial results belong together (DESIGN.md "Ensemble
+// semantics": merging refuses partials of different specs).
+#pragma once
+
+#include <string>
+
+#include "nhsim/v1/ensemble.pb.h"
+
+namespace nhsim::server {
+
+/// Lower-case hex SHA-256 (64 characters) of the deterministic binary serialisation of `spec`
+/// (map entries sorted by key). Equal specs give equal hashes; any change of a field, the label
+/// included, changes it. Stable for a given nhsim.v1 schema and protobuf library (protobuf
+/// does not promise a canonical encoding across versions): partials are merged by the nhsim
+/// build that wrote them.
+std::string spec_sha256(const nhsim::v1::SubmitEnsembleRequest& spec);
+
+}  // namespace nhsim::server

@@ -1,0 +1,36 @@
+// SHA-256 of the deterministically serialised spec, by OpenSSL's EVP interface.
+#include "nhsim/server/spec_hash.hpp"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <openssl/evp.h>
+
+#include <array>
+#include <stdexcept>
+
+namespace nhsim::server {
+
+std::string spec_sha256(const v1::SubmitEnsembleRequest& spec) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!spec.SerializeToCodedStream(&coded)) throw std::runtime_error("spec serialisation failed");
+  }  // the coded stream flushes into `bytes` when destroyed
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * length);
+  for (unsigned int i = 0; i < length; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 0xf];
+  }
+  return hex;
+}
+
+}  // namespace nhsim::server

@@ -1,0 +1,211 @@
+// `nhsim run` and `nhsim merge` as a user (or a Slurm task) runs them: shards of any split,
+// merged in any order and grouping, give the server's result bit for bit; what does not belong
+// together is refused with exit status 1 and the reason; memory does not grow with the
+// trajectory count.
+#include <google/protobuf/util/message_differencer.h>
+#include <sys/resource.h>
+
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+
+namespace nhsim::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// An implicit and an explicit integrator on 30 energy-shell states of the chaotic quartic.
+constexpr const char* kShardSpec = R"({
+  "system": "chaotic_quartic",
+  "parameters": {"n": 3},
+  "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": 11, "count": 30}},
+  "integrators": [
+    {"integrator": "gonzalez", "h": 0.05, "sample_every": 4},
+    {"integrator": "si_dla", "h": 0.05, "sample_every": 4}
+  ],
+  "t_final": 2.0,
+  "label": "shards"
+})";
+
+/// The result without what may differ between runs of the same spec: timings, job id.
+google::protobuf::Struct statistics_of(const std::string& json) {
+  google::protobuf::Struct result = parse_json_object(json);
+  result.mutable_fields()->erase("job_id");
+  for (auto& integrator :
+       *result.mutable_fields()->at("integrators").mutable_list_value()->mutable_values()) {
+    integrator.mutable_struct_value()->mutable_fields()->erase("wall_seconds");
+    integrator.mutable_struct_value()->mutable_fields()->erase("steps_per_second");
+  }
+  return result;
+}
+
+/// Equal results (numbers compared as the JSON's shortest round-trip decimals, so bit for bit).
+::testing::AssertionResult same_statistics(const google::protobuf::Struct& a,
+                                           const google::protobuf::Struct& b) {
+  google::protobuf::util::MessageDifferencer differencer;
+  std::string differences;
+  differencer.ReportDifferencesToString(&differences);
+  if (differencer.Compare(a, b)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << differences.substr(0, 2000);
+}
+
+class RunMergeTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    write_file(dir_ / "shards.json", kShardSpec);
+  }
+
+  /// Runs `nhsim <arguments>`, expecting success.
+  void ok(const std::string& arguments) const {
+    const CliRun run = nhsim(arguments);
+    ASSERT_EQ(run.exit_code, 0) << arguments << "\n" << run.err;
+  }
+
+  /// The statistics of result file `name` in the test directory.
+  google::protobuf::Struct statistics(const std::string& name) const {
+    return statistics_of(read_file(dir_ / name));
+  }
+};
+
+TEST_F(RunMergeTest, WholeLocalRunEqualsTheServersResult) {
+  ok("submit " + path("shards.json") + " --wait --json " + path("server.json"));
+  const CliRun local = nhsim("run " + path("shards.json") + " --threads 2 --json " +
+                             path("local.json") + " --csv " + path("local.csv"));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_THAT(local.out, HasSubstr("gonzalez"));  // the summary table
+  EXPECT_TRUE(same_statistics(statistics("local.json"), statistics("server.json")));
+  EXPECT_THAT(read_file(dir_ / "local.csv"), HasSubstr("choice,integrator,h,observable,t"));
+  EXPECT_EQ(parse_json_object(read_file(dir_ / "local.json")).fields().at("label").string_value(),
+            "shards");
+}
+
+TEST_F(RunMergeTest, ShardsOfAnySplitMergedInAnyOrderEqualTheWholeRun) {
+  ok("run " + path("shards.json") + " --threads 2 --json " + path("whole.json"));
+  const google::protobuf::Struct whole = statistics("whole.json");
+
+  // Three even shards, merged back to front.
+  for (int i = 0; i < 3; ++i) {
+    ok("run " + path("shards.json") + " --shard " + std::to_string(i) + "/3 --out " +
+       path("even" + std::to_string(i) + ".pb"));
+  }
+  ok("merge " + path("even2.pb") + " " + path("even0.pb") + " " + path("even1.pb") + " --json " +
+     path("even.json"));
+  EXPECT_TRUE(same_statistics(statistics("even.json"), whole));
+
+  // Seven uneven ranges (1, 2 and 13 trajectories among them), merged as a tree: pairs into
+  // partials (--out), then the partials in another order.
+  const std::vector<std::string> cuts = {"0", "1", "3", "4", "17", "20", "29", "30"};
+  for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+    ok("run " + path("shards.json") + " --threads 1 --trajectories " + cuts[k] + ":" + cuts[k + 1] +
+       " --out " + path("u" + std::to_string(k) + ".pb"));
+  }
+  ok("merge " + path("u5.pb") + " " + path("u0.pb") + " --out " + path("a.pb"));
+  ok("merge " + path("u3.pb") + " " + path("u6.pb") + " " + path("u1.pb") + " --out " +
+     path("b.pb"));
+  ok("merge " + path("u4.pb") + " " + path("u2.pb") + " --out " + path("c.pb"));
+  ok("merge " + path("c.pb") + " " + path("a.pb") + " " + path("b.pb") + " --json " +
+     path("tree.json"));
+  EXPECT_TRUE(same_statistics(statistics("tree.json"), whole));
+}
+
+TEST_F(RunMergeTest, WhatDoesNotBelongTogetherIsRefusedWithTheReason) {
+  ok("run " + path("shards.json") + " --trajectories 0:10 --out " + path("first.pb"));
+  ok("run " + path("shards.json") + " --trajectories 20:30 --out " + path("last.pb"));
+
+  const CliRun missing =
+      nhsim("merge " + path("first.pb") + " " + path("last.pb") + " --json " + path("never.json"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("missing trajectories [10, 20)"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "never.json"));
+
+  ok("run " + path("shards.json") + " --trajectories 5:15 --out " + path("overlap.pb"));
+  const CliRun overlap =
+      nhsim("merge " + path("first.pb") + " " + path("overlap.pb") + " --out " + path("never.pb"));
+  EXPECT_EQ(overlap.exit_code, 1);
+  EXPECT_THAT(overlap.err, HasSubstr("overlap"));
+  EXPECT_THAT(overlap.err, HasSubstr("overlap.pb"));  // names the file
+
+  std::string other = kShardSpec;
+  other.replace(other.find("\"seed\": 11"), 10, "\"seed\": 12");
+  write_file(dir_ / "other.json", other);
+  ok("run " + path("other.json") + " --trajectories 10:20 --out " + path("other.pb"));
+  const CliRun different =
+      nhsim("merge " + path("first.pb") + " " + path("other.pb") + " --out " + path("never.pb"));
+  EXPECT_EQ(different.exit_code, 1);
+  EXPECT_THAT(different.err, HasSubstr("different specs"));
+
+  // A damaged file: one byte of the spec's label changed.
+  std::string bytes = read_file(dir_ / "first.pb");
+  const std::size_t label = bytes.find("shards");
+  ASSERT_NE(label, std::string::npos);
+  bytes[label] = 'S';
+  write_file(dir_ / "damaged.pb", bytes);
+  const CliRun damaged =
+      nhsim("merge " + path("damaged.pb") + " " + path("last.pb") + " --out " + path("never.pb"));
+  EXPECT_EQ(damaged.exit_code, 1);
+  EXPECT_THAT(damaged.err, HasSubstr("spec_sha256"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "never.pb"));
+
+  const CliRun bad_shard =
+      nhsim("run " + path("shards.json") + " --shard 3/3 --out " + path("never.pb"));
+  EXPECT_EQ(bad_shard.exit_code, 1);
+  EXPECT_THAT(bad_shard.err, HasSubstr("--shard: \"3/3\""));
+  const CliRun beyond =
+      nhsim("run " + path("shards.json") + " --trajectories 20:31 --out " + path("never.pb"));
+  EXPECT_EQ(beyond.exit_code, 1);
+  EXPECT_THAT(beyond.err, HasSubstr("--trajectories"));
+  const CliRun shard_json =
+      nhsim("run " + path("shards.json") + " --shard 0/2 --json " + path("never.json"));
+  EXPECT_EQ(shard_json.exit_code, 1);
+  EXPECT_THAT(shard_json.err, HasSubstr("nhsim merge"));
+}
+
+/// Peak resident memory (KiB) of `nhsim <arguments>`, run to completion; -1 if it failed.
+long peak_rss_kib(const std::vector<std::string>& arguments) {
+  std::vector<char*> argv = {const_cast<char*>(NHSIM_PATH)};
+  for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, NHSIM_PATH, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  rusage usage{};
+  if (wait4(pid, &status, 0, &usage) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return -1;
+  }
+  return usage.ru_maxrss;
+}
+
+TEST_F(RunMergeTest, MemoryDoesNotGrowWithTheTrajectoryCount) {
+  // Beyond 400 values per cell the quantile sketches hold bucket counts, not values; the
+  // runner holds one block of trajectories per thread. 30x the trajectories, about the same
+  // peak memory (keeping the values of the 123 cells would add 30 MB to about 18 MB).
+  std::string spec = kShardSpec;
+  spec.replace(spec.find("\"count\": 30"), 11, "\"count\": COUNT");
+  const std::string implicit = R"({"integrator": "gonzalez", "h": 0.05, "sample_every": 4},)";
+  spec.erase(spec.find(implicit), implicit.size());
+  spec.replace(spec.find("\"sample_every\": 4"), 17, "\"sample_every\": 1");
+  std::vector<long> peak;
+  for (const std::string count : {"1000", "30000"}) {
+    std::string s = spec;
+    s.replace(s.find("COUNT"), 5, count);
+    write_file(dir_ / ("n" + count + ".json"), s);
+    peak.push_back(peak_rss_kib({"run", (dir_ / ("n" + count + ".json")).string(), "--threads", "2",
+                                 "--out", (dir_ / ("n" + count + ".pb")).string()}));
+    ASSERT_GT(peak.back(), 0) << count;
+  }
+  RecordProperty("peak_rss_kib_1000", std::to_string(peak[0]));
+  RecordProperty("peak_rss_kib_30000", std::to_string(peak[1]));
+  EXPECT_LT(static_cast<double>(peak[1]), 1.25 * static_cast<double>(peak[0]))
+      << "peak RSS " << peak[0] << " KiB for 1000 trajectories, " << peak[1] << " KiB for 30000";
+}
+
+}  // namespace
+}  // namespace nhsim::e2e

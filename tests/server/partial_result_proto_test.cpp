@@ -1,0 +1,151 @@
+// A partial result through the wire and back is the same state: it merges and finishes to the
+// same bits; malformed partials are refused naming the field; the spec hash identifies a spec.
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "nhsim/ensemble.hpp"
+#include "nhsim/server/from_proto.hpp"
+#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/server/to_proto.hpp"
+
+namespace nhsim::server {
+namespace {
+
+/// 450 energy-shell states (beyond the sketches' 400 exact values) with two integrators.
+v1::SubmitEnsembleRequest spec_request() {
+  v1::SubmitEnsembleRequest request;
+  request.set_system("chaotic_quartic");
+  (*request.mutable_parameters())["n"] = 3;
+  auto* shell = request.mutable_initial_conditions()->mutable_energy_shell();
+  shell->set_energy(3.06);
+  shell->set_seed(5);
+  shell->set_count(450);
+  for (const char* integrator : {"si_dla", "rk4"}) {
+    auto* choice = request.add_integrators();
+    choice->set_integrator(integrator);
+    choice->set_h(0.1);
+    choice->set_sample_every(2);
+  }
+  request.set_t_final(1.0);
+  request.set_label("round trip");
+  return request;
+}
+
+RunOptions one_thread() {
+  RunOptions options;
+  options.threads = 1;
+  return options;
+}
+
+PartialResult shard(const v1::SubmitEnsembleRequest& request, TrajectoryRange range) {
+  PartialResult partial = run_partial(from_proto(request), range, one_thread());
+  partial.spec_hash = spec_sha256(request);
+  return partial;
+}
+
+std::string deterministic_bytes(const google::protobuf::Message& message) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  {
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return bytes;
+}
+
+/// The result's proto without its timings.
+v1::EnsembleResult statistics(const EnsembleResult& result) {
+  v1::EnsembleResult out = to_proto(result);
+  for (auto& integrator : *out.mutable_integrators()) {
+    integrator.clear_wall_seconds();
+    integrator.clear_steps_per_second();
+  }
+  return out;
+}
+
+TEST(PartialResultProto, ThroughTheWireItMergesAndFinishesToTheSameBits) {
+  const v1::SubmitEnsembleRequest request = spec_request();
+  const EnsembleSpec spec = from_proto(request);
+  const PartialResult a = shard(request, {0, 170});
+  const PartialResult b = shard(request, {170, 450});
+
+  v1::PartialResult wire_a;
+  ASSERT_TRUE(wire_a.ParseFromString(to_proto(a, request).SerializeAsString()));
+  const PartialResult a_back = from_proto(wire_a);
+  EXPECT_EQ(deterministic_bytes(to_proto(a_back, request)), deterministic_bytes(wire_a));
+  EXPECT_EQ(wire_a.spec_sha256(), spec_sha256(request));
+  EXPECT_EQ(wire_a.format_version(), kPartialResultFormat);
+
+  PartialResult direct = b;
+  merge_partial(direct, a);
+  PartialResult through_wire = from_proto(to_proto(b, request));
+  merge_partial(through_wire, a_back);
+  const v1::EnsembleResult expected = statistics(run_ensemble(spec, one_thread()));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      statistics(finish(spec, through_wire, 1)), expected));
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
+      statistics(finish(spec, direct, 1)), expected));
+}
+
+/// The what() of the std::invalid_argument that from_proto(partial) throws; "" if none.
+std::string refusal(const v1::PartialResult& partial) {
+  try {
+    (void)from_proto(partial);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PartialResultProto, MalformedPartialsAreRefusedNamingTheField) {
+  const v1::SubmitEnsembleRequest request = spec_request();
+  const v1::PartialResult good = to_proto(shard(request, {0, 20}), request);
+  ASSERT_EQ(refusal(good), "");
+
+  v1::PartialResult newer = good;
+  newer.set_format_version(2);
+  EXPECT_EQ(refusal(newer),
+            "partial result format_version 2 is not 1 (written by another nhsim version?)");
+
+  v1::PartialResult beyond = good;
+  beyond.mutable_ranges(0)->set_end(451);
+  EXPECT_NE(refusal(beyond).find("ranges[0]"), std::string::npos);
+
+  v1::PartialResult lying_count = good;
+  lying_count.mutable_choices(1)->mutable_cells(4)->set_n(21);
+  EXPECT_EQ(refusal(lying_count),
+            "partial result choices[1].cells[4]: sketch count 20 is not n = 21");
+
+  v1::PartialResult bad_digits = good;
+  bad_digits.mutable_choices(0)->mutable_cells(3)->mutable_sum()->set_shift(80);
+  EXPECT_NE(refusal(bad_digits).find("choices[0].cells[3].sum: "), std::string::npos)
+      << refusal(bad_digits);
+
+  v1::PartialResult lost_failure = good;
+  lost_failure.mutable_choices(0)->set_failed(1);
+  EXPECT_NE(refusal(lost_failure).find("counts do not add up"), std::string::npos);
+}
+
+TEST(SpecHash, IdentifiesTheSpecWhateverTheMapOrder) {
+  v1::SubmitEnsembleRequest a = spec_request();
+  (*a.mutable_parameters())["alpha"] = 0.5;
+  v1::SubmitEnsembleRequest b = spec_request();
+  b.mutable_parameters()->clear();
+  (*b.mutable_parameters())["alpha"] = 0.5;
+  (*b.mutable_parameters())["n"] = 3;
+  const std::string hash = spec_sha256(a);
+  EXPECT_EQ(hash.size(), 64u);
+  EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(spec_sha256(b), hash);
+  b.set_label("another label");
+  EXPECT_NE(spec_sha256(b), hash);
+  // SHA-256 of the empty message (no bytes).
+  EXPECT_EQ(spec_sha256(v1::SubmitEnsembleRequest()),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+}  // namespace
+}  // namespace nhsim::server
