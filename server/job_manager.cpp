@@ -19,16 +19,17 @@ std::string quoted_label(const std::string& label) {
 
 }  // namespace
 
-JobManager::JobManager(JobManagerOptions options, Metrics& metrics)
-    : options_(options), metrics_(metrics), id_engine_(std::random_device{}()) {
+JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics)
+    : executor_(std::move(executor)), metrics_(metrics), id_engine_(std::random_device{}()) {
   worker_ = std::thread([this] { work(); });
 }
 
 JobManager::~JobManager() { stop(); }
 
-v1::Job JobManager::submit(EnsembleSpec spec, std::string label) {
+v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec) {
   JobRecord record;
-  record.label = std::move(label);
+  record.label = request.label();
+  record.request = std::make_shared<const v1::SubmitEnsembleRequest>(std::move(request));
   record.trajectories_total =
       trajectory_count(spec) * static_cast<std::int64_t>(spec.integrators.size());
   record.spec = std::make_shared<const EnsembleSpec>(std::move(spec));
@@ -117,6 +118,7 @@ void JobManager::work() {
 
 void JobManager::run(const std::string& id) {
   std::shared_ptr<const EnsembleSpec> spec;
+  std::shared_ptr<const v1::SubmitEnsembleRequest> request;
   std::shared_ptr<std::atomic<bool>> cancel_flag;
   bool start = false;
   const auto started = Clock::now();
@@ -125,28 +127,26 @@ void JobManager::run(const std::string& id) {
     record.state = v1::RUNNING;
     record.started_time = started;
     spec = record.spec;
+    request = record.request;
     cancel_flag = record.cancel;
     start = true;
   });
   if (!start) return;
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
-  log_line("job " + id + " running");
+  log_line("job " + id + " running (" + executor_->name() + " executor)");
 
-  RunOptions options;
-  options.threads = options_.threads;
-  options.cancel = cancel_flag.get();
-  options.progress = [&](std::int64_t done, std::int64_t total) {
-    store_.update(id, [&](JobRecord& record) {
-      record.trajectories_done = done;
-      record.trajectories_total = total;
-    });
-  };
+  const JobRun job{id, *request, *spec, *cancel_flag, [&](std::int64_t done, std::int64_t total) {
+                     store_.update(id, [&](JobRecord& record) {
+                       record.trajectories_done = done;
+                       record.trajectories_total = total;
+                     });
+                   }};
 
   std::shared_ptr<const EnsembleResult> result;
   v1::JobState state = v1::FAILED;
   std::string error;
   try {
-    result = std::make_shared<const EnsembleResult>(run_ensemble(*spec, options));
+    result = std::make_shared<const EnsembleResult>(executor_->run(job));
     state = result->cancelled ? v1::CANCELLED : v1::SUCCEEDED;
   } catch (const std::exception& e) {
     error = e.what();

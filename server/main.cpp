@@ -4,6 +4,7 @@
 #include <csignal>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/server.hpp"
@@ -45,7 +46,52 @@ int main(int argc, char** argv) {
                  "largest gRPC message received or sent, MiB")
       ->capture_default_str()
       ->check(CLI::Range(1, 2047));
+  app.add_option("--executor", options.executor,
+                 "where jobs run: local (this machine) or slurm (a job array per job)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"local", "slurm"}));
+  auto* slurm = app.add_option_group("Slurm executor", "with --executor slurm only");
+  auto& so = options.slurm;
+  std::vector<CLI::Option*> slurm_options = {
+      slurm->add_option("--slurm-dir", so.work_dir,
+                        "directory shared with the compute nodes (same path); required"),
+      slurm->add_option("--slurm-partition", so.partition, "sbatch --partition"),
+      slurm->add_option("--slurm-account", so.account, "sbatch --account"),
+      slurm->add_option("--slurm-time", so.time_limit, "sbatch --time per task, e.g. 01:00:00"),
+      slurm
+          ->add_option("--slurm-max-running", so.max_running,
+                       "array tasks in flight per job (0: no limit)")
+          ->capture_default_str()
+          ->check(CLI::NonNegativeNumber),
+      slurm->add_option("--slurm-shard-size", so.shard_size, "trajectories per array task")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber),
+      slurm
+          ->add_option("--slurm-cpus-per-task", so.cpus_per_task,
+                       "sbatch --cpus-per-task, and nhsim run --threads")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber),
+      slurm
+          ->add_option("--slurm-max-attempts", so.max_attempts,
+                       "runs of a failing task before its job fails")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber),
+      slurm->add_option("--slurm-nhsim", so.nhsim,
+                        "nhsim binary the tasks run (default: the one of this build)"),
+      slurm->add_option("--slurm-poll-seconds", so.poll_seconds, "seconds between squeue calls")
+          ->capture_default_str()
+          ->check(CLI::PositiveNumber)};
+  app.set_config("--config", "", "read options from a TOML/INI file (keys: the long option names)");
   CLI11_PARSE(app, argc, argv);
+  if (options.executor != "slurm") {
+    for (const CLI::Option* option : slurm_options) {
+      if (option->count() > 0) {
+        nhsim::server::log_line("error: " + option->get_name() +
+                                " applies to --executor slurm only");
+        return 1;
+      }
+    }
+  }
 
   // Block the stop signals in every thread (the server's threads inherit the mask) and wait
   // for them here.
@@ -64,7 +110,7 @@ int main(int argc, char** argv) {
       line +=
           ", metrics on http://" + with_port(options.metrics, server.metrics_port()) + "/metrics";
     }
-    line += ", threads per job " +
+    line += ", " + options.executor + " executor, threads per job " +
             (options.threads == 0 ? std::string("all cores") : std::to_string(options.threads));
     nhsim::server::log_line(line);
     int signal = 0;

@@ -25,7 +25,16 @@ Server::Server(const ServerOptions& options) {
   const int max_message_bytes = options.max_message_mb << 20;
 
   metrics_ = std::make_unique<Metrics>(options.metrics);
-  jobs_ = std::make_unique<JobManager>(JobManagerOptions{.threads = options.threads}, *metrics_);
+  std::unique_ptr<Executor> executor;
+  if (options.executor == "local") {
+    executor = make_local_executor(options.threads);
+  } else if (options.executor == "slurm") {
+    executor = make_slurm_executor(options.slurm, options.threads);
+  } else {
+    throw std::invalid_argument("--executor: \"" + options.executor +
+                                "\" is not one of local, slurm");
+  }
+  jobs_ = std::make_unique<JobManager>(std::move(executor), *metrics_);
   service_ = std::make_unique<EnsembleServiceImpl>(
       *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
                             .max_trajectory_steps = options.max_trajectory_steps,

@@ -112,7 +112,7 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*
                           number(limits_.max_trajectory_steps));
       }
     }
-    *response = jobs_.submit(std::move(spec), request->label());
+    *response = jobs_.submit(*request, std::move(spec));
     return grpc::Status::OK;
   });
 }

@@ -291,6 +291,24 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
   return result;
 }
 
+EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial, int threads) {
+  const std::int64_t n = trajectory_count(spec);
+  if (partial.ranges.empty() && partial.choices.empty()) {  // nothing ran: the empty partial
+    const std::string hash = partial.spec_hash;
+    partial = run_partial(spec, {0, 0});
+    partial.spec_hash = hash;
+  }
+  std::int64_t covered = 0;
+  for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+  if (partial.n_trajectories != n || covered > n) {
+    throw PartialMismatch("partial result of " + std::to_string(partial.n_trajectories) +
+                          " trajectories, the spec has " + std::to_string(n));
+  }
+  for (ChoicePartial& choice : partial.choices) choice.cancelled += n - covered;
+  partial.ranges = {TrajectoryRange{0, n}};
+  return finish(spec, partial, threads);
+}
+
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
   const PartialResult partial = run_partial(spec, {0, trajectory_count(spec)}, options);
   return finish(spec, partial, options.threads);

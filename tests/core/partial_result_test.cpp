@@ -124,6 +124,26 @@ TEST(PartialResult, ShardsPartitionTheTrajectoriesEvenly) {
   EXPECT_THROW((void)shard_range(10, 0, 0), std::invalid_argument);
 }
 
+TEST(PartialResult, FinishCancelledCountsWhatIsNotCoveredAsCancelled) {
+  EnsembleSpec spec = variance_spec();
+  std::get<EnergyShellGenerator>(spec.initial_conditions).count = 30;
+  spec.t_final = 1.0;
+  std::vector<PartialResult> parts = shards(spec, {0, 10, 20, 30});
+  merge_partial(parts[0], parts[2]);
+  const EnsembleResult partly = finish_cancelled(spec, parts[0]);
+  EXPECT_TRUE(partly.cancelled);
+  for (const IntegratorResult& ir : partly.integrators) {
+    EXPECT_EQ(ir.trajectories_ok + ir.trajectories_failed, 20);
+    EXPECT_EQ(ir.trajectories_cancelled, 10);
+    EXPECT_EQ(ir.observables[0].count.back(), ir.trajectories_ok);
+  }
+  const EnsembleResult nothing = finish_cancelled(spec, PartialResult{});
+  EXPECT_EQ(nothing.integrators[0].trajectories_cancelled, 30);
+  EXPECT_EQ(nothing.integrators[0].observables[0].count.back(), 0);
+  merge_partial(parts[0], parts[1]);
+  EXPECT_FALSE(finish_cancelled(spec, parts[0]).cancelled);  // everything covered
+}
+
 TEST(PartialResult, MergeRefusesOtherSpecsAndOverlapsAndFinishRefusesGaps) {
   EnsembleSpec spec = variance_spec();
   std::get<EnergyShellGenerator>(spec.initial_conditions).count = 30;

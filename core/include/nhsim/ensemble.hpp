@@ -157,6 +157,12 @@ void merge_partial(PartialResult& into, const PartialResult& from);
 /// missing range, or the shape that does not fit the spec; SpecError on an invalid spec.
 EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads = 0);
 
+/// The result of a cancelled ensemble: as finish(), but the trajectories `partial` does not
+/// cover count as cancelled (result.cancelled is then true). `partial` may cover nothing
+/// (an empty PartialResult). Throws PartialMismatch for a shape that does not fit the spec;
+/// SpecError on an invalid spec.
+EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial, int threads = 0);
+
 /// Checks a spec without running it. Throws SpecError naming the field. Applies the same
 /// checks run_ensemble() applies.
 void validate(const EnsembleSpec& spec);

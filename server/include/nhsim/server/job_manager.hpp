@@ -1,10 +1,11 @@
-// Runs submitted ensembles asynchronously: a FIFO queue and one worker thread that runs one job
-// at a time, each job using oneTBB inside the core (RunOptions::threads).
+// Runs submitted ensembles asynchronously: a FIFO queue and one worker thread that hands one job
+// at a time to the executor (local: oneTBB in this process; slurm: a job array).
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -12,15 +13,12 @@
 #include <thread>
 
 #include "nhsim/ensemble.hpp"
+#include "nhsim/server/executor.hpp"
 #include "nhsim/server/job_store.hpp"
 #include "nhsim/server/metrics.hpp"
 #include "nhsim/v1/ensemble.pb.h"
 
 namespace nhsim::server {
-
-struct JobManagerOptions {
-  int threads = 0;  ///< oneTBB threads per job (RunOptions::threads); 0 = all cores
-};
 
 /// Owns the job store and the worker. A job accepted is a job answered: whatever the core
 /// does (returns, is cancelled, throws), the job ends in a terminal state, and every state
@@ -28,15 +26,16 @@ struct JobManagerOptions {
 class JobManager {
  public:
   /// Starts the worker thread. `metrics` must outlive the manager.
-  JobManager(JobManagerOptions options, Metrics& metrics);
+  JobManager(std::unique_ptr<Executor> executor, Metrics& metrics);
   /// stop()s.
   ~JobManager();
   JobManager(const JobManager&) = delete;
   JobManager& operator=(const JobManager&) = delete;
 
-  /// Queues `spec`, which the caller has validated (nhsim::validate) and checked against the
-  /// limits. Returns the new job, state QUEUED, with a fresh random id (16 hex digits).
-  nhsim::v1::Job submit(nhsim::EnsembleSpec spec, std::string label);
+  /// Queues `request`, whose core spec `spec` = from_proto(request) the caller has validated
+  /// (nhsim::validate) and checked against the limits. Returns the new job, state QUEUED, with
+  /// a fresh random id (16 hex digits).
+  nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::EnsembleSpec spec);
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel
   /// flag set and ends CANCELLED when the core returns (promptly); a finished job is left as
@@ -53,7 +52,7 @@ class JobManager {
   void work();
   void run(const std::string& id);
 
-  JobManagerOptions options_;
+  std::unique_ptr<Executor> executor_;
   Metrics& metrics_;
   JobStore store_;
   std::mutex queue_mutex_;

@@ -33,6 +33,7 @@ struct JobRecord {
   std::string id;
   std::string label;
   std::shared_ptr<const nhsim::EnsembleSpec> spec;
+  std::shared_ptr<const nhsim::v1::SubmitEnsembleRequest> request;  ///< as submitted
   nhsim::v1::JobState state = nhsim::v1::QUEUED;
   std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices
   std::int64_t trajectories_total = 0;  ///< initial conditions x integrator choices

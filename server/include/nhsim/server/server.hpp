@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include "nhsim/server/slurm_executor.hpp"
+
 namespace grpc {
 class Server;
 }  // namespace grpc
@@ -29,7 +31,9 @@ struct ServerOptions {
   std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
   /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
   double max_trajectory_steps = 1e11;
-  int max_message_mb = 64;  ///< largest gRPC message received or sent, MiB (1..2047)
+  int max_message_mb = 64;         ///< largest gRPC message received or sent, MiB (1..2047)
+  std::string executor = "local";  ///< "local" or "slurm"
+  SlurmOptions slurm;              ///< used with executor "slurm"
 };
 
 /// A running nhsimd. Thread-safe.
