@@ -6,7 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
+#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/server/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -17,14 +20,113 @@ std::string quoted_label(const std::string& label) {
   return label.empty() ? std::string() : " label=\"" + label + "\"";
 }
 
+std::int64_t to_ms(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+Clock::time_point from_ms(std::int64_t ms) {
+  return Clock::time_point(std::chrono::milliseconds(ms));
+}
+
+/// The stored form of a job's terminal fields.
+StoredJob terminal(const JobRecord& record) {
+  StoredJob job;
+  job.id = record.id;
+  job.state = record.state;
+  job.finished_ms = to_ms(record.finished_time);
+  job.error = record.error;
+  job.trajectories_done = record.trajectories_done;
+  job.cancel_requested = record.cancel->load();
+  if (record.result) job.result = record.result->SerializeAsString();
+  return job;
+}
+
 }  // namespace
 
-JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics)
-    : executor_(std::move(executor)), metrics_(metrics), id_engine_(std::random_device{}()) {
+JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
+                       std::unique_ptr<DurableStore> durable)
+    : executor_(std::move(executor)),
+      metrics_(metrics),
+      durable_(std::move(durable)),
+      id_engine_(std::random_device{}()) {
+  if (durable_) recover();
   worker_ = std::thread([this] { work(); });
 }
 
 JobManager::~JobManager() { stop(); }
+
+void JobManager::persist(const char* what, const std::string& id,
+                         const std::function<void()>& write) {
+  if (!durable_) return;
+  try {
+    write();
+  } catch (const std::exception& e) {
+    log_line("job " + id + ": cannot store " + what + ": " + e.what());
+  }
+}
+
+void JobManager::recover() {
+  int resumed = 0;
+  int stored = 0;
+  for (StoredJob& job : durable_->load()) {
+    ++stored;
+    JobRecord record;
+    record.id = job.id;
+    record.state = job.state;
+    record.created_time = from_ms(job.created_ms);
+    record.started_time = from_ms(job.started_ms);
+    record.finished_time = from_ms(job.finished_ms);
+    record.trajectories_done = job.trajectories_done;
+    record.trajectories_total = job.trajectories_total;
+    record.error = job.error;
+    record.cancel->store(job.cancel_requested);
+    record.halt->store(job.cancel_requested);
+    auto request = std::make_shared<v1::SubmitEnsembleRequest>();
+    request->ParseFromString(job.request);
+    record.label = request->label();
+    record.request = request;
+    std::string cannot_resume;
+    try {
+      auto spec = std::make_shared<EnsembleSpec>(from_proto(*request));
+      validate(*spec);
+      record.spec = spec;
+      if (!job.checkpoint.empty()) {
+        v1::PartialResult checkpoint;
+        if (!checkpoint.ParseFromString(job.checkpoint) ||
+            checkpoint.spec_sha256() != spec_sha256(*request)) {
+          throw std::invalid_argument("its checkpoint is damaged");
+        }
+        record.resume_from = std::make_shared<const PartialResult>(from_proto(checkpoint));
+      }
+    } catch (const std::exception& e) {
+      cannot_resume = e.what();
+    }
+    if (!job.result.empty()) {
+      auto result = std::make_shared<v1::EnsembleResult>();
+      result->ParseFromString(job.result);
+      record.result = result;
+    }
+    const bool unfinished = !is_terminal(record.state);
+    if (unfinished && !cannot_resume.empty()) {
+      record.state = v1::FAILED;
+      record.error = "cannot be resumed after a restart: " + cannot_resume;
+      record.finished_time = Clock::now();
+      durable_->finish(terminal(record));
+    } else if (unfinished) {
+      record.state = v1::QUEUED;  // RUNNING resumes: queued again until the worker takes it
+      queue_.push_back(record.id);
+      ++resumed;
+      log_line("job " + record.id + " recovered: resumes " +
+               (record.resume_from ? "from a checkpoint of " +
+                                         std::to_string(job.trajectories_done) + " trajectory runs"
+                                   : std::string("from the start")));
+    }
+    metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
+    store_.insert(std::move(record));
+  }
+  log_line("job store " + durable_->path().string() + ": " + std::to_string(stored) + " jobs, " +
+           std::to_string(resumed) + " to resume");
+}
 
 v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec) {
   JobRecord record;
@@ -43,15 +145,29 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec)
       break;
     }
   }
-  if (stopping_) {
+  const bool cancelled = stopping_ && !durable_;  // durable: stored, runs at the next start
+  if (cancelled) {
     record.cancel->store(true);
+    record.halt->store(true);
     record.state = v1::CANCELLED;
     record.finished_time = record.created_time;
+  }
+  if (durable_) {
+    StoredJob stored;
+    stored.id = record.id;
+    stored.state = record.state;
+    stored.request = record.request->SerializeAsString();
+    stored.created_ms = to_ms(record.created_time);
+    stored.trajectories_total = record.trajectories_total;
+    durable_->insert(stored);  // before the job is acknowledged; throws if it cannot be
   }
   const v1::Job job = to_job(record);
   store_.insert(record);
   metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
-  log_line("job " + record.id + " " + (stopping_ ? "cancelled (server stopping)" : "queued") +
+  log_line("job " + record.id + " " +
+           (cancelled   ? "cancelled (server stopping)"
+            : stopping_ ? "stored (server stopping: runs at the next start)"
+                        : "queued") +
            ": system=" + record.spec->system + " trajectories=" +
            std::to_string(record.trajectories_total) + quoted_label(record.label));
   if (!stopping_) {
@@ -63,20 +179,25 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec)
 
 std::optional<v1::Job> JobManager::cancel(const std::string& id) {
   v1::JobState before = v1::JOB_STATE_UNSPECIFIED;
+  std::optional<JobRecord> cancelled_queued;
   const bool found = store_.update(id, [&](JobRecord& record) {
     before = record.state;
     if (is_terminal(record.state)) return;
     record.cancel->store(true);
+    record.halt->store(true);
     if (record.state == v1::QUEUED) {
       record.state = v1::CANCELLED;
       record.finished_time = Clock::now();
+      cancelled_queued = record;
     }
   });
   if (!found) return std::nullopt;
-  if (before == v1::QUEUED) {
+  if (cancelled_queued) {
+    persist("its cancellation", id, [&] { durable_->finish(terminal(*cancelled_queued)); });
     metrics_.job_transition(v1::QUEUED, v1::CANCELLED);
     log_line("job " + id + " cancelled before it started");
   } else if (before == v1::RUNNING) {
+    persist("its cancel request", id, [&] { durable_->set_cancel_requested(id); });
     log_line("job " + id + " cancel requested");
   }
   return to_job(*store_.get(id));
@@ -85,15 +206,25 @@ std::optional<v1::Job> JobManager::cancel(const std::string& id) {
 void JobManager::stop() {
   std::call_once(stopped_, [this] {
     std::vector<std::string> unfinished;
+    std::string running;
     {
       const std::lock_guard lock(queue_mutex_);
       stopping_ = true;
       unfinished.assign(queue_.begin(), queue_.end());
       queue_.clear();
-      if (!running_.empty()) unfinished.push_back(running_);
+      running = running_;
     }
     queue_changed_.notify_all();
-    for (const auto& id : unfinished) cancel(id);  // the running job stops at its cancel flag
+    if (durable_) {
+      // Drain: the running job stops at its next chunk and keeps its last checkpoint; queued
+      // jobs stay queued in the durable store. All resume at the next start.
+      if (!running.empty()) {
+        store_.update(running, [](JobRecord& record) { record.halt->store(true); });
+      }
+    } else {
+      if (!running.empty()) unfinished.push_back(running);
+      for (const auto& id : unfinished) cancel(id);  // the running job stops at its flag
+    }
     if (worker_.joinable()) worker_.join();
     store_.shutdown();
   });
@@ -117,68 +248,96 @@ void JobManager::work() {
 }
 
 void JobManager::run(const std::string& id) {
-  std::shared_ptr<const EnsembleSpec> spec;
-  std::shared_ptr<const v1::SubmitEnsembleRequest> request;
-  std::shared_ptr<std::atomic<bool>> cancel_flag;
-  bool start = false;
+  std::optional<JobRecord> taken;
   const auto started = Clock::now();
   store_.update(id, [&](JobRecord& record) {
     if (record.state != v1::QUEUED) return;  // cancelled while queued
     record.state = v1::RUNNING;
-    record.started_time = started;
-    spec = record.spec;
-    request = record.request;
-    cancel_flag = record.cancel;
-    start = true;
+    if (record.started_time == Clock::time_point{}) record.started_time = started;
+    taken = record;
   });
-  if (!start) return;
+  if (!taken) return;
+  const JobRecord& record = *taken;
+  persist("its start", id, [&] { durable_->set_running(id, to_ms(record.started_time)); });
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
   log_line("job " + id + " running (" + executor_->name() + " executor)");
 
-  const JobRun job{id, *request, *spec, *cancel_flag, [&](std::int64_t done, std::int64_t total) {
-                     store_.update(id, [&](JobRecord& record) {
-                       record.trajectories_done = done;
-                       record.trajectories_total = total;
-                     });
-                   }};
+  const std::string hash = spec_sha256(*record.request);
+  const std::int64_t choices = static_cast<std::int64_t>(record.spec->integrators.size());
+  JobRun job{id,
+             *record.request,
+             *record.spec,
+             hash,
+             *record.cancel,
+             *record.halt,
+             record.resume_from.get(),
+             [&](std::int64_t done, std::int64_t total) {
+               store_.update(id, [&](JobRecord& r) {
+                 r.trajectories_done = done;
+                 r.trajectories_total = total;
+               });
+             },
+             {}};
+  if (durable_) {
+    job.checkpoint = [&](const PartialResult& partial) {
+      std::int64_t covered = 0;
+      for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+      const std::string bytes = to_proto(partial, *record.request).SerializeAsString();
+      persist("a checkpoint", id, [&] { durable_->save_checkpoint(id, bytes, covered * choices); });
+    };
+  }
 
-  std::shared_ptr<const EnsembleResult> result;
+  std::shared_ptr<v1::EnsembleResult> result;
   v1::JobState state = v1::FAILED;
   std::string error;
-  try {
-    result = std::make_shared<const EnsembleResult>(executor_->run(job));
-    state = result->cancelled ? v1::CANCELLED : v1::SUCCEEDED;
-  } catch (const std::exception& e) {
-    error = e.what();
-  } catch (...) {
-    error = "unknown exception in the ensemble runner";
-  }
-  const auto finished = Clock::now();
-  const double seconds = std::chrono::duration<double>(finished - started).count();
-
-  // Counted from the result, not from progress: the core's progress also counts trajectories
-  // skipped by a cancellation.
   std::int64_t done = 0;
   std::int64_t failed = 0;
   std::int64_t steps = 0;
-  if (result) {
-    for (const auto& integrator : result->integrators) {
+  try {
+    const EnsembleResult core = executor_->run(job);
+    // Counted from the result, not from progress: the core's progress also counts
+    // trajectories skipped by a cancellation.
+    for (const auto& integrator : core.integrators) {
       done += integrator.trajectories_ok + integrator.trajectories_failed;
       failed += integrator.trajectories_failed;
       steps += integrator.steps_completed;
     }
+    result = std::make_shared<v1::EnsembleResult>(to_proto(core));
+    result->set_job_id(id);
+    result->set_label(record.label);
+    state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;
+  } catch (const Interrupted&) {
+    log_line("job " + id + " interrupted by shutdown: resumes from its last checkpoint at the " +
+             "next start");
+    return;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown exception in the executor";
   }
+  const auto finished = Clock::now();
+  const double seconds = std::chrono::duration<double>(finished - started).count();
+
   metrics_.add_trajectories(done);
   metrics_.add_steps(steps);
   metrics_.observe_job_duration(seconds);
-  // Metrics first: once a client can see the terminal state, the metrics already count it.
+  JobRecord ended = record;
+  ended.state = state;
+  ended.error = error;
+  ended.finished_time = finished;
+  ended.result = result;
+  if (result) ended.trajectories_done = done;
+  // Stored first: once a client can see the terminal state, it survives a crash.
+  persist("its result", id, [&] { durable_->finish(terminal(ended)); });
+  // Metrics next: once a client can see the terminal state, the metrics already count it.
   metrics_.job_transition(v1::RUNNING, state);
-  store_.update(id, [&](JobRecord& record) {
-    record.state = state;
-    record.error = error;
-    record.finished_time = finished;
-    record.result = result;
-    if (result) record.trajectories_done = done;
+  store_.update(id, [&](JobRecord& r) {
+    r.state = state;
+    r.error = error;
+    r.finished_time = finished;
+    r.result = result;
+    r.resume_from.reset();
+    if (result) r.trajectories_done = done;
   });
 
   char summary[160];

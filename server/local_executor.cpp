@@ -1,31 +1,97 @@
-// The local executor: the core's run_ensemble on this machine's oneTBB pool.
+// The local executor: the core on this machine's oneTBB pool, in chunks of trajectories that
+// each end in a checkpoint. Associative partial results make the chunking invisible: any
+// chunking, and any resume point, gives the bits of one run_ensemble().
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
 #include "nhsim/server/executor.hpp"
 
 namespace nhsim::server {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 class LocalExecutor final : public Executor {
  public:
-  explicit LocalExecutor(int threads) : threads_(threads) {}
-
-  EnsembleResult run(const JobRun& job) override {
-    RunOptions options;
-    options.threads = threads_;
-    options.cancel = &job.cancel;
-    options.progress = job.progress;
-    return run_ensemble(job.spec, options);
-  }
+  LocalExecutor(int threads, double checkpoint_seconds)
+      : threads_(threads), checkpoint_seconds_(checkpoint_seconds) {}
 
   std::string name() const override { return "local"; }
 
+  EnsembleResult run(const JobRun& job) override {
+    const std::int64_t n = trajectory_count(job.spec);
+    const std::int64_t choices = static_cast<std::int64_t>(job.spec.integrators.size());
+    PartialResult done;
+    done.spec_hash = job.spec_hash;
+    bool any = false;
+    std::int64_t covered = 0;
+    if (job.resume_from != nullptr) {
+      done = *job.resume_from;
+      any = true;
+      for (const TrajectoryRange& r : done.ranges) covered += r.end - r.begin;
+    }
+    // Start with one block of trajectories per thread; then aim at checkpoint_seconds per chunk.
+    const int threads =
+        threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
+    std::int64_t chunk = 8 * std::max(threads, 1);
+    for (const TrajectoryRange& gap : uncovered(done.ranges, n)) {
+      for (std::int64_t begin = gap.begin; begin < gap.end;) {
+        const std::int64_t end = std::min(gap.end, begin + chunk);
+        RunOptions options;
+        options.threads = threads_;
+        options.cancel = &job.halt;
+        const std::int64_t base = covered * choices;
+        if (job.progress) {
+          options.progress = [&](std::int64_t chunk_done, std::int64_t) {
+            job.progress(base + chunk_done, n * choices);
+          };
+        }
+        const auto start = Clock::now();
+        PartialResult part = run_partial(job.spec, {begin, end}, options);
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        part.spec_hash = job.spec_hash;
+        if (job.halt.load() && !job.cancel.load()) throw Interrupted();
+        if (any) {
+          merge_partial(done, part);
+        } else {
+          done = std::move(part);
+          any = true;
+        }
+        covered += end - begin;
+        if (job.cancel.load()) return finish_cancelled(job.spec, std::move(done), threads_);
+        if (job.checkpoint && covered < n) job.checkpoint(done);
+        const double scale = seconds > 0.0 ? checkpoint_seconds_ / seconds : 4.0;
+        chunk =
+            std::clamp<std::int64_t>(static_cast<std::int64_t>(static_cast<double>(chunk) * scale),
+                                     std::max<std::int64_t>(chunk / 2, 8), chunk * 4);
+        begin = end;
+      }
+    }
+    return finish(job.spec, done, threads_);
+  }
+
  private:
   int threads_;
+  double checkpoint_seconds_;
 };
 
 }  // namespace
 
-std::unique_ptr<Executor> make_local_executor(int threads) {
-  return std::make_unique<LocalExecutor>(threads);
+std::vector<TrajectoryRange> uncovered(const std::vector<TrajectoryRange>& covered,
+                                       std::int64_t n) {
+  std::vector<TrajectoryRange> gaps;
+  std::int64_t next = 0;
+  for (const TrajectoryRange& r : covered) {
+    if (r.begin > next) gaps.push_back({next, r.begin});
+    next = std::max(next, r.end);
+  }
+  if (next < n) gaps.push_back({next, n});
+  return gaps;
+}
+
+std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds) {
+  return std::make_unique<LocalExecutor>(threads, checkpoint_seconds);
 }
 
 }  // namespace nhsim::server

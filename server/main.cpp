@@ -2,6 +2,7 @@
 // checking and reflection) and Prometheus metrics until SIGINT or SIGTERM.
 #include <CLI/CLI.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -14,6 +15,18 @@ namespace {
 /// Never runs (the signals are blocked and taken by sigwait); installed so that the signals are
 /// not ignored when nhsimd runs as PID 1 in a container.
 void ignore_signal(int /*signal*/) {}
+
+/// The default --data-dir: $XDG_STATE_HOME/nhsim, else $HOME/.local/state/nhsim; empty when
+/// neither variable is set.
+std::string default_data_dir() {
+  if (const char* state = std::getenv("XDG_STATE_HOME"); state != nullptr && *state != '\0') {
+    return std::string(state) + "/nhsim";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.local/state/nhsim";
+  }
+  return "";
+}
 
 /// "host:port" with the port replaced by `port`.
 std::string with_port(const std::string& address, int port) {
@@ -46,6 +59,19 @@ int main(int argc, char** argv) {
                  "largest gRPC message received or sent, MiB")
       ->capture_default_str()
       ->check(CLI::Range(1, 2047));
+  std::string data_dir = default_data_dir();
+  bool in_memory = false;
+  auto* data_dir_option =
+      app.add_option("--data-dir", data_dir,
+                     "durable job store (SQLite): jobs survive restarts and crashes")
+          ->capture_default_str();
+  app.add_flag("--in-memory", in_memory,
+               "keep jobs in memory only: they are lost when nhsimd stops")
+      ->excludes(data_dir_option);
+  app.add_option("--checkpoint-seconds", options.checkpoint_seconds,
+                 "work between two checkpoints of a running job (local executor)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--executor", options.executor,
                  "where jobs run: local (this machine) or slurm (a job array per job)")
       ->capture_default_str()
@@ -83,6 +109,15 @@ int main(int argc, char** argv) {
           ->check(CLI::PositiveNumber)};
   app.set_config("--config", "", "read options from a TOML/INI file (keys: the long option names)");
   CLI11_PARSE(app, argc, argv);
+  if (!in_memory) {
+    if (data_dir.empty()) {
+      nhsim::server::log_line(
+          "error: set --data-dir (neither XDG_STATE_HOME nor HOME is set) "
+          "or --in-memory");
+      return 1;
+    }
+    options.data_dir = data_dir;
+  }
   if (options.executor != "slurm") {
     for (const CLI::Option* option : slurm_options) {
       if (option->count() > 0) {
@@ -110,7 +145,9 @@ int main(int argc, char** argv) {
       line +=
           ", metrics on http://" + with_port(options.metrics, server.metrics_port()) + "/metrics";
     }
-    line += ", " + options.executor + " executor, threads per job " +
+    line += ", job store " +
+            (options.data_dir.empty() ? std::string("in memory") : options.data_dir.string()) +
+            ", " + options.executor + " executor, threads per job " +
             (options.threads == 0 ? std::string("all cores") : std::to_string(options.threads));
     nhsim::server::log_line(line);
     int signal = 0;

@@ -15,6 +15,9 @@ namespace nhsim::server {
 
 Server::Server(const ServerOptions& options) {
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
+  if (!(options.checkpoint_seconds > 0)) {
+    throw std::invalid_argument("checkpoint_seconds must be > 0");
+  }
   if (options.max_trajectories < 0) throw std::invalid_argument("max_trajectories must be >= 0");
   if (!(options.max_trajectory_steps >= 0)) {
     throw std::invalid_argument("max_trajectory_steps must be >= 0");
@@ -27,14 +30,16 @@ Server::Server(const ServerOptions& options) {
   metrics_ = std::make_unique<Metrics>(options.metrics);
   std::unique_ptr<Executor> executor;
   if (options.executor == "local") {
-    executor = make_local_executor(options.threads);
+    executor = make_local_executor(options.threads, options.checkpoint_seconds);
   } else if (options.executor == "slurm") {
     executor = make_slurm_executor(options.slurm, options.threads);
   } else {
     throw std::invalid_argument("--executor: \"" + options.executor +
                                 "\" is not one of local, slurm");
   }
-  jobs_ = std::make_unique<JobManager>(std::move(executor), *metrics_);
+  std::unique_ptr<DurableStore> durable;
+  if (!options.data_dir.empty()) durable = std::make_unique<DurableStore>(options.data_dir);
+  jobs_ = std::make_unique<JobManager>(std::move(executor), *metrics_, std::move(durable));
   service_ = std::make_unique<EnsembleServiceImpl>(
       *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
                             .max_trajectory_steps = options.max_trajectory_steps,

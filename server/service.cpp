@@ -176,9 +176,7 @@ grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* /*context*/,
             grpc::StatusCode::FAILED_PRECONDITION,
             prefix + "is " + state_name(record->state) + "; its result is available when it ends");
     }
-    *response = to_proto(*record->result);
-    response->set_job_id(record->id);
-    response->set_label(record->label);
+    *response = *record->result;
     const std::size_t bytes = response->ByteSizeLong();
     if (limits_.max_message_bytes > 0 && bytes > limits_.max_message_bytes) {
       response->Clear();

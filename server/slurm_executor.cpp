@@ -15,7 +15,6 @@
 
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
-#include "nhsim/server/spec_hash.hpp"
 #include "nhsim/server/subprocess.hpp"
 
 namespace nhsim::server {
@@ -95,40 +94,43 @@ class SlurmExecutor final : public Executor {
 
   EnsembleResult run(const JobRun& job) override {
     const fs::path dir = options_.work_dir / job.id;
-    fs::create_directories(dir / "logs");
-    std::string spec_json;
-    google::protobuf::util::JsonPrintOptions print;
-    print.preserve_proto_field_names = true;
-    if (!google::protobuf::util::MessageToJsonString(job.request, &spec_json, print).ok()) {
-      throw std::runtime_error("cannot write the spec as JSON");
-    }
-    write_file(dir / "spec.json", spec_json + "\n");
-
     const std::int64_t n = trajectory_count(job.spec);
     const std::int64_t n_shards =
         std::max<std::int64_t>(1, (n + options_.shard_size - 1) / options_.shard_size);
-    write_file(dir / "task.sh",
-               "#!/bin/sh\n# nhsimd job " + job.id + ": array task i computes shard i/" +
-                   std::to_string(n_shards) + " of spec.json.\nexec " +
-                   sh_quote(options_.nhsim.string()) + " run " +
-                   sh_quote((dir / "spec.json").string()) + " --shard \"$SLURM_ARRAY_TASK_ID/" +
-                   std::to_string(n_shards) + "\" --out " + sh_quote(dir.string()) +
-                   "/part-\"$SLURM_ARRAY_TASK_ID\".pb --threads " +
-                   std::to_string(options_.cpus_per_task) + "\n",
-               /*executable=*/true);
-
     std::vector<Shard> shards(static_cast<std::size_t>(n_shards));
     for (std::int64_t i = 0; i < n_shards; ++i) {
       shards[static_cast<std::size_t>(i)].range = shard_range(n, i, n_shards);
     }
-    const std::string expected_hash = spec_sha256(job.request);
+    const std::string& expected_hash = job.spec_hash;
     const std::int64_t choices = static_cast<std::int64_t>(job.spec.integrators.size());
     const std::string job_name = "nhsim-" + job.id;
     std::vector<std::string> arrays;  // every array job submitted, oldest first
 
-    std::vector<std::int64_t> all(static_cast<std::size_t>(n_shards));
-    for (std::int64_t i = 0; i < n_shards; ++i) all[static_cast<std::size_t>(i)] = i;
-    submit(job, dir, job_name, all, shards, arrays);
+    // A job resumed after a restart of nhsimd adopts its arrays: the tasks still queued are
+    // followed, the partials written are merged, and only the rest is submitted again.
+    std::vector<std::int64_t> to_submit;
+    if (fs::exists(dir / "slurm_jobs")) {
+      std::istringstream ids(read_file(dir / "slurm_jobs"));
+      for (std::string id; ids >> id;) arrays.push_back(id);
+      std::set<std::int64_t> active;
+      if (!queued_tasks(job_name, active)) throw std::runtime_error("squeue failed");
+      for (std::int64_t i = 0; i < n_shards; ++i) {
+        Shard& shard = shards[static_cast<std::size_t>(i)];
+        if (active.count(i) != 0) {
+          shard.attempts = 1;
+          shard.last_array = arrays.empty() ? "?" : arrays.back();
+        } else if (!fs::exists(dir / ("part-" + std::to_string(i) + ".pb"))) {
+          to_submit.push_back(i);
+        }
+      }
+      log_line("job " + job.id + " adopts slurm arrays " + index_list_of(arrays) + ": " +
+               std::to_string(active.size()) + " tasks queued, " +
+               std::to_string(to_submit.size()) + " to submit again");
+    } else {
+      write_job_files(job, dir, n_shards);
+      for (std::int64_t i = 0; i < n_shards; ++i) to_submit.push_back(i);
+    }
+    if (!to_submit.empty()) submit(job, dir, job_name, to_submit, shards, arrays);
 
     PartialResult merged;
     bool any_merged = false;
@@ -139,6 +141,7 @@ class SlurmExecutor final : public Executor {
         cancel_all(job, job_name, arrays);
         break;
       }
+      if (job.halt.load()) throw Interrupted();  // shutdown: the array runs on; adopted later
       std::set<std::int64_t> active;
       if (!queued_tasks(job_name, active)) {
         if (++squeue_failures * options_.poll_seconds > 30.0) {
@@ -203,6 +206,27 @@ class SlurmExecutor final : public Executor {
   }
 
  private:
+  /// spec.json and task.sh of a new job.
+  void write_job_files(const JobRun& job, const fs::path& dir, std::int64_t n_shards) const {
+    fs::create_directories(dir / "logs");
+    std::string spec_json;
+    google::protobuf::util::JsonPrintOptions print;
+    print.preserve_proto_field_names = true;
+    if (!google::protobuf::util::MessageToJsonString(job.request, &spec_json, print).ok()) {
+      throw std::runtime_error("cannot write the spec as JSON");
+    }
+    write_file(dir / "spec.json", spec_json + "\n");
+    write_file(dir / "task.sh",
+               "#!/bin/sh\n# nhsimd job " + job.id + ": array task i computes shard i/" +
+                   std::to_string(n_shards) + " of spec.json.\nexec " +
+                   sh_quote(options_.nhsim.string()) + " run " +
+                   sh_quote((dir / "spec.json").string()) + " --shard \"$SLURM_ARRAY_TASK_ID/" +
+                   std::to_string(n_shards) + "\" --out " + sh_quote(dir.string()) +
+                   "/part-\"$SLURM_ARRAY_TASK_ID\".pb --threads " +
+                   std::to_string(options_.cpus_per_task) + "\n",
+               /*executable=*/true);
+  }
+
   fs::path task_log(const fs::path& dir, const std::string& array, std::int64_t index) const {
     return dir / "logs" / ("task-" + array + "_" + std::to_string(index) + ".out");
   }

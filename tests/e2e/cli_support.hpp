@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -71,16 +72,26 @@ class CliTest : public ::testing::Test {
     char pattern[] = "/tmp/nhsim-e2e-XXXXXX";
     ASSERT_NE(mkdtemp(pattern), nullptr);
     dir_ = pattern;
-    const std::string log = (dir_ / "nhsimd.log").string();
+    start_server();
+    write_file(dir_ / "tiny.json", kTinySpec);
+  }
 
+  /// Starts nhsimd (its job store in dir_/store; its log in dir_/nhsimd-K.log for the K-th
+  /// start, also kept in log_) and waits until it serves; sets address_ and server_pid_.
+  void start_server() {
+    log_ = dir_ / ("nhsimd-" + std::to_string(starts_++) + ".log");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     const std::string metrics = metrics_address();
-    const char* argv[] = {NHSIMD_PATH,     "--listen",  "127.0.0.1:0", "--metrics",
-                          metrics.c_str(), "--threads", "2",           nullptr};
+    const std::string store = (dir_ / "store").string();
+    const std::string checkpoint = checkpoint_seconds();
+    const char* argv[] = {
+        NHSIMD_PATH,        "--listen", "127.0.0.1:0", "--metrics",   metrics.c_str(),
+        "--threads",        "2",        "--data-dir",  store.c_str(), "--checkpoint-seconds",
+        checkpoint.c_str(), nullptr};
     const int spawned = posix_spawn(&server_pid_, NHSIMD_PATH, &actions, nullptr,
                                     const_cast<char**>(argv), environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -88,9 +99,10 @@ class CliTest : public ::testing::Test {
 
     // nhsimd logs "listening on 127.0.0.1:<port>" once it serves.
     const std::regex listening("listening on (127\\.0\\.0\\.1:[0-9]+)");
+    address_.clear();
     for (int attempt = 0; attempt < 3000 && address_.empty(); ++attempt) {
       std::smatch match;
-      const std::string text = read_file(log);
+      const std::string text = read_file(log_);
       if (std::regex_search(text, match, listening)) {
         address_ = match[1];
         break;
@@ -99,19 +111,26 @@ class CliTest : public ::testing::Test {
       ASSERT_EQ(waitpid(server_pid_, &status, WNOHANG), 0) << "nhsimd exited:\n" << text;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    ASSERT_FALSE(address_.empty()) << "nhsimd did not report its address:\n" << read_file(log);
-    write_file(dir_ / "tiny.json", kTinySpec);
+    ASSERT_FALSE(address_.empty()) << "nhsimd did not report its address:\n" << read_file(log_);
   }
+
+  /// Sends `signal` to nhsimd and waits for it to exit; returns its wait status.
+  int stop_server(int signal) {
+    int status = 0;
+    kill(server_pid_, signal);
+    waitpid(server_pid_, &status, 0);
+    server_pid_ = -1;
+    return status;
+  }
+
+  /// nhsimd's --checkpoint-seconds.
+  virtual std::string checkpoint_seconds() const { return "1"; }
 
   /// nhsimd's --metrics. Off by default: stopping its HTTP server takes about two seconds.
   virtual std::string metrics_address() const { return ""; }
 
   void TearDown() override {
-    if (server_pid_ > 0) {
-      kill(server_pid_, SIGTERM);
-      int status = 0;
-      waitpid(server_pid_, &status, 0);
-    }
+    if (server_pid_ > 0) stop_server(SIGTERM);
     std::error_code ignored;
     fs::remove_all(dir_, ignored);
   }
@@ -133,6 +152,8 @@ class CliTest : public ::testing::Test {
   std::string path(const std::string& name) const { return quote((dir_ / name).string()); }
 
   fs::path dir_;
+  fs::path log_;
+  int starts_ = 0;
   pid_t server_pid_ = -1;
   std::string address_;
 };
@@ -143,6 +164,29 @@ inline google::protobuf::Struct parse_json_object(const std::string& json) {
   const auto status = google::protobuf::util::JsonStringToMessage(json, &object);
   EXPECT_TRUE(status.ok()) << status.message() << "\n" << json;
   return object;
+}
+
+/// A result file's statistics: the result without what may differ between runs of the same
+/// spec (timings, job id).
+inline google::protobuf::Struct statistics_of(const std::string& json) {
+  google::protobuf::Struct result = parse_json_object(json);
+  result.mutable_fields()->erase("job_id");
+  for (auto& integrator :
+       *result.mutable_fields()->at("integrators").mutable_list_value()->mutable_values()) {
+    integrator.mutable_struct_value()->mutable_fields()->erase("wall_seconds");
+    integrator.mutable_struct_value()->mutable_fields()->erase("steps_per_second");
+  }
+  return result;
+}
+
+/// Equal results (numbers compared as the JSON's shortest round-trip decimals, so bit for bit).
+inline ::testing::AssertionResult same_statistics(const google::protobuf::Struct& a,
+                                                  const google::protobuf::Struct& b) {
+  google::protobuf::util::MessageDifferencer differencer;
+  std::string differences;
+  differencer.ReportDifferencesToString(&differences);
+  if (differencer.Compare(a, b)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << differences.substr(0, 2000);
 }
 
 }  // namespace nhsim::e2e

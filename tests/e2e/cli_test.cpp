@@ -119,14 +119,14 @@ class CliWithMetricsTest : public CliTest {
 };
 
 TEST_F(CliWithMetricsTest, ServerStopsCleanlyOnSigterm) {
-  EXPECT_THAT(read_file(dir_ / "nhsimd.log"), HasSubstr("metrics on http://127.0.0.1:"));
+  EXPECT_THAT(read_file(log_), HasSubstr("metrics on http://127.0.0.1:"));
   ASSERT_EQ(kill(server_pid_, SIGTERM), 0);
   int status = 0;
   ASSERT_EQ(waitpid(server_pid_, &status, 0), server_pid_);
   server_pid_ = -1;
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  EXPECT_THAT(read_file(dir_ / "nhsimd.log"), HasSubstr("stopped"));
+  EXPECT_THAT(read_file(log_), HasSubstr("stopped"));
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // merged in any order and grouping, give the server's result bit for bit; what does not belong
 // together is refused with exit status 1 and the reason; memory does not grow with the
 // trajectory count.
-#include <google/protobuf/util/message_differencer.h>
 #include <sys/resource.h>
 
 #include <string>
@@ -27,28 +26,6 @@ constexpr const char* kShardSpec = R"({
   "t_final": 2.0,
   "label": "shards"
 })";
-
-/// The result without what may differ between runs of the same spec: timings, job id.
-google::protobuf::Struct statistics_of(const std::string& json) {
-  google::protobuf::Struct result = parse_json_object(json);
-  result.mutable_fields()->erase("job_id");
-  for (auto& integrator :
-       *result.mutable_fields()->at("integrators").mutable_list_value()->mutable_values()) {
-    integrator.mutable_struct_value()->mutable_fields()->erase("wall_seconds");
-    integrator.mutable_struct_value()->mutable_fields()->erase("steps_per_second");
-  }
-  return result;
-}
-
-/// Equal results (numbers compared as the JSON's shortest round-trip decimals, so bit for bit).
-::testing::AssertionResult same_statistics(const google::protobuf::Struct& a,
-                                           const google::protobuf::Struct& b) {
-  google::protobuf::util::MessageDifferencer differencer;
-  std::string differences;
-  differencer.ReportDifferencesToString(&differences);
-  if (differencer.Compare(a, b)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << differences.substr(0, 2000);
-}
 
 class RunMergeTest : public CliTest {
  protected:

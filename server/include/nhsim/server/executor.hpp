@@ -4,8 +4,11 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/v1/ensemble.pb.h"
@@ -17,23 +20,44 @@ struct JobRun {
   const std::string& id;                            ///< job id (16 hex digits)
   const nhsim::v1::SubmitEnsembleRequest& request;  ///< as submitted (label included)
   const nhsim::EnsembleSpec& spec;                  ///< from_proto(request), validated
-  const std::atomic<bool>& cancel;                  ///< set by CancelJob and at shutdown
+  const std::string& spec_hash;                     ///< spec_sha256(request)
+  const std::atomic<bool>& cancel;                  ///< set by CancelJob
+  /// Set by CancelJob and at shutdown; an executor stops promptly when it is set.
+  const std::atomic<bool>& halt;
+  /// The statistics of the trajectories done before a restart (spec_hash set); null: none.
+  const nhsim::PartialResult* resume_from;
   /// Trajectory runs finished and total (n_trajectories x choices); called from any thread.
   nhsim::ProgressFn progress;
+  /// Called with the statistics of every trajectory done so far (including resume_from), at
+  /// a bounded interval of work; the job manager stores it. May be empty.
+  std::function<void(const nhsim::PartialResult&)> checkpoint;
+};
+
+/// Thrown by Executor::run() when `halt` was set by a shutdown (not a cancel): the job is
+/// neither finished nor cancelled and resumes from its last checkpoint at the next start.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted by shutdown") {}
 };
 
 class Executor {
  public:
   virtual ~Executor() = default;
-  /// Runs the job: returns its result, with result.cancelled and the trajectories not run
-  /// counted as cancelled if `cancel` was set, promptly after it was. Throws std::exception
-  /// whose what() says why when the job cannot be completed; the job then ends FAILED.
+  /// Runs the job (the trajectories not covered by resume_from): returns its result, with
+  /// result.cancelled and the trajectories not run counted as cancelled if `cancel` was set,
+  /// promptly after it was. Throws Interrupted when halted by a shutdown, and another
+  /// std::exception whose what() says why when the job cannot be completed (it then FAILS).
   virtual nhsim::EnsembleResult run(const JobRun& job) = 0;
   /// "local" or "slurm", for the log.
   virtual std::string name() const = 0;
 };
 
-/// Runs jobs in this process on `threads` oneTBB threads (0: all cores).
-std::unique_ptr<Executor> make_local_executor(int threads);
+/// Runs jobs in this process on `threads` oneTBB threads (0: all cores), in chunks of
+/// trajectories of about `checkpoint_seconds` of work each, checkpointing after each chunk.
+std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds = 1.0);
+
+/// The trajectory ranges of [0, n) that `covered` (sorted, disjoint) leaves out.
+std::vector<nhsim::TrajectoryRange> uncovered(const std::vector<nhsim::TrajectoryRange>& covered,
+                                              std::int64_t n);
 
 }  // namespace nhsim::server

@@ -1,10 +1,13 @@
 // Runs submitted ensembles asynchronously: a FIFO queue and one worker thread that hands one job
-// at a time to the executor (local: oneTBB in this process; slurm: a job array).
+// at a time to the executor (local: oneTBB in this process; slurm: a job array). With a durable
+// store, every job is stored before it is acknowledged, checkpointed while it runs, recovered
+// at start and drained (not cancelled) at shutdown.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +16,7 @@
 #include <thread>
 
 #include "nhsim/ensemble.hpp"
+#include "nhsim/server/durable_store.hpp"
 #include "nhsim/server/executor.hpp"
 #include "nhsim/server/job_store.hpp"
 #include "nhsim/server/metrics.hpp"
@@ -20,13 +24,16 @@
 
 namespace nhsim::server {
 
-/// Owns the job store and the worker. A job accepted is a job answered: whatever the core
+/// Owns the job stores and the worker. A job accepted is a job answered: whatever the executor
 /// does (returns, is cancelled, throws), the job ends in a terminal state, and every state
 /// change is logged (one line) and counted in the metrics. Thread-safe.
 class JobManager {
  public:
-  /// Starts the worker thread. `metrics` must outlive the manager.
-  JobManager(std::unique_ptr<Executor> executor, Metrics& metrics);
+  /// Recovers the jobs of `durable` (if given: the unfinished ones are queued again, in their
+  /// order, to resume from their last checkpoint) and starts the worker thread. `metrics` must
+  /// outlive the manager. Without a durable store jobs live in memory only.
+  JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
+             std::unique_ptr<DurableStore> durable = nullptr);
   /// stop()s.
   ~JobManager();
   JobManager(const JobManager&) = delete;
@@ -34,7 +41,8 @@ class JobManager {
 
   /// Queues `request`, whose core spec `spec` = from_proto(request) the caller has validated
   /// (nhsim::validate) and checked against the limits. Returns the new job, state QUEUED, with
-  /// a fresh random id (16 hex digits).
+  /// a fresh random id (16 hex digits). With a durable store the job is stored before this
+  /// returns; throws std::runtime_error if it cannot be.
   nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::EnsembleSpec spec);
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel
@@ -44,16 +52,22 @@ class JobManager {
 
   const JobStore& store() const { return store_; }
 
-  /// Cancels every unfinished job, waits for the worker to end, and wakes all watchers.
-  /// Idempotent. Jobs submitted afterwards are never run.
+  /// Stops: with a durable store, halts the running job (its last checkpoint stays) and leaves
+  /// the queued ones queued, so all resume at the next start; without one, cancels every
+  /// unfinished job. Waits for the worker to end and wakes all watchers. Idempotent. Jobs
+  /// submitted afterwards are stored (durable) or cancelled, never run by this manager.
   void stop();
 
  private:
+  void recover();
   void work();
   void run(const std::string& id);
+  /// Writes through to the durable store, if any; logs (never throws) on failure.
+  void persist(const char* what, const std::string& id, const std::function<void()>& write);
 
   std::unique_ptr<Executor> executor_;
   Metrics& metrics_;
+  std::unique_ptr<DurableStore> durable_;
   JobStore store_;
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;

@@ -1,8 +1,7 @@
-// The job store of the foundation: jobs, their progress and results, in memory.
-//
-// Everything lives in this process and is lost when nhsimd stops; jobs are never evicted, so
-// memory grows with the number and size of results kept. A persistent store (SQLite, DESIGN.md
-// "an embedded store") is a later step and is meant to keep this interface.
+// The live job table: jobs, their progress and results, in memory, with change notification for
+// WatchJob. The job manager writes every change that must survive a crash through to the
+// DurableStore (durable_store.hpp) and rebuilds this table from it at start. Jobs are never
+// evicted yet, so memory grows with the number and size of results kept.
 #pragma once
 
 #include <atomic>
@@ -38,12 +37,17 @@ struct JobRecord {
   std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices
   std::int64_t trajectories_total = 0;  ///< initial conditions x integrator choices
   std::string error;                    ///< why the job FAILED
-  /// The flag handed to the core in RunOptions::cancel; set by CancelJob and at shutdown.
+  /// Set by CancelJob (and, without a durable store, at shutdown).
   std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
+  /// The flag handed to the core (RunOptions::cancel): set with `cancel`, and at shutdown.
+  std::shared_ptr<std::atomic<bool>> halt = std::make_shared<std::atomic<bool>>(false);
+  /// The checkpoint a recovered job resumes from; null for a fresh job.
+  std::shared_ptr<const nhsim::PartialResult> resume_from;
   std::chrono::system_clock::time_point created_time{};   ///< epoch = unset
   std::chrono::system_clock::time_point started_time{};   ///< epoch = unset
   std::chrono::system_clock::time_point finished_time{};  ///< epoch = unset
-  std::shared_ptr<const nhsim::EnsembleResult> result;    ///< set when the core returned
+  /// Set when the executor returned (job_id and label filled in).
+  std::shared_ptr<const nhsim::v1::EnsembleResult> result;
   std::uint64_t version = 0;  ///< bumped by every update; lets watchers see changes
 };
 

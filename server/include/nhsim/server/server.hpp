@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,7 +32,12 @@ struct ServerOptions {
   std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
   /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
   double max_trajectory_steps = 1e11;
-  int max_message_mb = 64;         ///< largest gRPC message received or sent, MiB (1..2047)
+  int max_message_mb = 64;  ///< largest gRPC message received or sent, MiB (1..2047)
+  /// Directory of the durable job store (created if missing); empty: jobs in memory only,
+  /// lost when the server stops.
+  std::filesystem::path data_dir;
+  /// Work per checkpoint of the local executor, seconds.
+  double checkpoint_seconds = 1.0;
   std::string executor = "local";  ///< "local" or "slurm"
   SlurmOptions slurm;              ///< used with executor "slurm"
 };

@@ -1,0 +1,186 @@
+// SQLite through SQLiteCpp: one connection, serialised by a mutex; WAL + synchronous=FULL.
+#include "nhsim/server/durable_store.hpp"
+
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace nhsim::server {
+namespace {
+
+/// Migration k brings the schema from version k to k + 1.
+constexpr const char* kMigrations[] = {
+    R"sql(
+    CREATE TABLE jobs (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
+      state INTEGER NOT NULL,
+      request BLOB NOT NULL,
+      created_ms INTEGER NOT NULL,
+      started_ms INTEGER NOT NULL DEFAULT 0,
+      finished_ms INTEGER NOT NULL DEFAULT 0,
+      trajectories_done INTEGER NOT NULL DEFAULT 0,
+      trajectories_total INTEGER NOT NULL,
+      cancel_requested INTEGER NOT NULL DEFAULT 0,
+      error TEXT NOT NULL DEFAULT '',
+      checkpoint BLOB,
+      result BLOB
+    );
+    )sql",
+};
+static_assert(std::size(kMigrations) == DurableStore::kSchemaVersion);
+
+std::string blob(const SQLite::Column& column) {
+  if (column.isNull()) return {};
+  return std::string(static_cast<const char*>(column.getBlob()),
+                     static_cast<std::size_t>(column.getBytes()));
+}
+
+}  // namespace
+
+DurableStore::DurableStore(const std::filesystem::path& data_dir)
+    : path_(data_dir / "nhsimd.sqlite3") {
+  std::error_code error;
+  std::filesystem::create_directories(data_dir, error);
+  if (error) {
+    throw std::runtime_error("--data-dir " + data_dir.string() + ": " + error.message());
+  }
+  const std::string lock = (data_dir / "lock").string();
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) throw std::runtime_error(lock + ": " + std::strerror(errno));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    throw std::runtime_error("--data-dir " + data_dir.string() + " is in use by another nhsimd (" +
+                             lock + " is locked)");
+  }
+  try {
+    db_ = std::make_unique<SQLite::Database>(path_.string(),
+                                             SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db_->exec("PRAGMA journal_mode = WAL");
+    db_->exec("PRAGMA synchronous = FULL");
+    db_->setBusyTimeout(5000);
+    migrate();
+  } catch (const SQLite::Exception& e) {
+    ::close(lock_fd_);
+    throw std::runtime_error(path_.string() + ": " + e.what());
+  }
+}
+
+DurableStore::~DurableStore() {
+  db_.reset();
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
+}
+
+void DurableStore::migrate() {
+  const int version = db_->execAndGet("PRAGMA user_version").getInt();
+  if (version > kSchemaVersion) {
+    throw std::runtime_error("schema version " + std::to_string(version) +
+                             " is newer than this nhsimd's " + std::to_string(kSchemaVersion));
+  }
+  for (int v = version; v < kSchemaVersion; ++v) {
+    SQLite::Transaction transaction(*db_);
+    db_->exec(kMigrations[v]);
+    db_->exec("PRAGMA user_version = " + std::to_string(v + 1));
+    transaction.commit();
+  }
+}
+
+std::vector<StoredJob> DurableStore::load() const {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement query(*db_,
+                          "SELECT id, state, request, created_ms, started_ms, finished_ms, "
+                          "trajectories_done, trajectories_total, cancel_requested, error, "
+                          "checkpoint, result FROM jobs ORDER BY seq");
+  std::vector<StoredJob> jobs;
+  while (query.executeStep()) {
+    StoredJob job;
+    job.id = query.getColumn(0).getString();
+    job.state = static_cast<v1::JobState>(query.getColumn(1).getInt());
+    job.request = blob(query.getColumn(2));
+    job.created_ms = query.getColumn(3).getInt64();
+    job.started_ms = query.getColumn(4).getInt64();
+    job.finished_ms = query.getColumn(5).getInt64();
+    job.trajectories_done = query.getColumn(6).getInt64();
+    job.trajectories_total = query.getColumn(7).getInt64();
+    job.cancel_requested = query.getColumn(8).getInt() != 0;
+    job.error = query.getColumn(9).getString();
+    job.checkpoint = blob(query.getColumn(10));
+    job.result = blob(query.getColumn(11));
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+void DurableStore::insert(const StoredJob& job) {
+  const std::lock_guard lock(mutex_);
+  try {
+    SQLite::Statement insert(*db_,
+                             "INSERT INTO jobs (id, state, request, created_ms, finished_ms, "
+                             "trajectories_total, cancel_requested) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    insert.bind(1, job.id);
+    insert.bind(2, static_cast<int>(job.state));
+    insert.bind(3, job.request.data(), static_cast<int>(job.request.size()));
+    insert.bind(4, job.created_ms);
+    insert.bind(5, job.finished_ms);
+    insert.bind(6, job.trajectories_total);
+    insert.bind(7, job.cancel_requested ? 1 : 0);
+    insert.exec();
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error(path_.string() + ": cannot store job " + job.id + ": " + e.what());
+  }
+}
+
+void DurableStore::set_running(const std::string& id, std::int64_t started_ms) {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement update(*db_, "UPDATE jobs SET state = ?, started_ms = ? WHERE id = ?");
+  update.bind(1, static_cast<int>(v1::RUNNING));
+  update.bind(2, started_ms);
+  update.bind(3, id);
+  update.exec();
+}
+
+void DurableStore::set_cancel_requested(const std::string& id) {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement update(*db_, "UPDATE jobs SET cancel_requested = 1 WHERE id = ?");
+  update.bind(1, id);
+  update.exec();
+}
+
+void DurableStore::save_checkpoint(const std::string& id, const std::string& checkpoint,
+                                   std::int64_t trajectories_done) {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement update(*db_,
+                           "UPDATE jobs SET checkpoint = ?, trajectories_done = ? WHERE id = ?");
+  update.bind(1, checkpoint.data(), static_cast<int>(checkpoint.size()));
+  update.bind(2, trajectories_done);
+  update.bind(3, id);
+  update.exec();
+}
+
+void DurableStore::finish(const StoredJob& job) {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement update(*db_,
+                           "UPDATE jobs SET state = ?, finished_ms = ?, error = ?, result = ?, "
+                           "trajectories_done = ?, cancel_requested = ?, checkpoint = NULL "
+                           "WHERE id = ?");
+  update.bind(1, static_cast<int>(job.state));
+  update.bind(2, job.finished_ms);
+  update.bind(3, job.error);
+  if (job.result.empty()) {
+    update.bind(4);
+  } else {
+    update.bind(4, job.result.data(), static_cast<int>(job.result.size()));
+  }
+  update.bind(5, job.trajectories_done);
+  update.bind(6, job.cancel_requested ? 1 : 0);
+  update.bind(7, job.id);
+  update.exec();
+}
+
+}  // namespace nhsim::server

@@ -1,0 +1,147 @@
+// A job accepted is a job answered, across crashes and restarts: nhsimd killed (SIGKILL) at
+// random points of a running job, or stopped (SIGTERM) with a job running and one queued,
+// resumes every job from its last checkpoint at the next start, and the results equal an
+// uninterrupted run's bit for bit.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+#include <random>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+
+namespace nhsim::e2e {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// About 2 s of work on 2 threads: an implicit, an energy-preserving and an explicit method.
+constexpr const char* kLongSpec = R"({
+  "system": "chaotic_quartic",
+  "parameters": {"n": 3},
+  "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": 3, "count": 120}},
+  "integrators": [
+    {"integrator": "gonzalez", "h": 0.05, "sample_every": 100},
+    {"integrator": "avf", "h": 0.05, "sample_every": 100},
+    {"integrator": "si_dla", "h": 0.05, "sample_every": 100}
+  ],
+  "t_final": 500.0,
+  "label": "recovery"
+})";
+
+class RecoveryTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    write_file(dir_ / "long.json", kLongSpec);
+    const CliRun reference =
+        nhsim("run " + path("long.json") + " --threads 2 --json " + path("reference.json"));
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  }
+
+  /// Checkpoints every 0.2 s of work, so that kills land before, between and during them.
+  std::string checkpoint_seconds() const override { return "0.2"; }
+
+  /// Waits for the job to end; expects SUCCEEDED and the reference's statistics.
+  void expect_reference_result(const std::string& job) {
+    const CliRun watched = nhsim("watch " + job);
+    ASSERT_EQ(watched.exit_code, 0) << watched.err << read_file(log_);
+    const CliRun result = nhsim("result " + job + " --json " + path(job + ".json"));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(same_statistics(statistics_of(read_file(dir_ / (job + ".json"))),
+                                statistics_of(read_file(dir_ / "reference.json"))));
+  }
+
+  std::string submit(const std::string& spec_file) {
+    const CliRun submitted = nhsim("submit " + path(spec_file));
+    EXPECT_EQ(submitted.exit_code, 0) << submitted.err;
+    return submitted.out.substr(0, submitted.out.find('\n'));
+  }
+};
+
+/// The trajectory runs of the checkpoint the job resumed from in a log ("from the start": 0);
+/// -1 if the log does not show the job recovered.
+long resumed_from(const std::string& log, const std::string& job) {
+  std::smatch match;
+  if (std::regex_search(
+          log, match,
+          std::regex("job " + job + " recovered: resumes from a checkpoint of ([0-9]+)"))) {
+    return std::stol(match[1]);
+  }
+  return log.find("job " + job + " recovered: resumes from the start") != std::string::npos ? 0
+                                                                                            : -1;
+}
+
+/// The job's trajectory runs in its latest stored checkpoint (read from the running nhsimd's
+/// database, as a second SQLite reader of its WAL); -1 once the job has ended.
+long stored_checkpoint(const fs::path& store, const std::string& job) {
+  SQLite::Database db((store / "nhsimd.sqlite3").string(), SQLite::OPEN_READONLY);
+  SQLite::Statement query(db, "SELECT trajectories_done, state FROM jobs WHERE id = ?");
+  query.bind(1, job);
+  if (!query.executeStep()) return 0;
+  const int state = query.getColumn(1).getInt();
+  return state == 1 || state == 2 ? query.getColumn(0).getInt64() : -1;  // QUEUED, RUNNING
+}
+
+TEST_F(RecoveryTest, KilledAtRandomPointsTheJobResumesToTheUninterruptedBits) {
+  const std::string job = submit("long.json");
+  std::random_device device;
+  const unsigned seed = device();
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> delay_ms(0, 250);
+  long last_checkpoint = 0;
+  std::string resumed_sequence;  // reported, to see where the kills landed
+  for (int kill = 0; kill < 4; ++kill) {
+    // Each kill comes after a new checkpoint, at a random point up to 0.25 s later (between
+    // checkpoints, or while the next one is written), whatever the machine's load.
+    long stored = stored_checkpoint(dir_ / "store", job);
+    for (int wait = 0; wait < 3000 && stored >= 0 && stored <= last_checkpoint; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stored = stored_checkpoint(dir_ / "store", job);
+    }
+    if (stored < 0) break;  // the job has ended
+    const int ms = delay_ms(rng);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    stop_server(SIGKILL);
+    start_server();
+    const std::string log = read_file(log_);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", kill " + std::to_string(kill) + " " +
+                 std::to_string(ms) + " ms after the checkpoint of " + std::to_string(stored));
+    if (log.find("0 to resume") != std::string::npos) break;  // it had finished
+    const long resumed = resumed_from(log, job);
+    ASSERT_GE(resumed, stored) << "a completed checkpoint was lost\n" << log;
+    last_checkpoint = resumed;
+    resumed_sequence += std::to_string(resumed) + " ";
+  }
+  EXPECT_GT(last_checkpoint, 0) << "no kill found a checkpoint: the test did not test resuming";
+  RecordProperty("kill_seed", std::to_string(seed));
+  RecordProperty("resumed_from_trajectory_runs", resumed_sequence);
+  expect_reference_result(job);
+}
+
+TEST_F(RecoveryTest, SigtermDrainsWithinTwoSecondsAndEveryJobResumes) {
+  const std::string running = submit("long.json");
+  const std::string queued = submit("tiny.json");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const auto signalled = std::chrono::steady_clock::now();
+  const int status = stop_server(SIGTERM);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_LT(seconds, 2.0) << "nhsimd took " << seconds << " s to stop";
+  EXPECT_THAT(read_file(log_), HasSubstr("job " + running + " interrupted by shutdown"));
+
+  start_server();
+  const std::string log = read_file(log_);
+  EXPECT_THAT(log, HasSubstr("2 to resume"));
+  EXPECT_GE(resumed_from(log, running), 0);
+  expect_reference_result(running);
+  const CliRun tiny = nhsim("watch " + queued);
+  EXPECT_EQ(tiny.exit_code, 0) << tiny.err;  // SUCCEEDED, not cancelled by the shutdown
+}
+
+}  // namespace
+}  // namespace nhsim::e2e

@@ -1,0 +1,104 @@
+// The durable job store: what is written is read back after reopening; the schema is versioned
+// and a newer one refused; one nhsimd per data directory.
+#include "nhsim/server/durable_store.hpp"
+
+#include <SQLiteCpp/Database.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+namespace nhsim::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DurableStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/nhsim-store-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    fs::remove_all(dir_, ignored);
+  }
+  fs::path dir_;
+};
+
+StoredJob queued_job(const std::string& id) {
+  StoredJob job;
+  job.id = id;
+  job.request = std::string("\x0a\x03sys\0binary", 12);  // any bytes, zeros included
+  job.created_ms = 1700000000123;
+  job.trajectories_total = 40;
+  return job;
+}
+
+TEST_F(DurableStoreTest, WhatIsWrittenIsReadBackAfterReopening) {
+  {
+    DurableStore store(dir_);
+    store.insert(queued_job("a"));
+    store.insert(queued_job("b"));
+    store.set_running("a", 1700000000456);
+    store.save_checkpoint("a", std::string("partial\0state", 13), 12);
+    store.set_cancel_requested("b");
+    StoredJob done = queued_job("b");
+    done.state = v1::CANCELLED;
+    done.finished_ms = 1700000000789;
+    done.trajectories_done = 3;
+    done.cancel_requested = true;
+    done.result = "result bytes";
+    store.finish(done);
+  }
+  DurableStore reopened(dir_);
+  const auto jobs = reopened.load();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, "a");  // in the order they were stored
+  EXPECT_EQ(jobs[0].state, v1::RUNNING);
+  EXPECT_EQ(jobs[0].request, queued_job("a").request);
+  EXPECT_EQ(jobs[0].created_ms, 1700000000123);
+  EXPECT_EQ(jobs[0].started_ms, 1700000000456);
+  EXPECT_EQ(jobs[0].checkpoint, std::string("partial\0state", 13));
+  EXPECT_EQ(jobs[0].trajectories_done, 12);
+  EXPECT_EQ(jobs[0].trajectories_total, 40);
+  EXPECT_EQ(jobs[1].state, v1::CANCELLED);
+  EXPECT_TRUE(jobs[1].cancel_requested);
+  EXPECT_EQ(jobs[1].finished_ms, 1700000000789);
+  EXPECT_EQ(jobs[1].result, "result bytes");
+  EXPECT_TRUE(jobs[1].checkpoint.empty());
+  EXPECT_THROW(reopened.insert(queued_job("a")), std::runtime_error);  // ids are unique
+}
+
+TEST_F(DurableStoreTest, TheSchemaIsVersionedAndANewerOneIsRefused) {
+  { DurableStore store(dir_); }
+  {
+    SQLite::Database db((dir_ / "nhsimd.sqlite3").string(), SQLite::OPEN_READWRITE);
+    EXPECT_EQ(db.execAndGet("PRAGMA user_version").getInt(), DurableStore::kSchemaVersion);
+    EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "wal");
+    db.exec("PRAGMA user_version = " + std::to_string(DurableStore::kSchemaVersion + 1));
+  }
+  try {
+    DurableStore newer(dir_);
+    ADD_FAILURE() << "opened a database of a newer schema";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is newer than this nhsimd's"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(DurableStoreTest, OneServerPerDataDirectory) {
+  DurableStore first(dir_);
+  try {
+    DurableStore second(dir_);
+    ADD_FAILURE() << "two stores on one directory";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another nhsimd"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace nhsim::server
