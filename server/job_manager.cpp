@@ -1,5 +1,6 @@
 #include "nhsim/server/job_manager.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -16,8 +17,12 @@ namespace {
 
 using Clock = std::chrono::system_clock;
 
+/// The label for a log line: empty, or ` label="..."`, cut to 64 bytes (labels are free text of
+/// any length).
 std::string quoted_label(const std::string& label) {
-  return label.empty() ? std::string() : " label=\"" + label + "\"";
+  if (label.empty()) return {};
+  if (label.size() <= 64) return " label=\"" + label + "\"";
+  return " label=\"" + label.substr(0, 64) + "...\" (" + std::to_string(label.size()) + " bytes)";
 }
 
 std::int64_t to_ms(Clock::time_point t) {
@@ -44,13 +49,15 @@ StoredJob terminal(const JobRecord& record) {
 }  // namespace
 
 JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
-                       std::unique_ptr<DurableStore> durable)
+                       std::unique_ptr<DurableStore> durable, int max_running_jobs)
     : executor_(std::move(executor)),
       metrics_(metrics),
       durable_(std::move(durable)),
       id_engine_(std::random_device{}()) {
   if (durable_) recover();
-  worker_ = std::thread([this] { work(); });
+  for (int k = 0; k < std::max(max_running_jobs, 1); ++k) {
+    workers_.emplace_back([this] { work(); });
+  }
 }
 
 JobManager::~JobManager() { stop(); }
@@ -206,7 +213,7 @@ std::optional<v1::Job> JobManager::cancel(const std::string& id) {
 void JobManager::stop() {
   std::call_once(stopped_, [this] {
     std::vector<std::string> unfinished;
-    std::string running;
+    std::set<std::string> running;
     {
       const std::lock_guard lock(queue_mutex_);
       stopping_ = true;
@@ -218,14 +225,14 @@ void JobManager::stop() {
     if (durable_) {
       // Drain: the running job stops at its next chunk and keeps its last checkpoint; queued
       // jobs stay queued in the durable store. All resume at the next start.
-      if (!running.empty()) {
-        store_.update(running, [](JobRecord& record) { record.halt->store(true); });
+      for (const auto& id : running) {
+        store_.update(id, [](JobRecord& record) { record.halt->store(true); });
       }
     } else {
-      if (!running.empty()) unfinished.push_back(running);
-      for (const auto& id : unfinished) cancel(id);  // the running job stops at its flag
+      unfinished.insert(unfinished.end(), running.begin(), running.end());
+      for (const auto& id : unfinished) cancel(id);  // running jobs stop at their flags
     }
-    if (worker_.joinable()) worker_.join();
+    for (auto& worker : workers_) worker.join();
     store_.shutdown();
   });
 }
@@ -239,11 +246,11 @@ void JobManager::work() {
       if (stopping_) return;
       id = std::move(queue_.front());
       queue_.pop_front();
-      running_ = id;
+      running_.insert(id);
     }
     run(id);
     const std::lock_guard lock(queue_mutex_);
-    running_.clear();
+    running_.erase(id);
   }
 }
 

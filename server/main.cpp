@@ -46,6 +46,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", options.threads, "oneTBB threads per job (0: all cores)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-running-jobs", options.max_running_jobs,
+                 "jobs running at once; they share the threads (a small job does not wait for a "
+                 "large one)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--max-trajectories", options.max_trajectories,
                  "most initial conditions in one job (0: no limit)")
       ->capture_default_str()

@@ -15,6 +15,7 @@ namespace nhsim::server {
 
 Server::Server(const ServerOptions& options) {
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
+  if (options.max_running_jobs < 1) throw std::invalid_argument("max_running_jobs must be >= 1");
   if (!(options.checkpoint_seconds > 0)) {
     throw std::invalid_argument("checkpoint_seconds must be > 0");
   }
@@ -39,7 +40,8 @@ Server::Server(const ServerOptions& options) {
   }
   std::unique_ptr<DurableStore> durable;
   if (!options.data_dir.empty()) durable = std::make_unique<DurableStore>(options.data_dir);
-  jobs_ = std::make_unique<JobManager>(std::move(executor), *metrics_, std::move(durable));
+  jobs_ = std::make_unique<JobManager>(std::move(executor), *metrics_, std::move(durable),
+                                       options.max_running_jobs);
   service_ = std::make_unique<EnsembleServiceImpl>(
       *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
                             .max_trajectory_steps = options.max_trajectory_steps,

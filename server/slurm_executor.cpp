@@ -15,6 +15,7 @@
 
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
+#include "nhsim/server/slurm_cli.hpp"
 #include "nhsim/server/subprocess.hpp"
 
 namespace nhsim::server {
@@ -56,12 +57,9 @@ std::string tail(const fs::path& path, std::size_t n) {
 
 /// "0,3,4" for {0, 3, 4}.
 std::string index_list(const std::vector<std::int64_t>& indices) {
-  std::string out;
-  for (std::int64_t i : indices) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(i);
-  }
-  return out;
+  std::vector<std::string> items;
+  for (std::int64_t i : indices) items.push_back(std::to_string(i));
+  return comma_list(items);
 }
 
 /// The nhsim binary of this build: beside nhsimd (installed), or ../client/nhsim (build tree).
@@ -82,7 +80,224 @@ struct Shard {
   TrajectoryRange range;
   int attempts = 0;        ///< array tasks submitted for it
   std::string last_array;  ///< Slurm array job id of the latest attempt
-  bool done = false;
+  bool done = false;       ///< its partial is merged
+};
+
+/// One job on Slurm: its shards, its array jobs and the merged partials, followed until every
+/// shard is done. Everything it writes is in options.work_dir / job id.
+class SlurmJob {
+ public:
+  SlurmJob(const SlurmOptions& options, const JobRun& job)
+      : options_(options),
+        job_(job),
+        dir_(options.work_dir / job.id),
+        name_("nhsim-" + job.id),
+        n_(trajectory_count(job.spec)),
+        choices_(static_cast<std::int64_t>(job.spec.integrators.size())) {
+    const std::int64_t n_shards =
+        std::max<std::int64_t>(1, (n_ + options.shard_size - 1) / options.shard_size);
+    shards_.resize(static_cast<std::size_t>(n_shards));
+    for (std::int64_t i = 0; i < n_shards; ++i) shard(i).range = shard_range(n_, i, n_shards);
+    merged_.spec_hash = job.spec_hash;
+  }
+
+  /// Submits the array; or, for a job resumed after a restart of nhsimd, adopts its arrays:
+  /// tasks still queued are followed, partials written are merged, only the rest is submitted.
+  void start() {
+    std::vector<std::int64_t> to_submit;
+    if (fs::exists(dir_ / "slurm_jobs")) {
+      std::istringstream ids(read_file(dir_ / "slurm_jobs"));
+      for (std::string id; ids >> id;) arrays_.push_back(id);
+      std::set<std::int64_t> queued;
+      if (!squeue_tasks(name_, queued)) throw std::runtime_error("squeue failed");
+      for (std::int64_t i = 0; i < shard_count(); ++i) {
+        if (queued.count(i) != 0) {
+          shard(i).attempts = 1;
+          shard(i).last_array = arrays_.empty() ? "?" : arrays_.back();
+        } else if (!fs::exists(part(i))) {
+          to_submit.push_back(i);
+        }
+      }
+      log_line("job " + job_.id + " adopts slurm arrays " + comma_list(arrays_) + ": " +
+               std::to_string(queued.size()) + " tasks queued, " +
+               std::to_string(to_submit.size()) + " to submit again");
+    } else {
+      write_job_files();
+      for (std::int64_t i = 0; i < shard_count(); ++i) to_submit.push_back(i);
+    }
+    if (!to_submit.empty()) submit(to_submit);
+  }
+
+  /// One look at the queue and the partial files: merges the partials that arrived and
+  /// resubmits failed tasks. Returns true when every shard is done, false to be called again;
+  /// false too when squeue failed (throws after it has failed for 30 s). Throws
+  /// std::runtime_error when a task failed max_attempts times.
+  bool poll() {
+    std::set<std::int64_t> queued;
+    if (!squeue_tasks(name_, queued)) {
+      if (++squeue_failures_ * options_.poll_seconds > 30.0) {
+        cancel();
+        throw std::runtime_error("squeue has failed for 30 s; the Slurm tasks were cancelled");
+      }
+      return false;
+    }
+    squeue_failures_ = 0;
+    std::vector<std::int64_t> retry;
+    for (std::int64_t i = 0; i < shard_count(); ++i) {
+      Shard& s = shard(i);
+      if (s.done || queued.count(i) != 0) continue;
+      // A task writes its partial (atomically) before it exits, so a task that has left the
+      // queue without one has failed.
+      if (fs::exists(part(i))) {
+        absorb(i);
+        if (job_.progress) job_.progress(done_ * choices_, n_ * choices_);
+      } else if (s.attempts < options_.max_attempts) {
+        log_line("job " + job_.id + " slurm task " + s.last_array + "_" + std::to_string(i) +
+                 " ended without a partial result (attempt " + std::to_string(s.attempts) + " of " +
+                 std::to_string(options_.max_attempts) + ")");
+        retry.push_back(i);
+      } else {
+        cancel();
+        throw std::runtime_error("slurm task for trajectories [" + std::to_string(s.range.begin) +
+                                 ", " + std::to_string(s.range.end) + ") failed " +
+                                 std::to_string(s.attempts) + " times; its last log (" +
+                                 task_log(i).string() + "): " + tail(task_log(i), 400));
+      }
+    }
+    if (!retry.empty()) submit(retry);
+    return std::all_of(shards_.begin(), shards_.end(), [](const Shard& s) { return s.done; });
+  }
+
+  /// scancel every array of the job, then waits (up to 10 s) until squeue shows none of its
+  /// tasks.
+  void cancel() const {
+    if (arrays_.empty()) return;
+    const std::string failed = scancel(arrays_);
+    log_line("job " + job_.id + " slurm arrays " + comma_list(arrays_) + " cancelled" +
+             (failed.empty() ? "" : ": " + failed));
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (Clock::now() < deadline) {
+      std::set<std::int64_t> queued;
+      if (squeue_tasks(name_, queued) && queued.empty()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    log_line("job " + job_.id + " slurm tasks still queued 10 s after scancel");
+  }
+
+  /// The job's result: every shard merged, or (after a cancel) the partials that arrived, the
+  /// other trajectories counted as cancelled. Removes the partial files of a complete result.
+  EnsembleResult result(int merge_threads) {
+    for (std::int64_t i = 0; i < shard_count(); ++i) {
+      if (!shard(i).done && fs::exists(part(i))) absorb(i);
+    }
+    if (!job_.cancel.load()) {
+      EnsembleResult result = finish(job_.spec, merged_, merge_threads);
+      for (std::int64_t i = 0; i < shard_count(); ++i) {
+        std::error_code ignored;
+        fs::remove(part(i), ignored);
+      }
+      return result;
+    }
+    return finish_cancelled(job_.spec, std::move(merged_), merge_threads);
+  }
+
+ private:
+  std::int64_t shard_count() const { return static_cast<std::int64_t>(shards_.size()); }
+  Shard& shard(std::int64_t i) { return shards_[static_cast<std::size_t>(i)]; }
+  fs::path part(std::int64_t i) const { return dir_ / ("part-" + std::to_string(i) + ".pb"); }
+  fs::path task_log(std::int64_t i) const {
+    return dir_ / "logs" /
+           ("task-" + shards_[static_cast<std::size_t>(i)].last_array + "_" + std::to_string(i) +
+            ".out");
+  }
+
+  /// spec.json and task.sh of a new job.
+  void write_job_files() const {
+    fs::create_directories(dir_ / "logs");
+    std::string spec_json;
+    google::protobuf::util::JsonPrintOptions print;
+    print.preserve_proto_field_names = true;
+    if (!google::protobuf::util::MessageToJsonString(job_.request, &spec_json, print).ok()) {
+      throw std::runtime_error("cannot write the spec as JSON");
+    }
+    write_file(dir_ / "spec.json", spec_json + "\n");
+    const std::string n_shards = std::to_string(shard_count());
+    write_file(dir_ / "task.sh",
+               "#!/bin/sh\n# nhsimd job " + job_.id + ": array task i computes shard i/" +
+                   n_shards + " of spec.json.\nexec " + sh_quote(options_.nhsim.string()) +
+                   " run " + sh_quote((dir_ / "spec.json").string()) +
+                   " --shard \"$SLURM_ARRAY_TASK_ID/" + n_shards + "\" --out " +
+                   sh_quote(dir_.string()) + "/part-\"$SLURM_ARRAY_TASK_ID\".pb --threads " +
+                   std::to_string(options_.cpus_per_task) + "\n",
+               /*executable=*/true);
+  }
+
+  /// Submits one array job of the given task indices; records its id in slurm_jobs.
+  void submit(const std::vector<std::int64_t>& indices) {
+    ArraySubmission submission;
+    submission.job_name = name_;
+    submission.array = index_list(indices);
+    if (options_.max_running > 0) {
+      submission.array += '%';
+      submission.array += std::to_string(options_.max_running);
+    }
+    submission.output = dir_ / "logs" / "task-%A_%a.out";
+    submission.cpus_per_task = options_.cpus_per_task;
+    submission.partition = options_.partition;
+    submission.account = options_.account;
+    submission.time_limit = options_.time_limit;
+    submission.script = dir_ / "task.sh";
+    std::string id;
+    try {
+      id = sbatch_array(submission);
+    } catch (const std::runtime_error&) {
+      cancel();
+      throw;
+    }
+    arrays_.push_back(id);
+    std::ofstream(dir_ / "slurm_jobs", std::ios::app) << id << '\n';
+    for (std::int64_t i : indices) {
+      ++shard(i).attempts;
+      shard(i).last_array = id;
+    }
+    log_line("job " + job_.id + " slurm array " + id + " submitted: tasks " + submission.array);
+  }
+
+  /// Merges shard i's partial file. Throws std::runtime_error for a file that is not a
+  /// partial result of this spec.
+  void absorb(std::int64_t i) {
+    const fs::path file = part(i);
+    v1::PartialResult wire;
+    if (!wire.ParseFromString(read_file(file))) {
+      throw std::runtime_error(file.string() + ": not a partial result");
+    }
+    if (wire.spec_sha256() != job_.spec_hash) {
+      throw std::runtime_error(file.string() + ": partial result of another spec");
+    }
+    try {
+      if (merged_.ranges.empty() && merged_.choices.empty()) {
+        merged_ = from_proto(wire);
+      } else {
+        merge_partial(merged_, from_proto(wire));
+      }
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(file.string() + ": " + e.what());
+    }
+    shard(i).done = true;
+    done_ += shard(i).range.end - shard(i).range.begin;
+  }
+
+  const SlurmOptions& options_;
+  const JobRun& job_;
+  const fs::path dir_;
+  const std::string name_;  ///< Slurm job name of every array of the job
+  const std::int64_t n_;
+  const std::int64_t choices_;
+  std::vector<Shard> shards_;
+  std::vector<std::string> arrays_;  ///< every array job submitted, oldest first
+  PartialResult merged_;
+  std::int64_t done_ = 0;  ///< trajectories merged
+  int squeue_failures_ = 0;
 };
 
 class SlurmExecutor final : public Executor {
@@ -93,257 +308,25 @@ class SlurmExecutor final : public Executor {
   std::string name() const override { return "slurm"; }
 
   EnsembleResult run(const JobRun& job) override {
-    const fs::path dir = options_.work_dir / job.id;
-    const std::int64_t n = trajectory_count(job.spec);
-    const std::int64_t n_shards =
-        std::max<std::int64_t>(1, (n + options_.shard_size - 1) / options_.shard_size);
-    std::vector<Shard> shards(static_cast<std::size_t>(n_shards));
-    for (std::int64_t i = 0; i < n_shards; ++i) {
-      shards[static_cast<std::size_t>(i)].range = shard_range(n, i, n_shards);
-    }
-    const std::string& expected_hash = job.spec_hash;
-    const std::int64_t choices = static_cast<std::int64_t>(job.spec.integrators.size());
-    const std::string job_name = "nhsim-" + job.id;
-    std::vector<std::string> arrays;  // every array job submitted, oldest first
-
-    // A job resumed after a restart of nhsimd adopts its arrays: the tasks still queued are
-    // followed, the partials written are merged, and only the rest is submitted again.
-    std::vector<std::int64_t> to_submit;
-    if (fs::exists(dir / "slurm_jobs")) {
-      std::istringstream ids(read_file(dir / "slurm_jobs"));
-      for (std::string id; ids >> id;) arrays.push_back(id);
-      std::set<std::int64_t> active;
-      if (!queued_tasks(job_name, active)) throw std::runtime_error("squeue failed");
-      for (std::int64_t i = 0; i < n_shards; ++i) {
-        Shard& shard = shards[static_cast<std::size_t>(i)];
-        if (active.count(i) != 0) {
-          shard.attempts = 1;
-          shard.last_array = arrays.empty() ? "?" : arrays.back();
-        } else if (!fs::exists(dir / ("part-" + std::to_string(i) + ".pb"))) {
-          to_submit.push_back(i);
-        }
-      }
-      log_line("job " + job.id + " adopts slurm arrays " + index_list_of(arrays) + ": " +
-               std::to_string(active.size()) + " tasks queued, " +
-               std::to_string(to_submit.size()) + " to submit again");
-    } else {
-      write_job_files(job, dir, n_shards);
-      for (std::int64_t i = 0; i < n_shards; ++i) to_submit.push_back(i);
-    }
-    if (!to_submit.empty()) submit(job, dir, job_name, to_submit, shards, arrays);
-
-    PartialResult merged;
-    bool any_merged = false;
-    std::int64_t done_trajectories = 0;
-    int squeue_failures = 0;
+    SlurmJob slurm(options_, job);
+    slurm.start();
     for (;;) {
       if (job.cancel.load()) {
-        cancel_all(job, job_name, arrays);
+        slurm.cancel();
         break;
       }
       if (job.halt.load()) throw Interrupted();  // shutdown: the array runs on; adopted later
-      std::set<std::int64_t> active;
-      if (!queued_tasks(job_name, active)) {
-        if (++squeue_failures * options_.poll_seconds > 30.0) {
-          cancel_all(job, job_name, arrays);
-          throw std::runtime_error("squeue has failed for 30 s; the Slurm tasks were cancelled");
-        }
-        wait(job);
-        continue;
-      }
-      squeue_failures = 0;
-      std::vector<std::int64_t> retry;
-      for (std::int64_t i = 0; i < n_shards; ++i) {
-        Shard& shard = shards[static_cast<std::size_t>(i)];
-        if (shard.done || active.count(i) != 0) continue;
-        // A task writes its partial (atomically) before it exits, so a task that has left the
-        // queue without one has failed.
-        const fs::path part = dir / ("part-" + std::to_string(i) + ".pb");
-        if (fs::exists(part)) {
-          absorb(part, expected_hash, merged, any_merged);
-          shard.done = true;
-          done_trajectories += shard.range.end - shard.range.begin;
-          if (job.progress) job.progress(done_trajectories * choices, n * choices);
-        } else if (shard.attempts < options_.max_attempts) {
-          log_line("job " + job.id + " slurm task " + shard.last_array + "_" + std::to_string(i) +
-                   " ended without a partial result (attempt " + std::to_string(shard.attempts) +
-                   " of " + std::to_string(options_.max_attempts) + ")");
-          retry.push_back(i);
-        } else {
-          cancel_all(job, job_name, arrays);
-          throw std::runtime_error(
-              "slurm task for trajectories [" + std::to_string(shard.range.begin) + ", " +
-              std::to_string(shard.range.end) + ") failed " + std::to_string(shard.attempts) +
-              " times; its last log (" + task_log(dir, shard.last_array, i).string() +
-              "): " + tail(task_log(dir, shard.last_array, i), 400));
-        }
-      }
-      if (!retry.empty()) submit(job, dir, job_name, retry, shards, arrays);
-      if (std::all_of(shards.begin(), shards.end(), [](const Shard& s) { return s.done; })) break;
+      if (slurm.poll()) break;
       wait(job);
     }
-
-    // After a cancel: the partials that arrived count; the other trajectories are cancelled.
-    for (std::int64_t i = 0; i < n_shards; ++i) {
-      Shard& shard = shards[static_cast<std::size_t>(i)];
-      const fs::path part = dir / ("part-" + std::to_string(i) + ".pb");
-      if (!shard.done && fs::exists(part)) {
-        absorb(part, expected_hash, merged, any_merged);
-        shard.done = true;
-      }
-    }
-    if (!any_merged) merged.spec_hash = expected_hash;
-    EnsembleResult result = job.cancel.load()
-                                ? finish_cancelled(job.spec, std::move(merged), merge_threads_)
-                                : finish(job.spec, merged, merge_threads_);
-    if (!result.cancelled) {
-      for (std::int64_t i = 0; i < n_shards; ++i) {
-        std::error_code ignored;
-        fs::remove(dir / ("part-" + std::to_string(i) + ".pb"), ignored);
-      }
-    }
-    return result;
+    return slurm.result(merge_threads_);
   }
 
  private:
-  /// spec.json and task.sh of a new job.
-  void write_job_files(const JobRun& job, const fs::path& dir, std::int64_t n_shards) const {
-    fs::create_directories(dir / "logs");
-    std::string spec_json;
-    google::protobuf::util::JsonPrintOptions print;
-    print.preserve_proto_field_names = true;
-    if (!google::protobuf::util::MessageToJsonString(job.request, &spec_json, print).ok()) {
-      throw std::runtime_error("cannot write the spec as JSON");
-    }
-    write_file(dir / "spec.json", spec_json + "\n");
-    write_file(dir / "task.sh",
-               "#!/bin/sh\n# nhsimd job " + job.id + ": array task i computes shard i/" +
-                   std::to_string(n_shards) + " of spec.json.\nexec " +
-                   sh_quote(options_.nhsim.string()) + " run " +
-                   sh_quote((dir / "spec.json").string()) + " --shard \"$SLURM_ARRAY_TASK_ID/" +
-                   std::to_string(n_shards) + "\" --out " + sh_quote(dir.string()) +
-                   "/part-\"$SLURM_ARRAY_TASK_ID\".pb --threads " +
-                   std::to_string(options_.cpus_per_task) + "\n",
-               /*executable=*/true);
-  }
-
-  fs::path task_log(const fs::path& dir, const std::string& array, std::int64_t index) const {
-    return dir / "logs" / ("task-" + array + "_" + std::to_string(index) + ".out");
-  }
-
-  /// Submits one array job with the given task indices; records its id in `arrays` and in
-  /// dir/slurm_jobs. Throws std::runtime_error with sbatch's message if sbatch fails.
-  void submit(const JobRun& job, const fs::path& dir, const std::string& job_name,
-              const std::vector<std::int64_t>& indices, std::vector<Shard>& shards,
-              std::vector<std::string>& arrays) const {
-    std::string array = index_list(indices);
-    if (options_.max_running > 0) {
-      array += '%';
-      array += std::to_string(options_.max_running);
-    }
-    std::vector<std::string> argv = {"sbatch",
-                                     "--parsable",
-                                     "--job-name=" + job_name,
-                                     "--array=" + array,
-                                     "--output=" + (dir / "logs" / "task-%A_%a.out").string(),
-                                     "--cpus-per-task=" + std::to_string(options_.cpus_per_task)};
-    if (!options_.partition.empty()) argv.push_back("--partition=" + options_.partition);
-    if (!options_.account.empty()) argv.push_back("--account=" + options_.account);
-    if (!options_.time_limit.empty()) argv.push_back("--time=" + options_.time_limit);
-    argv.push_back((dir / "task.sh").string());
-    const CommandResult sbatch = run_command(argv);
-    const std::string id = sbatch.output.substr(0, sbatch.output.find_first_of(";\n"));
-    if (sbatch.exit_code != 0 || id.empty() ||
-        id.find_first_not_of("0123456789") != std::string::npos) {
-      cancel_all(job, job_name, arrays);
-      throw std::runtime_error("sbatch failed: " + sbatch.output);
-    }
-    arrays.push_back(id);
-    std::ofstream(dir / "slurm_jobs", std::ios::app) << id << '\n';
-    for (std::int64_t i : indices) {
-      Shard& shard = shards[static_cast<std::size_t>(i)];
-      ++shard.attempts;
-      shard.last_array = id;
-    }
-    log_line("job " + job.id + " slurm array " + id + " submitted: tasks " + array);
-  }
-
-  /// The array task indices of job_name still in the queue (pending, running, completing).
-  /// False if squeue failed.
-  bool queued_tasks(const std::string& job_name, std::set<std::int64_t>& active) const {
-    const CommandResult squeue =
-        run_command({"squeue", "--noheader", "--array", "--name=" + job_name, "--format=%K %T"});
-    if (squeue.exit_code != 0) return false;
-    std::istringstream lines(squeue.output);
-    std::string index, state;
-    while (lines >> index >> state) {
-      if (index.find_first_not_of("0123456789") == std::string::npos) {
-        active.insert(std::stoll(index));
-      }
-    }
-    return true;
-  }
-
-  /// scancel every array of the job, then waits (up to 10 s) until squeue shows none of its
-  /// tasks.
-  void cancel_all(const JobRun& job, const std::string& job_name,
-                  const std::vector<std::string>& arrays) const {
-    if (arrays.empty()) return;
-    std::vector<std::string> argv = {"scancel"};
-    argv.insert(argv.end(), arrays.begin(), arrays.end());
-    const CommandResult scancel = run_command(argv);
-    log_line("job " + job.id + " slurm arrays " + index_list_of(arrays) + " cancelled" +
-             (scancel.exit_code == 0 ? "" : ": " + scancel.output));
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    std::set<std::int64_t> active;
-    while (Clock::now() < deadline) {
-      active.clear();
-      if (queued_tasks(job_name, active) && active.empty()) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    log_line("job " + job.id + " slurm tasks still queued 10 s after scancel");
-  }
-
-  static std::string index_list_of(const std::vector<std::string>& ids) {
-    std::string out;
-    for (const auto& id : ids) {
-      if (!out.empty()) out += ',';
-      out += id;
-    }
-    return out;
-  }
-
-  /// Reads a task's partial result file and merges it. Throws std::runtime_error for a file
-  /// that is not a partial result of this spec.
-  void absorb(const fs::path& part, const std::string& expected_hash, PartialResult& merged,
-              bool& any_merged) const {
-    v1::PartialResult wire;
-    if (!wire.ParseFromString(read_file(part))) {
-      throw std::runtime_error(part.string() + ": not a partial result");
-    }
-    if (wire.spec_sha256() != expected_hash) {
-      throw std::runtime_error(part.string() + ": partial result of another spec");
-    }
-    try {
-      absorb(from_proto(wire), merged, any_merged);
-    } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(part.string() + ": " + e.what());
-    }
-  }
-
-  static void absorb(PartialResult partial, PartialResult& merged, bool& any_merged) {
-    if (!any_merged) {
-      merged = std::move(partial);
-      any_merged = true;
-    } else {
-      merge_partial(merged, partial);
-    }
-  }
-
-  /// Sleeps one poll interval, waking early on cancel.
+  /// Sleeps one poll interval, waking early on cancel or shutdown.
   void wait(const JobRun& job) const {
     const auto until = Clock::now() + std::chrono::duration<double>(options_.poll_seconds);
-    while (Clock::now() < until && !job.cancel.load()) {
+    while (Clock::now() < until && !job.halt.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }

@@ -75,7 +75,10 @@ void validate(const EnergyShellGenerator& g, const SystemModel& model, const std
   if (!std::isfinite(g.q_std) || g.q_std <= 0.0) {
     throw SpecError(f + ".q_std", "must be finite and > 0");
   }
-  if (g.max_attempts < 1) throw SpecError(f + ".max_attempts", "must be >= 1");
+  if (g.max_attempts < 1 || g.max_attempts > kMaxEnergyShellAttempts) {
+    throw SpecError(f + ".max_attempts",
+                    "must be in [1, " + std::to_string(kMaxEnergyShellAttempts) + "]");
+  }
 }
 
 void validate(const VelocityPerturbation& g, const SystemModel& model, const std::string& system) {

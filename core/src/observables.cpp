@@ -56,7 +56,7 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requeste
         if (system_names[j] == n) k = static_cast<int>(j);
       }
       if (k < 0) {
-        throw SpecError(field(i), "unknown observable '" + n + "'; known: " + join(defaults) +
+        throw SpecError(field(i), "unknown observable " + echo(n) + "; known: " + join(defaults) +
                                       ", q[i], p[i]" +
                                       (system_names.empty() ? "" : ", " + join(system_names)));
       }

@@ -18,8 +18,8 @@ std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const
   bool known = false;
   for (const auto& k : known_integrators) known = known || k == c.integrator;
   if (!known) {
-    throw SpecError(f + ".integrator",
-                    "unknown integrator '" + c.integrator + "'; known: " + join(known_integrators));
+    throw SpecError(f + ".integrator", "unknown integrator " + echo(c.integrator) +
+                                           "; known: " + join(known_integrators));
   }
   if (auto why = entry.not_applicable(c.integrator)) {
     throw SpecError(f + ".integrator", "does not apply to system '" + spec.system + "': " + *why);
@@ -52,7 +52,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   if (entry == nullptr) {
     std::vector<std::string> known;
     for (const auto& e : system_registry()) known.push_back(e.info.name);
-    throw SpecError("system", "unknown system '" + spec.system + "'; known: " + join(known));
+    throw SpecError("system", "unknown system " + echo(spec.system) + "; known: " + join(known));
   }
   pr.parameters = complete_parameters(*entry, spec.parameters);
   pr.model = entry->make(pr.parameters);

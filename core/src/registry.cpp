@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "join.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/model.hpp"
 #include "registry_internal.hpp"
@@ -34,7 +35,7 @@ std::map<std::string, double> complete_parameters(const SystemEntry& entry,
   std::map<std::string, double> out;
   for (const auto& p : entry.info.parameters) out[p.name] = p.default_value;
   for (const auto& [name, value] : given) {
-    const std::string field = "parameters." + name;
+    const std::string field = "parameters." + (name.size() <= 64 ? name : echo(name));
     const ParameterInfo* info = nullptr;
     for (const auto& p : entry.info.parameters) {
       if (p.name == name) info = &p;
@@ -70,7 +71,7 @@ std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); 
 std::optional<std::string> not_applicable(const std::string& system,
                                           const std::string& integrator) {
   const SystemEntry* e = find_system(system);
-  if (e == nullptr) return "unknown system '" + system + "'";
+  if (e == nullptr) return "unknown system " + echo(system);
   return e->not_applicable(integrator);
 }
 

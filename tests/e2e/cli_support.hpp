@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 extern char** environ;
 
@@ -87,13 +88,16 @@ class CliTest : public ::testing::Test {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     const std::string metrics = metrics_address();
     const std::string store = (dir_ / "store").string();
-    const std::string checkpoint = checkpoint_seconds();
-    const char* argv[] = {
-        NHSIMD_PATH,        "--listen", "127.0.0.1:0", "--metrics",   metrics.c_str(),
-        "--threads",        "2",        "--data-dir",  store.c_str(), "--checkpoint-seconds",
-        checkpoint.c_str(), nullptr};
-    const int spawned = posix_spawn(&server_pid_, NHSIMD_PATH, &actions, nullptr,
-                                    const_cast<char**>(argv), environ);
+    std::vector<std::string> args = {
+        NHSIMD_PATH,         "--listen", "127.0.0.1:0", "--metrics", metrics,
+        "--threads",         "2",        "--data-dir",  store,       "--checkpoint-seconds",
+        checkpoint_seconds()};
+    for (const std::string& a : extra_server_args()) args.push_back(a);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int spawned =
+        posix_spawn(&server_pid_, NHSIMD_PATH, &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     ASSERT_EQ(spawned, 0) << "cannot start " << NHSIMD_PATH;
 
@@ -125,6 +129,9 @@ class CliTest : public ::testing::Test {
 
   /// nhsimd's --checkpoint-seconds.
   virtual std::string checkpoint_seconds() const { return "1"; }
+
+  /// More nhsimd options.
+  virtual std::vector<std::string> extra_server_args() const { return {}; }
 
   /// nhsimd's --metrics. Off by default: stopping its HTTP server takes about two seconds.
   virtual std::string metrics_address() const { return ""; }

@@ -44,6 +44,11 @@ class RecoveryTest : public CliTest {
   /// Checkpoints every 0.2 s of work, so that kills land before, between and during them.
   std::string checkpoint_seconds() const override { return "0.2"; }
 
+  /// One job at a time, so that a second job waits in the queue.
+  std::vector<std::string> extra_server_args() const override {
+    return {"--max-running-jobs", "1"};
+  }
+
   /// Waits for the job to end; expects SUCCEEDED and the reference's statistics.
   void expect_reference_result(const std::string& job) {
     const CliRun watched = nhsim("watch " + job);

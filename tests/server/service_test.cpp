@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "nhsim/catalog.hpp"
 #include "nhsim/client/client.hpp"
@@ -50,6 +52,7 @@ class ServiceTest : public ::testing::Test {
     options.listen = "127.0.0.1:0";
     options.metrics = metrics;
     options.threads = 2;
+    options.max_running_jobs = 2;
     options.max_trajectories = kMaxTrajectories;
     options.max_trajectory_steps = kMaxTrajectorySteps;
     server_ = std::make_unique<Server>(options);
@@ -285,6 +288,18 @@ TEST_F(ServiceTest, UnknownSystemIsInvalidAndListsTheKnownOnes) {
   const auto status = submit_status(spec);
   expect_invalid(status, "system");
   EXPECT_THAT(status.error_message(), HasSubstr("chaotic_quartic"));
+}
+
+TEST_F(ServiceTest, AHugeUnknownNameIsEchoedTruncated) {
+  auto spec = small_spec();
+  spec.set_system(std::string(1 << 20, 'x'));
+  const auto status = submit_status(spec);
+  expect_invalid(status, "system");
+  EXPECT_THAT(status.error_message(), HasSubstr("...' (1048576 bytes)"));
+  EXPECT_LT(status.error_message().size(), 2000u);
+  spec = small_spec();
+  (*spec.mutable_parameters())[std::string(100000, 'y')] = 1.0;
+  EXPECT_LT(submit_status(spec).error_message().size(), 2000u);
 }
 
 TEST_F(ServiceTest, UnknownIntegratorIsInvalidAndListsTheKnownOnes) {
@@ -531,12 +546,73 @@ TEST_F(ServiceTest, CancelStopsARunningJobWhichKeepsItsPartialResult) {
   EXPECT_EQ(client_->cancel(job.job_id()).state(), v1::CANCELLED);
 }
 
+/// Seconds from CancelJob until the job is CANCELLED, cancelling 0.3 s after it runs.
+double cancel_latency(const Client& client, const v1::SubmitEnsembleRequest& spec) {
+  const v1::Job job = client.submit(spec);
+  while (client.get_job(job.job_id()).state() == v1::QUEUED) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto cancelled = std::chrono::steady_clock::now();
+  client.cancel(job.job_id());
+  const v1::Job done = client.watch(job.job_id(), nullptr);
+  EXPECT_EQ(done.state(), v1::CANCELLED);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - cancelled).count();
+}
+
+TEST_F(ServiceTest, CancelTakesEffectWithinOneSecondInsideALongSampleInterval) {
+  // One trajectory, one sample interval of 5e8 steps (about a minute of rk4).
+  v1::SubmitEnsembleRequest spec = long_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(1);
+  spec.mutable_integrators(0)->set_sample_every(500'000'000);
+  spec.set_t_final(0.05 * 500'000'000);
+  const double seconds = cancel_latency(*client_, spec);
+  RecordProperty("cancel_latency_seconds", std::to_string(seconds));
+  EXPECT_LT(seconds, 1.0);
+}
+
+TEST_F(ServiceTest, CancelTakesEffectWithinOneSecondOnAnUnreachableEnergyShell) {
+  // V >= 0 everywhere: no draw reaches energy -1; each trajectory tries 1e6 draws (~0.4 s).
+  v1::SubmitEnsembleRequest spec = long_spec();
+  auto* shell = spec.mutable_initial_conditions()->mutable_energy_shell();
+  shell->set_energy(-1.0);
+  shell->set_max_attempts(1'000'000);
+  const double seconds = cancel_latency(*client_, spec);
+  RecordProperty("cancel_latency_seconds", std::to_string(seconds));
+  EXPECT_LT(seconds, 1.0);
+}
+
+TEST_F(ServiceTest, MaxAttemptsAboveTheBoundIsInvalid) {
+  v1::SubmitEnsembleRequest spec = long_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_max_attempts(1'000'001);
+  const auto status = submit_status(spec);
+  expect_invalid(status, "initial_conditions.energy_shell.max_attempts");
+  EXPECT_THAT(status.error_message(), HasSubstr("must be in [1, 1000000]"));
+}
+
+TEST_F(ServiceTest, ASmallJobDoesNotWaitForALargeOne) {
+  const v1::Job large = client_->submit(long_spec());  // about half a minute of work
+  while (client_->get_job(large.job_id()).state() == v1::QUEUED) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto submitted = std::chrono::steady_clock::now();
+  const v1::Job small = client_->submit(small_spec());
+  EXPECT_EQ(wait_for_end(small.job_id()).state(), v1::SUCCEEDED);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - submitted).count();
+  RecordProperty("small_job_seconds_behind_a_large_one", std::to_string(seconds));
+  EXPECT_EQ(client_->get_job(large.job_id()).state(), v1::RUNNING) << "it waited " << seconds;
+  client_->cancel(large.job_id());
+  EXPECT_EQ(wait_for_end(large.job_id()).state(), v1::CANCELLED);
+}
+
 TEST_F(ServiceTest, CancelOfAQueuedJobEndsItAtOnceWithoutResult) {
-  const v1::Job running = client_->submit(long_spec());
+  // Two long jobs occupy both workers (max_running_jobs = 2); the third job waits.
+  const v1::Job running[] = {client_->submit(long_spec()), client_->submit(long_spec())};
   const v1::Job queued = client_->submit(small_spec());
   const v1::Job cancelled = client_->cancel(queued.job_id());
-  // The worker runs one job at a time, and the first job runs for long: the second is still
-  // queued (or was just picked up, in which case it ends CANCELLED when the core returns).
+  // The first jobs run for long: the third is still queued (or was just picked up, in which
+  // case it ends CANCELLED when the core returns).
   if (cancelled.state() == v1::CANCELLED) {
     try {
       client_->result(queued.job_id());
@@ -546,8 +622,10 @@ TEST_F(ServiceTest, CancelOfAQueuedJobEndsItAtOnceWithoutResult) {
     }
   }
   EXPECT_EQ(wait_for_end(queued.job_id()).state(), v1::CANCELLED);
-  client_->cancel(running.job_id());
-  EXPECT_EQ(wait_for_end(running.job_id()).state(), v1::CANCELLED);
+  for (const v1::Job& job : running) {
+    client_->cancel(job.job_id());
+    EXPECT_EQ(wait_for_end(job.job_id()).state(), v1::CANCELLED);
+  }
 }
 
 TEST_F(ServiceTest, ResultOfARunningJobIsAFailedPrecondition) {

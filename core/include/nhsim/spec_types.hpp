@@ -39,17 +39,22 @@ struct ExplicitStates {
   std::vector<CanonicalState> states;
 };
 
+/// The largest EnergyShellGenerator::max_attempts: a draw costs about 0.4 us, so one
+/// trajectory's draws take at most about 0.4 s (cancel is seen between trajectories).
+inline constexpr int kMaxEnergyShellAttempts = 1'000'000;
+
 /// Random initial states on an energy shell H(q, p) = energy, with p on the constraint
 /// distribution (mu(q) M(q)^-1 p = 0). Trajectory i's state depends only on (seed, i):
 /// q ~ N(0, q_std^2 I); a velocity v ~ N(0, I) is projected M-orthogonally onto D_q, p = M v,
 /// scaled so that H = energy exactly. Draws with V(q) >= energy are redrawn from the same
 /// (seed, i) stream, at most max_attempts times (then SpecError on the generator).
 struct EnergyShellGenerator {
-  double energy = 0.0;       ///< target energy H, system energy units
-  std::uint64_t seed = 0;    ///< 64-bit seed
-  std::int64_t count = 0;    ///< number of trajectories
-  double q_std = 0.5;        ///< standard deviation of each q component
-  int max_attempts = 10000;  ///< redraws allowed per trajectory before giving up
+  double energy = 0.0;     ///< target energy H, system energy units
+  std::uint64_t seed = 0;  ///< 64-bit seed
+  std::int64_t count = 0;  ///< number of trajectories
+  double q_std = 0.5;      ///< standard deviation of each q component
+  /// Redraws allowed per trajectory before giving up; at most kMaxEnergyShellAttempts.
+  int max_attempts = 10000;
 };
 
 /// Random perturbations of one base state's velocity, e.g. the perturbed initial angular

@@ -1,5 +1,7 @@
-// Runs submitted ensembles asynchronously: a FIFO queue and one worker thread that hands one job
-// at a time to the executor (local: oneTBB in this process; slurm: a job array). With a durable
+// Runs submitted ensembles asynchronously: a FIFO queue and a few worker threads, each handing
+// one job at a time to the executor (local: oneTBB in this process; slurm: a job array). Jobs
+// running at once share oneTBB's worker pool (each runs in its own task arena), so a small job
+// submitted behind a large one starts at once instead of waiting for it. With a durable
 // store, every job is stored before it is acknowledged, checkpointed while it runs, recovered
 // at start and drained (not cancelled) at shutdown.
 #pragma once
@@ -12,8 +14,10 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/server/durable_store.hpp"
@@ -31,9 +35,10 @@ class JobManager {
  public:
   /// Recovers the jobs of `durable` (if given: the unfinished ones are queued again, in their
   /// order, to resume from their last checkpoint) and starts the worker thread. `metrics` must
-  /// outlive the manager. Without a durable store jobs live in memory only.
+  /// outlive the manager. Without a durable store jobs live in memory only. At most
+  /// `max_running_jobs` (>= 1) jobs run at once.
   JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
-             std::unique_ptr<DurableStore> durable = nullptr);
+             std::unique_ptr<DurableStore> durable = nullptr, int max_running_jobs = 4);
   /// stop()s.
   ~JobManager();
   JobManager(const JobManager&) = delete;
@@ -52,7 +57,7 @@ class JobManager {
 
   const JobStore& store() const { return store_; }
 
-  /// Stops: with a durable store, halts the running job (its last checkpoint stays) and leaves
+  /// Stops: with a durable store, halts the running jobs (their last checkpoints stay) and leaves
   /// the queued ones queued, so all resume at the next start; without one, cancels every
   /// unfinished job. Waits for the worker to end and wakes all watchers. Idempotent. Jobs
   /// submitted afterwards are stored (durable) or cancelled, never run by this manager.
@@ -73,10 +78,10 @@ class JobManager {
   std::condition_variable queue_changed_;
   std::deque<std::string> queue_;
   bool stopping_ = false;
-  std::string running_;  // id of the job the worker runs now; guarded by queue_mutex_
+  std::set<std::string> running_;  // ids of the jobs the workers run now; guarded by queue_mutex_
   std::once_flag stopped_;
   std::mt19937_64 id_engine_;  // guarded by queue_mutex_
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace nhsim::server

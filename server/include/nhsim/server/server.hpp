@@ -29,6 +29,7 @@ struct ServerOptions {
   /// serves no metrics.
   std::string metrics = "127.0.0.1:9464";
   int threads = 0;                            ///< oneTBB threads per job; 0 = all cores
+  int max_running_jobs = 4;                   ///< jobs running at once, sharing the threads
   std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
   /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
   double max_trajectory_steps = 1e11;
