@@ -60,6 +60,11 @@ int main(int argc, char** argv) {
                  "t_final/h (0: no limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-job-memory-mb", options.max_job_memory_mb,
+                 "most memory for one job's statistics, MiB, estimated at submission (0: no "
+                 "limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-message-mb", options.max_message_mb,
                  "largest gRPC message received or sent, MiB")
       ->capture_default_str()

@@ -83,6 +83,7 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*
                                                  v1::Job* response) {
   return guarded([&] {
     EnsembleSpec spec;
+    CostEstimate cost;
     try {
       spec = from_proto(*request);
       // The trajectory limit comes before validate(), so that an oversized request costs
@@ -94,27 +95,50 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*
                           " trajectories exceed this server's limit --max-trajectories=" +
                           std::to_string(limits_.max_trajectories));
       }
-      validate(spec);
+      cost = estimate_cost(spec);               // validates the spec first
     } catch (const std::invalid_argument& e) {  // SpecError: "<field>: <reason>"
       return reject(grpc::StatusCode::INVALID_ARGUMENT, e.what());
     }
-    if (limits_.max_trajectory_steps > 0) {
-      double steps_per_trajectory = 0.0;
-      for (const auto& choice : spec.integrators) {
-        steps_per_trajectory += std::round(spec.t_final / choice.h);
-      }
-      const double total = steps_per_trajectory * static_cast<double>(trajectory_count(spec));
-      if (total > limits_.max_trajectory_steps) {
-        return reject(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                      "t_final: " + number(total) +
-                          " trajectory-steps (trajectories x t_final / h, summed over "
-                          "integrators) exceed this server's limit --max-trajectory-steps=" +
-                          number(limits_.max_trajectory_steps));
-      }
+    if (const std::string over = over_limits(cost); !over.empty()) {
+      return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over);
     }
     *response = jobs_.submit(*request, std::move(spec));
     return grpc::Status::OK;
   });
+}
+
+std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
+  const double steps_limit = limits_.max_trajectory_steps;
+  if (steps_limit > 0 && cost.trajectory_steps > steps_limit) {
+    return "t_final: " + number(cost.trajectory_steps) +
+           " trajectory-steps (trajectories x t_final / h, summed over integrators) exceed this "
+           "server's limit --max-trajectory-steps=" +
+           number(steps_limit);
+  }
+  if (steps_limit > 0 && cost.generator_draws > steps_limit) {
+    return "initial_conditions.energy_shell.max_attempts: up to " + number(cost.generator_draws) +
+           " generator draws (trajectories x max_attempts) exceed this server's limit "
+           "--max-trajectory-steps=" +
+           number(steps_limit) + " (draws count as steps)";
+  }
+  constexpr double kMiB = 1024.0 * 1024.0;
+  const double memory_limit = limits_.max_job_memory_mb * kMiB;
+  if (memory_limit > 0 && cost.statistics_bytes > memory_limit) {
+    return "observables: the statistics of " + number(static_cast<double>(cost.cells)) +
+           " cells (sample times x observables, summed over integrators) need about " +
+           number(std::round(cost.statistics_bytes / kMiB)) +
+           " MiB, more than this server's limit --max-job-memory-mb=" +
+           number(limits_.max_job_memory_mb) + "; sample less often (sample_every)";
+  }
+  const auto message_limit = static_cast<double>(limits_.max_message_bytes);
+  if (message_limit > 0 && cost.result_bytes > message_limit) {
+    return "integrators: the result would have about " +
+           number(std::round(cost.result_bytes / kMiB)) +
+           " MiB, more than this server's limit --max-message-mb=" +
+           number(std::round(message_limit / kMiB)) +
+           " on one GetResult answer; sample less often (sample_every)";
+  }
+  return {};
 }
 
 grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* /*context*/,

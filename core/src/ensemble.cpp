@@ -14,9 +14,11 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <sstream>
+#include <variant>
 
 #include "accumulation.hpp"
 #include "nhsim/catalog.hpp"
@@ -298,6 +300,29 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
   return result;
+}
+
+CostEstimate estimate_cost(const EnsembleSpec& spec) {
+  const PreparedSpec pr = prepare(spec);
+  CostEstimate cost;
+  cost.trajectories = trajectory_count(spec);
+  const auto n = static_cast<double>(cost.trajectories);
+  if (const auto* shell = std::get_if<EnergyShellGenerator>(&spec.initial_conditions)) {
+    cost.generator_draws = n * shell->max_attempts;
+  }
+  const auto n_obs = static_cast<std::int64_t>(pr.observables.size());
+  for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
+    const std::int64_t samples = sample_count(spec.integrators[ci], pr.n_steps[ci]);
+    cost.trajectory_steps += n * static_cast<double>(pr.n_steps[ci]);
+    cost.cells += samples * n_obs;
+    cost.result_bytes += 8.0 * static_cast<double>(samples);  // sample_times
+  }
+  const double values_per_cell =
+      std::min<double>(n, static_cast<double>(QuantileSketch::kExactCapacity));
+  const auto cells = static_cast<double>(cost.cells);
+  cost.statistics_bytes = 2.0 * cells * (sizeof(CellStats) + 8.0 * values_per_cell);
+  cost.result_bytes += 60.0 * cells;  // count, mean, variance, min, max, 3 quantiles
+  return cost;
 }
 
 EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial, int threads) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -45,7 +46,8 @@ class ServiceTest : public ::testing::Test {
 
   /// (Re)starts the server on an ephemeral port. The metrics endpoint is off unless asked for:
   /// stopping its HTTP server (civetweb) takes about two seconds.
-  void start_server(const std::string& metrics) {
+  void start_server(const std::string& metrics,
+                    const std::function<void(ServerOptions&)>& adjust = {}) {
     client_.reset();
     server_.reset();
     ServerOptions options;
@@ -55,6 +57,7 @@ class ServiceTest : public ::testing::Test {
     options.max_running_jobs = 2;
     options.max_trajectories = kMaxTrajectories;
     options.max_trajectory_steps = kMaxTrajectorySteps;
+    if (adjust) adjust(options);
     server_ = std::make_unique<Server>(options);
     ASSERT_GT(server_->port(), 0);
     client_ = std::make_unique<Client>("127.0.0.1:" + std::to_string(server_->port()));
@@ -515,6 +518,45 @@ v1::SubmitEnsembleRequest long_spec() {
   choice->set_sample_every(100);
   spec.set_t_final(1e4);
   return spec;
+}
+
+TEST_F(ServiceTest, StatisticsOverTheMemoryLimitAreRefusedAtSubmission) {
+  // 500 trajectories, 10^6 sample times of 3 observables: tens of GB of statistics.
+  auto spec = long_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(500);
+  spec.mutable_integrators(0)->set_sample_every(1);
+  spec.set_t_final(0.05 * 1'000'000);
+  const auto status = submit_status(spec);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), StartsWith("observables: the statistics of 3000003 cells"));
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-job-memory-mb=2048"));
+}
+
+TEST_F(ServiceTest, AResultLargerThanOneMessageIsRefusedAtSubmission) {
+  start_server("", [](ServerOptions& options) { options.max_message_mb = 1; });
+  // One trajectory, 30001 sample times of 3 observables: about 5 MiB of result.
+  auto spec = long_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(1);
+  spec.mutable_integrators(0)->set_sample_every(1);
+  spec.set_t_final(0.05 * 30'000);
+  const auto status = submit_status(spec);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), StartsWith("integrators: the result would have about 5 MiB"));
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-message-mb=1"));
+  spec.mutable_integrators(0)->set_sample_every(100);  // 301 sample times: fits
+  EXPECT_TRUE(submit_status(spec).ok());
+}
+
+TEST_F(ServiceTest, GeneratorDrawsCountAsWork) {
+  auto spec = long_spec();  // 1000 trajectories
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_max_attempts(1'000'000);
+  spec.set_t_final(1.0);
+  start_server("", [](ServerOptions& options) { options.max_trajectory_steps = 1e8; });
+  const auto status = submit_status(spec);  // up to 1e9 draws
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(),
+              StartsWith("initial_conditions.energy_shell.max_attempts: up to 1e+09 generator "
+                         "draws"));
 }
 
 TEST_F(ServiceTest, CancelStopsARunningJobWhichKeepsItsPartialResult) {

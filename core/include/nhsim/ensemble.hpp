@@ -170,6 +170,24 @@ void validate(const EnsembleSpec& spec);
 /// Number of trajectories the spec asks for (explicit states or generator count).
 std::int64_t trajectory_count(const EnsembleSpec& spec);
 
+/// What a spec will cost, known before it runs (DESIGN.md "Admission control").
+struct CostEstimate {
+  std::int64_t trajectories = 0;
+  double trajectory_steps = 0;  ///< trajectories x sum over choices of t_final / h
+  double generator_draws = 0;   ///< at most: trajectories x max_attempts (energy shell), else 0
+  std::int64_t cells = 0;       ///< statistics cells: sum over choices of samples x observables
+  /// Memory of the statistics while the job runs, bytes: every cell with its quantile sketch's
+  /// exact values (min(trajectories, 400) per cell; bucket counts beyond are usually fewer),
+  /// twice (a checkpoint or merge holds a copy). A planning figure, not a bound.
+  double statistics_bytes = 0;
+  /// Size of the serialized result without its failure list, bytes (about 60 per cell and 8
+  /// per sample time; each failed trajectory adds its reason, about 100).
+  double result_bytes = 0;
+};
+
+/// The cost of running `spec`. Throws SpecError like validate().
+CostEstimate estimate_cost(const EnsembleSpec& spec);
+
 /// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})). Deterministic: the
 /// result is bit-identical for any thread count, and to any split into partials, merged.
 /// Throws SpecError on an invalid spec; never throws for a failing trajectory (it is counted

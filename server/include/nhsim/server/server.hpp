@@ -34,6 +34,8 @@ struct ServerOptions {
   /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
   double max_trajectory_steps = 1e11;
   int max_message_mb = 64;  ///< largest gRPC message received or sent, MiB (1..2047)
+  /// Most memory for one job's statistics (nhsim::CostEstimate), MiB; 0 = no limit.
+  double max_job_memory_mb = 2048;
   /// Directory of the durable job store (created if missing); empty: jobs in memory only,
   /// lost when the server stops.
   std::filesystem::path data_dir;

@@ -18,6 +18,8 @@ struct ServiceLimits {
   double max_trajectory_steps = 1e11;
   /// Largest response (a result) in bytes (--max-message-mb); 0 = no limit.
   std::size_t max_message_bytes = 0;
+  /// Most memory for one job's statistics, MiB (--max-job-memory-mb); 0 = no limit.
+  double max_job_memory_mb = 2048;
 };
 
 /// The service. Status codes: see proto/nhsim/v1/ensemble.proto. `jobs` must outlive it.
@@ -45,6 +47,10 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
 
  private:
   JobManager& jobs_;
+  /// Why a job of this cost is refused (RESOURCE_EXHAUSTED: "<field>: <estimate> exceed
+  /// <limit>"); empty when it fits every limit.
+  std::string over_limits(const nhsim::CostEstimate& cost) const;
+
   ServiceLimits limits_;
 };
 
