@@ -144,4 +144,28 @@ v1::Job Client::cancel(const std::string& job_id) const {
   return job;
 }
 
+std::vector<v1::Job> Client::list_jobs() const {
+  std::vector<v1::Job> jobs;
+  v1::ListJobsRequest request;
+  request.set_page_size(1000);
+  do {
+    grpc::ClientContext context;
+    prepare(context);
+    v1::ListJobsResponse page;
+    check(stub_->ListJobs(&context, request, &page));
+    jobs.insert(jobs.end(), page.jobs().begin(), page.jobs().end());
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return jobs;
+}
+
+void Client::delete_job(const std::string& job_id) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::DeleteJobRequest request;
+  request.set_job_id(job_id);
+  v1::DeleteJobResponse response;
+  check(stub_->DeleteJob(&context, request, &response));
+}
+
 }  // namespace nhsim::client

@@ -6,6 +6,8 @@
 //   nhsim [--server ADDR] watch JOB
 //   nhsim [--server ADDR] result JOB [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] cancel JOB
+//   nhsim [--server ADDR] jobs
+//   nhsim [--server ADDR] delete JOB
 //   nhsim convergence RESULT.json [--reference INTEGRATOR]
 //   nhsim run SPEC.json [--shard I/N | --trajectories LO:HI] [--out PART] [--json FILE]
 //             [--csv FILE] [--threads T]
@@ -173,6 +175,10 @@ int main(int argc, char** argv) {
   auto* cancel = app.add_subcommand("cancel", "ask a job to stop");
   cancel->add_option("JOB", job_id, "job id")->required();
 
+  auto* jobs = app.add_subcommand("jobs", "list the jobs the server keeps, oldest first");
+  auto* remove = app.add_subcommand("delete", "remove a finished job and its result");
+  remove->add_option("JOB", job_id, "job id")->required();
+
   std::string result_file;
   std::string reference;
   auto* convergence = app.add_subcommand(
@@ -263,6 +269,13 @@ int main(int argc, char** argv) {
       report(client.result(job_id), json_file, csv_file);
     } else if (cancel->parsed()) {
       std::cout << nhsim::client::job_line(client.cancel(job_id)) << '\n';
+    } else if (jobs->parsed()) {
+      for (const v1::Job& job : client.list_jobs()) {
+        std::cout << nhsim::client::job_line(job) << '\n';
+      }
+    } else if (remove->parsed()) {
+      client.delete_job(job_id);
+      std::cerr << "job " << job_id << " deleted\n";
     }
   } catch (const std::exception& e) {
     std::cerr << "nhsim: " << e.what() << '\n';

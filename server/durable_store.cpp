@@ -145,6 +145,13 @@ void DurableStore::set_running(const std::string& id, std::int64_t started_ms) {
   update.exec();
 }
 
+void DurableStore::erase(const std::string& id) {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement remove(*db_, "DELETE FROM jobs WHERE id = ?");
+  remove.bind(1, id);
+  remove.exec();
+}
+
 void DurableStore::set_cancel_requested(const std::string& id) {
   const std::lock_guard lock(mutex_);
   SQLite::Statement update(*db_, "UPDATE jobs SET cancel_requested = 1 WHERE id = ?");

@@ -1,5 +1,7 @@
 #include "nhsim/server/job_manager.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,15 +51,17 @@ StoredJob terminal(const JobRecord& record) {
 }  // namespace
 
 JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
-                       std::unique_ptr<DurableStore> durable, int max_running_jobs)
+                       std::unique_ptr<DurableStore> durable, JobManagerOptions options)
     : executor_(std::move(executor)),
+      options_(options),
       metrics_(metrics),
       durable_(std::move(durable)),
       id_engine_(std::random_device{}()) {
   if (durable_) recover();
-  for (int k = 0; k < std::max(max_running_jobs, 1); ++k) {
+  for (int k = 0; k < std::max(options_.max_running_jobs, 1); ++k) {
     workers_.emplace_back([this] { work(); });
   }
+  reaper_ = std::thread([this] { reap(); });
 }
 
 JobManager::~JobManager() { stop(); }
@@ -79,6 +83,7 @@ void JobManager::recover() {
     ++stored;
     JobRecord record;
     record.id = job.id;
+    record.seq = ++last_seq_;  // load() gives the jobs in submission order
     record.state = job.state;
     record.created_time = from_ms(job.created_ms);
     record.started_time = from_ms(job.started_ms);
@@ -144,6 +149,12 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec)
   record.spec = std::make_shared<const EnsembleSpec>(std::move(spec));
   record.created_time = Clock::now();
   const std::lock_guard lock(queue_mutex_);
+  if (static_cast<int>(queue_.size()) >= options_.max_queued_jobs) {
+    throw QueueFull("queue: " + std::to_string(queue_.size()) +
+                    " jobs wait to run, this server's limit --max-queued-jobs=" +
+                    std::to_string(options_.max_queued_jobs) + "; submit again later");
+  }
+  record.seq = ++last_seq_;
   for (;;) {  // ids are random; retry in the (unlikely) case of a collision
     char id[17];
     std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(id_engine_()));
@@ -222,6 +233,7 @@ void JobManager::stop() {
       running = running_;
     }
     queue_changed_.notify_all();
+    stop_requested_.notify_all();
     if (durable_) {
       // Drain: the running job stops at its next chunk and keeps its last checkpoint; queued
       // jobs stay queued in the durable store. All resume at the next start.
@@ -233,8 +245,43 @@ void JobManager::stop() {
       for (const auto& id : unfinished) cancel(id);  // running jobs stop at their flags
     }
     for (auto& worker : workers_) worker.join();
+    if (reaper_.joinable()) reaper_.join();
     store_.shutdown();
   });
+}
+
+Removal JobManager::remove(const std::string& id) {
+  const auto record = store_.get(id);
+  if (!record) return Removal::kNotFound;
+  if (!is_terminal(record->state)) return Removal::kNotFinished;
+  persist("its removal", id, [&] { durable_->erase(id); });
+  if (!store_.erase(id)) return Removal::kNotFound;  // removed meanwhile
+  metrics_.job_transition(record->state, v1::JOB_STATE_UNSPECIFIED);
+  return Removal::kRemoved;
+}
+
+void JobManager::reap() {
+  const auto period = std::clamp<std::chrono::seconds>(
+      options_.keep_finished_for / 10, std::chrono::seconds(1), std::chrono::seconds(60));
+  for (;;) {
+    {
+      std::unique_lock lock(queue_mutex_);
+      if (stop_requested_.wait_for(lock, period, [&] { return stopping_; })) return;
+    }
+    const auto cutoff = Clock::now() - options_.keep_finished_for;
+    int evicted = 0;
+    for (const JobRecord& record : store_.list()) {
+      if (is_terminal(record.state) && record.finished_time < cutoff &&
+          remove(record.id) == Removal::kRemoved) {
+        ++evicted;
+      }
+    }
+    if (evicted > 0) {
+      ::malloc_trim(0);  // give the results' memory back to the system
+      log_line("evicted " + std::to_string(evicted) + " jobs finished more than " +
+               std::to_string(options_.keep_finished_for.count()) + " s ago");
+    }
+  }
 }
 
 void JobManager::work() {

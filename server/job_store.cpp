@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/time_util.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace nhsim::server {
@@ -71,14 +72,38 @@ std::optional<JobRecord> JobStore::wait(const std::string& id, std::uint64_t see
                                         std::chrono::steady_clock::time_point deadline,
                                         bool terminal_only) const {
   std::unique_lock lock(mutex_);
-  const auto it = jobs_.find(id);
-  if (it == jobs_.end()) return std::nullopt;
-  // std::map nodes are stable and records are never erased, so `it` stays valid while waiting.
+  if (jobs_.find(id) == jobs_.end()) return std::nullopt;
+  // The record is looked up again after each wake-up: a finished job may be erased meanwhile.
   changed_.wait_until(lock, deadline, [&] {
     if (shut_down_) return true;
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) return true;
     return terminal_only ? is_terminal(it->second.state) : it->second.version != seen_version;
   });
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
   return it->second;
+}
+
+bool JobStore::erase(const std::string& id) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (jobs_.erase(id) == 0) return false;
+  }
+  changed_.notify_all();
+  return true;
+}
+
+std::vector<JobRecord> JobStore::list() const {
+  std::vector<JobRecord> out;
+  {
+    const std::lock_guard lock(mutex_);
+    out.reserve(jobs_.size());
+    for (const auto& [id, record] : jobs_) out.push_back(record);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const JobRecord& a, const JobRecord& b) { return a.seq < b.seq; });
+  return out;
 }
 
 void JobStore::shutdown() {

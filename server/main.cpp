@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <exception>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,17 @@ int main(int argc, char** argv) {
                  "jobs running at once; they share the threads (a small job does not wait for a "
                  "large one)")
       ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-queued-jobs", options.max_queued_jobs,
+                 "jobs waiting to run; a submit beyond answers RESOURCE_EXHAUSTED")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  std::int64_t keep_seconds = options.keep_finished_for.count();
+  app.add_option("--keep-finished-for", keep_seconds,
+                 "how long finished jobs and their results are kept, then evicted: a number "
+                 "with unit s, m, h or d (default 7d)")
+      ->transform(CLI::AsNumberWithUnit(
+          std::map<std::string, std::int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
       ->check(CLI::PositiveNumber);
   app.add_option("--max-trajectories", options.max_trajectories,
                  "most initial conditions in one job (0: no limit)")
@@ -119,6 +131,7 @@ int main(int argc, char** argv) {
           ->check(CLI::PositiveNumber)};
   app.set_config("--config", "", "read options from a TOML/INI file (keys: the long option names)");
   CLI11_PARSE(app, argc, argv);
+  options.keep_finished_for = std::chrono::seconds(keep_seconds);
   if (!in_memory) {
     if (data_dir.empty()) {
       nhsim::server::log_line(

@@ -16,6 +16,10 @@ namespace nhsim::server {
 Server::Server(const ServerOptions& options) {
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
   if (options.max_running_jobs < 1) throw std::invalid_argument("max_running_jobs must be >= 1");
+  if (options.max_queued_jobs < 1) throw std::invalid_argument("max_queued_jobs must be >= 1");
+  if (options.keep_finished_for.count() < 1) {
+    throw std::invalid_argument("keep_finished_for must be >= 1 s");
+  }
   if (!(options.checkpoint_seconds > 0)) {
     throw std::invalid_argument("checkpoint_seconds must be > 0");
   }
@@ -40,8 +44,11 @@ Server::Server(const ServerOptions& options) {
   }
   std::unique_ptr<DurableStore> durable;
   if (!options.data_dir.empty()) durable = std::make_unique<DurableStore>(options.data_dir);
-  jobs_ = std::make_unique<JobManager>(std::move(executor), *metrics_, std::move(durable),
-                                       options.max_running_jobs);
+  jobs_ = std::make_unique<JobManager>(
+      std::move(executor), *metrics_, std::move(durable),
+      JobManagerOptions{.max_running_jobs = options.max_running_jobs,
+                        .max_queued_jobs = options.max_queued_jobs,
+                        .keep_finished_for = options.keep_finished_for});
   service_ = std::make_unique<EnsembleServiceImpl>(
       *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
                             .max_trajectory_steps = options.max_trajectory_steps,

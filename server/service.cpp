@@ -1,5 +1,6 @@
 #include "nhsim/server/service.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -102,7 +103,11 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*
     if (const std::string over = over_limits(cost); !over.empty()) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over);
     }
-    *response = jobs_.submit(*request, std::move(spec));
+    try {
+      *response = jobs_.submit(*request, std::move(spec));
+    } catch (const QueueFull& e) {
+      return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what());
+    }
     return grpc::Status::OK;
   });
 }
@@ -221,6 +226,54 @@ grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* /*context*/,
     if (!job) return not_found(request->job_id());
     *response = *job;
     return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* /*context*/,
+                                           const v1::ListJobsRequest* request,
+                                           v1::ListJobsResponse* response) {
+  return guarded([&] {
+    constexpr int kDefaultPage = 100, kMaxPage = 1000;
+    const int page = request->page_size() == 0 ? kDefaultPage : request->page_size();
+    if (page < 1 || page > kMaxPage) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "page_size: must be in [1, " + std::to_string(kMaxPage) + "]");
+    }
+    // The page token is the id of the last job of the previous page.
+    const std::vector<JobRecord> jobs = jobs_.store().list();
+    auto it = jobs.begin();
+    if (!request->page_token().empty()) {
+      it = std::find_if(jobs.begin(), jobs.end(),
+                        [&](const JobRecord& r) { return r.id == request->page_token(); });
+      if (it == jobs.end()) {
+        return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                            "page_token: not a job of this server (evicted or deleted?)");
+      }
+      ++it;
+    }
+    for (; it != jobs.end() && response->jobs_size() < page; ++it) {
+      *response->add_jobs() = to_job(*it);
+    }
+    if (it != jobs.end()) response->set_next_page_token(response->jobs().rbegin()->job_id());
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* /*context*/,
+                                            const v1::DeleteJobRequest* request,
+                                            v1::DeleteJobResponse* /*response*/) {
+  return guarded([&] {
+    switch (jobs_.remove(request->job_id())) {
+      case Removal::kRemoved:
+        log_line("job " + request->job_id() + " deleted");
+        return grpc::Status::OK;
+      case Removal::kNotFinished:
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "job " + request->job_id() + " has not ended; cancel it first");
+      case Removal::kNotFound:
+        break;
+    }
+    return not_found(request->job_id());
   });
 }
 

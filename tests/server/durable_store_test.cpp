@@ -70,6 +70,9 @@ TEST_F(DurableStoreTest, WhatIsWrittenIsReadBackAfterReopening) {
   EXPECT_EQ(jobs[1].result, "result bytes");
   EXPECT_TRUE(jobs[1].checkpoint.empty());
   EXPECT_THROW(reopened.insert(queued_job("a")), std::runtime_error);  // ids are unique
+  reopened.erase("a");
+  ASSERT_EQ(reopened.load().size(), 1u);
+  EXPECT_EQ(reopened.load()[0].id, "b");
 }
 
 TEST_F(DurableStoreTest, TheSchemaIsVersionedAndANewerOneIsRefused) {

@@ -559,6 +559,91 @@ TEST_F(ServiceTest, GeneratorDrawsCountAsWork) {
                          "draws"));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Listing, deleting, the queue bound and retention
+
+/// The status code of a call that must fail.
+template <typename Call>
+grpc::StatusCode failure_code(Call&& call) {
+  try {
+    call();
+  } catch (const RpcError& e) {
+    return e.code();
+  }
+  return grpc::StatusCode::OK;
+}
+
+TEST_F(ServiceTest, ListJobsPagesThroughTheJobsOldestFirst) {
+  std::vector<std::string> ids;
+  for (int k = 0; k < 5; ++k) ids.push_back(client_->submit(small_spec()).job_id());
+  auto stub = v1::EnsembleService::NewStub(client_->channel());
+  v1::ListJobsRequest request;
+  request.set_page_size(2);
+  std::vector<std::string> listed;
+  int pages = 0;
+  do {
+    grpc::ClientContext context;
+    v1::ListJobsResponse page;
+    ASSERT_TRUE(stub->ListJobs(&context, request, &page).ok());
+    for (const auto& job : page.jobs()) listed.push_back(job.job_id());
+    request.set_page_token(page.next_page_token());
+    ++pages;
+  } while (!request.page_token().empty());
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(listed, ids);
+  EXPECT_EQ(client_->list_jobs().size(), 5u);
+  request.set_page_size(1001);
+  grpc::ClientContext context;
+  v1::ListJobsResponse page;
+  EXPECT_EQ(stub->ListJobs(&context, request, &page).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(ServiceTest, DeleteRemovesAFinishedJobAndRefusesARunningOne) {
+  const v1::Job running = client_->submit(long_spec());
+  EXPECT_EQ(failure_code([&] { client_->delete_job(running.job_id()); }),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  const v1::Job small = client_->submit(small_spec());
+  ASSERT_EQ(wait_for_end(small.job_id()).state(), v1::SUCCEEDED);
+  client_->delete_job(small.job_id());
+  EXPECT_EQ(failure_code([&] { client_->get_job(small.job_id()); }), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(failure_code([&] { client_->delete_job(small.job_id()); }),
+            grpc::StatusCode::NOT_FOUND);
+  client_->cancel(running.job_id());
+  wait_for_end(running.job_id());
+}
+
+TEST_F(ServiceTest, TheQueueIsBounded) {
+  start_server("", [](ServerOptions& options) {
+    options.max_running_jobs = 1;
+    options.max_queued_jobs = 1;
+  });
+  const v1::Job running = client_->submit(long_spec());
+  while (client_->get_job(running.job_id()).state() == v1::QUEUED) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const v1::Job queued = client_->submit(small_spec());
+  const auto status = submit_status(small_spec());
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), StartsWith("queue: 1 jobs wait to run"));
+  client_->cancel(queued.job_id());
+  client_->cancel(running.job_id());
+  wait_for_end(running.job_id());
+}
+
+TEST_F(ServiceTest, FinishedJobsAreEvictedAfterTheRetentionPeriod) {
+  start_server("",
+               [](ServerOptions& options) { options.keep_finished_for = std::chrono::seconds(1); });
+  const v1::Job job = client_->submit(small_spec());
+  ASSERT_EQ(wait_for_end(job.job_id()).state(), v1::SUCCEEDED);
+  grpc::StatusCode code = grpc::StatusCode::OK;
+  for (int attempt = 0; attempt < 100 && code == grpc::StatusCode::OK; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    code = failure_code([&] { client_->get_job(job.job_id()); });
+  }
+  EXPECT_EQ(code, grpc::StatusCode::NOT_FOUND);  // within 5 s: 1 s kept, checked every 1 s
+}
+
 TEST_F(ServiceTest, CancelStopsARunningJobWhichKeepsItsPartialResult) {
   const v1::Job job = client_->submit(long_spec());
   // Wait until it runs, then cancel from inside the watch.

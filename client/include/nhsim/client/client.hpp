@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "nhsim/v1/ensemble.grpc.pb.h"
 
@@ -55,6 +56,10 @@ class Client {
   nhsim::v1::EnsembleResult result(const std::string& job_id) const;
   /// Asks the job to stop; returns the job after the request.
   nhsim::v1::Job cancel(const std::string& job_id) const;
+  /// Every job the server keeps, oldest first (all pages of ListJobs).
+  std::vector<nhsim::v1::Job> list_jobs() const;
+  /// Removes a finished job and its result; FAILED_PRECONDITION for one still running.
+  void delete_job(const std::string& job_id) const;
 
   /// The underlying channel (e.g. for the health service).
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }

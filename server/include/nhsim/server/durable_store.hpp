@@ -63,6 +63,9 @@ class DurableStore {
   /// checkpoint is dropped.
   void finish(const StoredJob& job);
 
+  /// Removes the job (a finished one, evicted or deleted).
+  void erase(const std::string& id);
+
   const std::filesystem::path& path() const { return path_; }
 
  private:

@@ -6,6 +6,7 @@
 // at start and drained (not cancelled) at shutdown.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +30,22 @@
 
 namespace nhsim::server {
 
+struct JobManagerOptions {
+  int max_running_jobs = 4;   ///< jobs running at once (>= 1)
+  int max_queued_jobs = 256;  ///< jobs waiting to run; submit beyond answers QueueFull (>= 1)
+  /// How long a finished job (and its result) is kept before it is evicted.
+  std::chrono::seconds keep_finished_for{std::chrono::hours(24 * 7)};
+};
+
+/// Thrown by submit() when max_queued_jobs jobs are waiting.
+class QueueFull : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What remove() found.
+enum class Removal { kRemoved, kNotFound, kNotFinished };
+
 /// Owns the job stores and the worker. A job accepted is a job answered: whatever the executor
 /// does (returns, is cancelled, throws), the job ends in a terminal state, and every state
 /// change is logged (one line) and counted in the metrics. Thread-safe.
@@ -35,10 +53,11 @@ class JobManager {
  public:
   /// Recovers the jobs of `durable` (if given: the unfinished ones are queued again, in their
   /// order, to resume from their last checkpoint) and starts the worker thread. `metrics` must
-  /// outlive the manager. Without a durable store jobs live in memory only. At most
-  /// `max_running_jobs` (>= 1) jobs run at once.
+  /// outlive the manager. Without a durable store jobs live in memory only. Finished jobs are
+  /// evicted `keep_finished_for` after they ended (checked about every tenth of that, at most
+  /// every minute).
   JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
-             std::unique_ptr<DurableStore> durable = nullptr, int max_running_jobs = 4);
+             std::unique_ptr<DurableStore> durable = nullptr, JobManagerOptions options = {});
   /// stop()s.
   ~JobManager();
   JobManager(const JobManager&) = delete;
@@ -47,13 +66,17 @@ class JobManager {
   /// Queues `request`, whose core spec `spec` = from_proto(request) the caller has validated
   /// (nhsim::validate) and checked against the limits. Returns the new job, state QUEUED, with
   /// a fresh random id (16 hex digits). With a durable store the job is stored before this
-  /// returns; throws std::runtime_error if it cannot be.
+  /// returns; throws std::runtime_error if it cannot be, QueueFull when max_queued_jobs jobs
+  /// wait already.
   nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::EnsembleSpec spec);
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel
   /// flag set and ends CANCELLED when the core returns (promptly); a finished job is left as
   /// it is. Returns the job after the request; std::nullopt for an unknown id.
   std::optional<nhsim::v1::Job> cancel(const std::string& id);
+
+  /// Removes a finished job and its result (memory and durable store).
+  Removal remove(const std::string& id);
 
   const JobStore& store() const { return store_; }
 
@@ -66,22 +89,28 @@ class JobManager {
  private:
   void recover();
   void work();
+  /// Evicts finished jobs older than keep_finished_for, until stop().
+  void reap();
   void run(const std::string& id);
   /// Writes through to the durable store, if any; logs (never throws) on failure.
   void persist(const char* what, const std::string& id, const std::function<void()>& write);
 
   std::unique_ptr<Executor> executor_;
+  JobManagerOptions options_;
   Metrics& metrics_;
   std::unique_ptr<DurableStore> durable_;
   JobStore store_;
   std::mutex queue_mutex_;
-  std::condition_variable queue_changed_;
+  std::condition_variable queue_changed_;   // wakes the workers
+  std::condition_variable stop_requested_;  // wakes the reaper
   std::deque<std::string> queue_;
   bool stopping_ = false;
   std::set<std::string> running_;  // ids of the jobs the workers run now; guarded by queue_mutex_
   std::once_flag stopped_;
-  std::mt19937_64 id_engine_;  // guarded by queue_mutex_
+  std::mt19937_64 id_engine_;   // guarded by queue_mutex_
+  std::uint64_t last_seq_ = 0;  // guarded by queue_mutex_ (and set by recover() before that)
   std::vector<std::thread> workers_;
+  std::thread reaper_;
 };
 
 }  // namespace nhsim::server

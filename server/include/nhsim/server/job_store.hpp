@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/v1/ensemble.pb.h"
@@ -30,6 +31,7 @@ std::string state_name(nhsim::v1::JobState state);
 /// shared and immutable.
 struct JobRecord {
   std::string id;
+  std::uint64_t seq = 0;  ///< submission order (recovered jobs keep theirs); list() sorts by it
   std::string label;
   std::shared_ptr<const nhsim::EnsembleSpec> spec;
   std::shared_ptr<const nhsim::v1::SubmitEnsembleRequest> request;  ///< as submitted
@@ -75,6 +77,12 @@ class JobStore {
   std::optional<JobRecord> wait(const std::string& id, std::uint64_t seen_version,
                                 std::chrono::steady_clock::time_point deadline,
                                 bool terminal_only = false) const;
+
+  /// Removes the record; false for an unknown id. Waiters on it wake (and see it gone).
+  bool erase(const std::string& id);
+
+  /// Copies of the records in submission order (seq).
+  std::vector<JobRecord> list() const;
 
   /// Wakes every waiter; later waits return at once. Idempotent.
   void shutdown();

@@ -3,6 +3,7 @@
 // by the tests, which start it in-process on ephemeral ports.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -28,8 +29,11 @@ struct ServerOptions {
   /// Prometheus metrics address "host:port" (GET /metrics); port 0 picks a free port; empty
   /// serves no metrics.
   std::string metrics = "127.0.0.1:9464";
-  int threads = 0;                            ///< oneTBB threads per job; 0 = all cores
-  int max_running_jobs = 4;                   ///< jobs running at once, sharing the threads
+  int threads = 0;            ///< oneTBB threads per job; 0 = all cores
+  int max_running_jobs = 4;   ///< jobs running at once, sharing the threads
+  int max_queued_jobs = 256;  ///< jobs waiting to run
+  /// How long finished jobs (and results) are kept before they are evicted.
+  std::chrono::seconds keep_finished_for{std::chrono::hours(24 * 7)};
   std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
   /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
   double max_trajectory_steps = 1e11;

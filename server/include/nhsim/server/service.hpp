@@ -44,6 +44,10 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
                          nhsim::v1::EnsembleResult* response) override;
   grpc::Status CancelJob(grpc::ServerContext* context, const nhsim::v1::CancelJobRequest* request,
                          nhsim::v1::Job* response) override;
+  grpc::Status ListJobs(grpc::ServerContext* context, const nhsim::v1::ListJobsRequest* request,
+                        nhsim::v1::ListJobsResponse* response) override;
+  grpc::Status DeleteJob(grpc::ServerContext* context, const nhsim::v1::DeleteJobRequest* request,
+                         nhsim::v1::DeleteJobResponse* response) override;
 
  private:
   JobManager& jobs_;
