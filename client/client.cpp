@@ -129,8 +129,19 @@ v1::EnsembleResult Client::result(const std::string& job_id) const {
   prepare(context);
   v1::GetResultRequest request;
   request.set_job_id(job_id);
+  auto reader = stub_->StreamResult(&context, request);
+  std::string bytes;
+  v1::ResultChunk chunk;
+  while (reader->Read(&chunk)) {
+    if (bytes.empty()) bytes.reserve(static_cast<std::size_t>(chunk.total_bytes()));
+    bytes += chunk.data();
+  }
+  check(reader->Finish());
   v1::EnsembleResult result;
-  check(stub_->GetResult(&context, request, &result));
+  if (!result.ParseFromString(bytes)) {
+    throw RpcError(grpc::Status(grpc::StatusCode::DATA_LOSS,
+                                "job " + job_id + ": the streamed result does not parse"));
+  }
   return result;
 }
 

@@ -30,7 +30,7 @@ v1::Job to_job(const JobRecord& record) {
   job.set_trajectories_total(record.trajectories_total);
   job.set_error(record.error);
   job.set_label(record.label);
-  if (record.spec) job.set_system(record.spec->system);
+  if (record.request) job.set_system(record.request->system());
   job.set_cancel_requested(record.cancel && record.cancel->load());
   const std::chrono::system_clock::time_point unset{};
   if (record.created_time != unset) set_time(record.created_time, job.mutable_created_time());

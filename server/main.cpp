@@ -77,6 +77,11 @@ int main(int argc, char** argv) {
                  "limit)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-result-mb", options.max_result_mb,
+                 "largest result, MiB, estimated at submission (0: no limit); results larger "
+                 "than one message are read with StreamResult")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-message-mb", options.max_message_mb,
                  "largest gRPC message received or sent, MiB")
       ->capture_default_str()

@@ -53,7 +53,8 @@ Server::Server(const ServerOptions& options) {
       *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
                             .max_trajectory_steps = options.max_trajectory_steps,
                             .max_message_bytes = static_cast<std::size_t>(max_message_bytes),
-                            .max_job_memory_mb = options.max_job_memory_mb});
+                            .max_job_memory_mb = options.max_job_memory_mb,
+                            .max_result_mb = options.max_result_mb});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

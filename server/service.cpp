@@ -135,13 +135,12 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
            " MiB, more than this server's limit --max-job-memory-mb=" +
            number(limits_.max_job_memory_mb) + "; sample less often (sample_every)";
   }
-  const auto message_limit = static_cast<double>(limits_.max_message_bytes);
-  if (message_limit > 0 && cost.result_bytes > message_limit) {
+  const double result_limit = limits_.max_result_mb * kMiB;
+  if (result_limit > 0 && cost.result_bytes > result_limit) {
     return "integrators: the result would have about " +
            number(std::round(cost.result_bytes / kMiB)) +
-           " MiB, more than this server's limit --max-message-mb=" +
-           number(std::round(message_limit / kMiB)) +
-           " on one GetResult answer; sample less often (sample_every)";
+           " MiB, more than this server's limit --max-result-mb=" + number(limits_.max_result_mb) +
+           "; sample less often (sample_every)";
   }
   return {};
 }
@@ -184,36 +183,67 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
   });
 }
 
+grpc::Status EnsembleServiceImpl::result_of(
+    const std::string& job_id, std::shared_ptr<const v1::EnsembleResult>& result) const {
+  const auto record = jobs_.store().get(job_id);
+  if (!record) return not_found(job_id);
+  const std::string prefix = "job " + record->id + " ";
+  switch (record->state) {
+    case v1::SUCCEEDED:
+    case v1::CANCELLED:
+      if (record->result) break;
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          prefix + "was cancelled before it started; it has no result");
+    case v1::FAILED:
+      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                          prefix + "failed, it has no result: " + record->error);
+    default:
+      return grpc::Status(
+          grpc::StatusCode::FAILED_PRECONDITION,
+          prefix + "is " + state_name(record->state) + "; its result is available when it ends");
+  }
+  result = record->result;
+  return grpc::Status::OK;
+}
+
 grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* /*context*/,
                                             const v1::GetResultRequest* request,
                                             v1::EnsembleResult* response) {
   return guarded([&] {
-    const auto record = jobs_.store().get(request->job_id());
-    if (!record) return not_found(request->job_id());
-    const std::string prefix = "job " + record->id + " ";
-    switch (record->state) {
-      case v1::SUCCEEDED:
-      case v1::CANCELLED:
-        if (record->result) break;
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            prefix + "was cancelled before it started; it has no result");
-      case v1::FAILED:
-        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                            prefix + "failed, it has no result: " + record->error);
-      default:
-        return grpc::Status(
-            grpc::StatusCode::FAILED_PRECONDITION,
-            prefix + "is " + state_name(record->state) + "; its result is available when it ends");
-    }
-    *response = *record->result;
-    const std::size_t bytes = response->ByteSizeLong();
+    std::shared_ptr<const v1::EnsembleResult> result;
+    if (grpc::Status status = result_of(request->job_id(), result); !status.ok()) return status;
+    const std::size_t bytes = result->ByteSizeLong();
     if (limits_.max_message_bytes > 0 && bytes > limits_.max_message_bytes) {
-      response->Clear();
       return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                          prefix + "result has " + std::to_string(bytes) +
+                          "job " + request->job_id() + " result has " + std::to_string(bytes) +
                               " bytes, more than this server's limit --max-message-mb=" +
-                              std::to_string(limits_.max_message_bytes >> 20));
+                              std::to_string(limits_.max_message_bytes >> 20) +
+                              "; read it with StreamResult");
     }
+    *response = *result;
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
+                                               const v1::GetResultRequest* request,
+                                               grpc::ServerWriter<v1::ResultChunk>* writer) {
+  return guarded([&] {
+    std::shared_ptr<const v1::EnsembleResult> result;
+    if (grpc::Status status = result_of(request->job_id(), result); !status.ok()) return status;
+    const std::string bytes = result->SerializeAsString();
+    constexpr std::size_t kChunk = std::size_t{1} << 19;  // fits the smallest message limit
+    v1::ResultChunk chunk;
+    chunk.set_total_bytes(static_cast<std::int64_t>(bytes.size()));
+    std::size_t offset = 0;
+    do {  // at least one chunk, also for an empty serialization
+      if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+      chunk.set_data(bytes.substr(offset, kChunk));
+      if (!writer->Write(chunk)) {
+        return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+      }
+      offset += kChunk;
+    } while (offset < bytes.size());
     return grpc::Status::OK;
   });
 }

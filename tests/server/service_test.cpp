@@ -533,9 +533,33 @@ TEST_F(ServiceTest, StatisticsOverTheMemoryLimitAreRefusedAtSubmission) {
   EXPECT_THAT(status.error_message(), HasSubstr("--max-job-memory-mb=2048"));
 }
 
-TEST_F(ServiceTest, AResultLargerThanOneMessageIsRefusedAtSubmission) {
+TEST_F(ServiceTest, AResultLargerThanOneMessageIsStreamed) {
   start_server("", [](ServerOptions& options) { options.max_message_mb = 1; });
   // One trajectory, 30001 sample times of 3 observables: about 5 MiB of result.
+  auto spec = long_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(1);
+  spec.mutable_integrators(0)->set_sample_every(1);
+  spec.set_t_final(0.05 * 30'000);
+  const v1::Job job = client_->submit(spec);
+  ASSERT_EQ(wait_for_end(job.job_id()).state(), v1::SUCCEEDED);
+  const v1::EnsembleResult result = client_->result(job.job_id());  // StreamResult
+  EXPECT_GT(result.ByteSizeLong(), 4u << 20);
+  ASSERT_EQ(result.integrators_size(), 1);
+  EXPECT_EQ(result.integrators(0).sample_times_size(), 30001);
+  EXPECT_EQ(result.job_id(), job.job_id());
+  // The unary GetResult cannot carry it and says where to read it.
+  auto stub = v1::EnsembleService::NewStub(client_->channel());
+  grpc::ClientContext context;
+  v1::GetResultRequest request;
+  request.set_job_id(job.job_id());
+  v1::EnsembleResult unary;
+  const grpc::Status status = stub->GetResult(&context, request, &unary);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), HasSubstr("read it with StreamResult"));
+}
+
+TEST_F(ServiceTest, AResultOverTheResultLimitIsRefusedAtSubmission) {
+  start_server("", [](ServerOptions& options) { options.max_result_mb = 1; });
   auto spec = long_spec();
   spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(1);
   spec.mutable_integrators(0)->set_sample_every(1);
@@ -543,7 +567,7 @@ TEST_F(ServiceTest, AResultLargerThanOneMessageIsRefusedAtSubmission) {
   const auto status = submit_status(spec);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(), StartsWith("integrators: the result would have about 5 MiB"));
-  EXPECT_THAT(status.error_message(), HasSubstr("--max-message-mb=1"));
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-result-mb=1"));
   spec.mutable_integrators(0)->set_sample_every(100);  // 301 sample times: fits
   EXPECT_TRUE(submit_status(spec).ok());
 }

@@ -52,7 +52,8 @@ class Client {
   /// normally in a terminal state.
   nhsim::v1::Job watch(const std::string& job_id,
                        const std::function<void(const nhsim::v1::Job&)>& on_update) const;
-  /// The result of a job that ended SUCCEEDED or CANCELLED; FAILED_PRECONDITION otherwise.
+  /// The result of a job that ended SUCCEEDED or CANCELLED, of any size (StreamResult);
+  /// FAILED_PRECONDITION otherwise.
   nhsim::v1::EnsembleResult result(const std::string& job_id) const;
   /// Asks the job to stop; returns the job after the request.
   nhsim::v1::Job cancel(const std::string& job_id) const;

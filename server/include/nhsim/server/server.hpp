@@ -40,6 +40,8 @@ struct ServerOptions {
   int max_message_mb = 64;  ///< largest gRPC message received or sent, MiB (1..2047)
   /// Most memory for one job's statistics (nhsim::CostEstimate), MiB; 0 = no limit.
   double max_job_memory_mb = 2048;
+  /// Largest result (nhsim::CostEstimate), MiB; 0 = no limit. Read with StreamResult.
+  double max_result_mb = 1024;
   /// Directory of the durable job store (created if missing); empty: jobs in memory only,
   /// lost when the server stops.
   std::filesystem::path data_dir;

@@ -20,6 +20,8 @@ struct ServiceLimits {
   std::size_t max_message_bytes = 0;
   /// Most memory for one job's statistics, MiB (--max-job-memory-mb); 0 = no limit.
   double max_job_memory_mb = 2048;
+  /// Largest result, MiB (--max-result-mb; read with StreamResult); 0 = no limit.
+  double max_result_mb = 1024;
 };
 
 /// The service. Status codes: see proto/nhsim/v1/ensemble.proto. `jobs` must outlive it.
@@ -44,6 +46,9 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
                          nhsim::v1::EnsembleResult* response) override;
   grpc::Status CancelJob(grpc::ServerContext* context, const nhsim::v1::CancelJobRequest* request,
                          nhsim::v1::Job* response) override;
+  grpc::Status StreamResult(grpc::ServerContext* context,
+                            const nhsim::v1::GetResultRequest* request,
+                            grpc::ServerWriter<nhsim::v1::ResultChunk>* writer) override;
   grpc::Status ListJobs(grpc::ServerContext* context, const nhsim::v1::ListJobsRequest* request,
                         nhsim::v1::ListJobsResponse* response) override;
   grpc::Status DeleteJob(grpc::ServerContext* context, const nhsim::v1::DeleteJobRequest* request,
@@ -51,6 +56,10 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
 
  private:
   JobManager& jobs_;
+  /// The result of a job that has one; else the status GetResult answers.
+  grpc::Status result_of(const std::string& job_id,
+                         std::shared_ptr<const nhsim::v1::EnsembleResult>& result) const;
+
   /// Why a job of this cost is refused (RESOURCE_EXHAUSTED: "<field>: <estimate> exceed
   /// <limit>"); empty when it fits every limit.
   std::string over_limits(const nhsim::CostEstimate& cost) const;
