@@ -184,5 +184,26 @@ TEST_F(RunMergeTest, MemoryDoesNotGrowWithTheTrajectoryCount) {
       << "peak RSS " << peak[0] << " KiB for 1000 trajectories, " << peak[1] << " KiB for 30000";
 }
 
+TEST_F(RunMergeTest, PeakMemoryStaysUnderTheAdmissionEstimate) {
+  // 500 trajectories x 10001 sample times x 3 observables: the admission estimate
+  // (nhsim::estimate_cost, docs/operations.md) is 2 x 30003 x (1344 + 8 x 400) bytes = 260 MiB.
+  // Sketches of widely spread values hold more buckets than the estimate's 400 values, so the
+  // documented bound is 1.5 x the estimate + 64 MiB for the process itself.
+  std::string spec = kShardSpec;
+  spec.replace(spec.find("\"count\": 30"), 11, "\"count\": 500");
+  const std::string implicit = R"({"integrator": "gonzalez", "h": 0.05, "sample_every": 4},)";
+  spec.erase(spec.find(implicit), implicit.size());
+  spec.replace(spec.find("\"sample_every\": 4"), 17, "\"sample_every\": 1");
+  spec.replace(spec.find("\"t_final\": 2.0"), 14, "\"t_final\": 500.0");
+  write_file(dir_ / "big.json", spec);
+  const long peak = peak_rss_kib(
+      {"run", (dir_ / "big.json").string(), "--threads", "2", "--out", (dir_ / "big.pb").string()});
+  ASSERT_GT(peak, 0);
+  const double estimate_kib = 2.0 * 30003 * (1344 + 8 * 400) / 1024.0;
+  RecordProperty("peak_rss_kib", std::to_string(peak));
+  EXPECT_LT(static_cast<double>(peak), 1.5 * estimate_kib + 64 * 1024)
+      << "peak " << peak << " KiB, estimate " << estimate_kib << " KiB";
+}
+
 }  // namespace
 }  // namespace nhsim::e2e
