@@ -54,7 +54,7 @@ class Executor {
 
 /// Runs jobs in this process on `threads` oneTBB threads (0: all cores), in chunks of
 /// trajectories of about `checkpoint_seconds` of work each, checkpointing after each chunk.
-std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds = 1.0);
+std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds = 5.0);
 
 /// The trajectory ranges of [0, n) that `covered` (sorted, disjoint) leaves out.
 std::vector<nhsim::TrajectoryRange> uncovered(const std::vector<nhsim::TrajectoryRange>& covered,

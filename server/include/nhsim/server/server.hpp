@@ -46,7 +46,7 @@ struct ServerOptions {
   /// lost when the server stops.
   std::filesystem::path data_dir;
   /// Work per checkpoint of the local executor, seconds.
-  double checkpoint_seconds = 1.0;
+  double checkpoint_seconds = 5.0;
   std::string executor = "local";  ///< "local" or "slurm"
   SlurmOptions slurm;              ///< used with executor "slurm"
 };
