@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "nhsim/catalog.hpp"
+#include "result_compare.hpp"
 
 namespace nhsim {
 namespace {
@@ -33,31 +34,6 @@ EnsembleSpec small_spec() {
   return s;
 }
 
-void expect_identical(const EnsembleResult& a, const EnsembleResult& b) {
-  ASSERT_EQ(a.integrators.size(), b.integrators.size());
-  for (std::size_t i = 0; i < a.integrators.size(); ++i) {
-    const auto& x = a.integrators[i];
-    const auto& y = b.integrators[i];
-    EXPECT_EQ(x.trajectories_ok, y.trajectories_ok);
-    EXPECT_EQ(x.steps_completed, y.steps_completed);
-    ASSERT_EQ(x.observables.size(), y.observables.size());
-    for (std::size_t j = 0; j < x.observables.size(); ++j) {
-      const auto& u = x.observables[j];
-      const auto& v = y.observables[j];
-      EXPECT_EQ(u.count, v.count);
-      // Bit-identical: compare with ==, not a tolerance.
-      EXPECT_EQ(u.mean, v.mean) << x.choice.integrator << " " << u.observable;
-      EXPECT_EQ(u.variance, v.variance);
-      EXPECT_EQ(u.min, v.min);
-      EXPECT_EQ(u.max, v.max);
-      EXPECT_EQ(u.q05, v.q05) << x.choice.integrator << " " << u.observable;
-      EXPECT_EQ(u.q50, v.q50);
-      EXPECT_EQ(u.q95, v.q95);
-      EXPECT_EQ(u.variance_slope, v.variance_slope);
-    }
-  }
-}
-
 TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
   const EnsembleSpec s = small_spec();
   RunOptions o1, o2;
@@ -65,7 +41,7 @@ TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
   o2.threads = 2;
   const EnsembleResult r1 = run_ensemble(s, o1);
   const EnsembleResult r2 = run_ensemble(s, o2);
-  expect_identical(r1, r2);
+  test::expect_bit_identical(r1, r2);
   // Non-vacuous: statistics were actually gathered.
   EXPECT_EQ(r1.integrators[2].trajectories_ok, 21);
   EXPECT_GT(r1.integrators[2].observables[0].variance.back(), 0.0);
@@ -77,7 +53,7 @@ TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
   big.integrators = {big.integrators[2]};  // si_dla: energy error spreads out
   const EnsembleResult b1 = run_ensemble(big, o1);
   const EnsembleResult b2 = run_ensemble(big, o2);
-  expect_identical(b1, b2);
+  test::expect_bit_identical(b1, b2);
   ASSERT_EQ(b1.integrators[0].trajectories_ok, 451);
   const SeriesStats& e = b1.integrators[0].observables[0];
   ASSERT_EQ(e.q05.size(), e.mean.size());
@@ -297,7 +273,7 @@ TEST(Ensemble, VelocityPerturbationStaysOnTheConstraintAndIsDeterministic) {
   RunOptions two;
   two.threads = 2;
   const EnsembleResult r = run_ensemble(s, one);
-  expect_identical(r, run_ensemble(s, two));
+  test::expect_bit_identical(r, run_ensemble(s, two));
   const auto& g = r.integrators[0];
   EXPECT_EQ(g.trajectories_ok, 40);
   EXPECT_LE(g.observables[0].max[0], 1e-14);     // every perturbed p on D_q

@@ -3,10 +3,10 @@
 // together are refused with the reason.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <vector>
 
 #include "nhsim/ensemble.hpp"
+#include "result_compare.hpp"
 
 namespace nhsim {
 namespace {
@@ -40,34 +40,6 @@ RunOptions two_threads() {
   return o;
 }
 
-bool bit_equal(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
-void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& b) {
-  ASSERT_EQ(a.integrators.size(), b.integrators.size());
-  for (std::size_t i = 0; i < a.integrators.size(); ++i) {
-    const IntegratorResult& x = a.integrators[i];
-    const IntegratorResult& y = b.integrators[i];
-    EXPECT_EQ(x.trajectories_ok, y.trajectories_ok);
-    EXPECT_EQ(x.trajectories_failed, y.trajectories_failed);
-    EXPECT_EQ(x.steps_completed, y.steps_completed);
-    ASSERT_EQ(x.observables.size(), y.observables.size());
-    for (std::size_t j = 0; j < x.observables.size(); ++j) {
-      const SeriesStats& u = x.observables[j];
-      const SeriesStats& v = y.observables[j];
-      const std::string where = x.choice.integrator + " " + u.observable;
-      EXPECT_EQ(u.count, v.count) << where;
-      for (auto field :
-           {&SeriesStats::mean, &SeriesStats::variance, &SeriesStats::min, &SeriesStats::max,
-            &SeriesStats::q05, &SeriesStats::q50, &SeriesStats::q95}) {
-        EXPECT_TRUE(bit_equal(u.*field, v.*field)) << where;
-      }
-      EXPECT_EQ(std::memcmp(&u.variance_slope, &v.variance_slope, sizeof(double)), 0) << where;
-    }
-  }
-}
-
 std::vector<PartialResult> shards(const EnsembleSpec& spec, const std::vector<std::int64_t>& cuts) {
   std::vector<PartialResult> out;
   for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
@@ -88,7 +60,7 @@ TEST(PartialResult, AnySplitMergedInAnyOrderEqualsTheSingleRun) {
     PartialResult back_to_front = parts.back();
     for (std::size_t k = parts.size() - 1; k-- > 0;) merge_partial(back_to_front, parts[k]);
     ASSERT_EQ(back_to_front.ranges.size(), 1u);
-    expect_bit_identical(single, finish(spec, back_to_front));
+    test::expect_bit_identical(single, finish(spec, back_to_front));
     // Pairs first, then the pairs together, starting from the middle.
     std::vector<PartialResult> level = parts;
     while (level.size() > 1) {
@@ -100,7 +72,7 @@ TEST(PartialResult, AnySplitMergedInAnyOrderEqualsTheSingleRun) {
       if (level.size() % 2 == 1) next.insert(next.begin(), level.back());
       level = std::move(next);
     }
-    expect_bit_identical(single, finish(spec, level[0]));
+    test::expect_bit_identical(single, finish(spec, level[0]));
   }
 }
 
