@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/client/files.hpp"
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/spec_hash.hpp"
 #include "nhsim/server/to_proto.hpp"
@@ -61,10 +62,24 @@ v1::PartialResult run_range(const v1::SubmitEnsembleRequest& spec, TrajectoryRan
   return server::to_proto(partial, spec);
 }
 
-void merge_into(v1::PartialResult& into, const v1::PartialResult& from) {
-  PartialResult merged = server::from_proto(into);
-  merge_partial(merged, server::from_proto(from));
-  into = server::to_proto(merged, into.spec());
+v1::PartialResult merge_files(const std::vector<std::string>& files) {
+  // The running merge stays in core form: each file is converted once, the result once.
+  v1::SubmitEnsembleRequest spec;
+  PartialResult merged;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    v1::PartialResult part = load_partial(files[k]);
+    try {
+      if (k == 0) {
+        merged = server::from_proto(part);
+        spec = std::move(*part.mutable_spec());
+      } else {
+        merge_partial(merged, server::from_proto(part));
+      }
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(files[k] + ": " + e.what());
+    }
+  }
+  return server::to_proto(merged, spec);
 }
 
 bool complete(const v1::PartialResult& partial) {

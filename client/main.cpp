@@ -118,14 +118,7 @@ void run_local(const std::string& spec_file, const std::string& shard,
 void merge_local(const std::vector<std::string>& part_files, int threads,
                  const std::string& out_file, const std::string& json_file,
                  const std::string& csv_file) {
-  v1::PartialResult merged = nhsim::client::load_partial(part_files.front());
-  for (std::size_t k = 1; k < part_files.size(); ++k) {
-    try {
-      nhsim::client::merge_into(merged, nhsim::client::load_partial(part_files[k]));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(part_files[k] + ": " + e.what());
-    }
-  }
+  const v1::PartialResult merged = nhsim::client::merge_files(part_files);
   if (out_file.empty() && json_file.empty() && csv_file.empty() &&
       !nhsim::client::complete(merged)) {
     throw std::invalid_argument("the partials do not cover every trajectory; give --out PART");

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/v1/ensemble.pb.h"
@@ -28,10 +30,12 @@ nhsim::v1::PartialResult run_range(const nhsim::v1::SubmitEnsembleRequest& spec,
                                    nhsim::TrajectoryRange range, int threads,
                                    const nhsim::ProgressFn& progress = {});
 
-/// into becomes the partial of both (nhsim::merge_partial). Throws nhsim::PartialMismatch
-/// (into unchanged) for partials of different specs or overlapping ranges; std::invalid_argument
-/// for a malformed partial.
-void merge_into(nhsim::v1::PartialResult& into, const nhsim::v1::PartialResult& from);
+/// The merge of the partial result files (load_partial, nhsim::merge_partial), read one at a
+/// time; any order gives the same bits. `files` must not be empty. Throws FileError for a file
+/// that cannot be read; std::invalid_argument naming the file for a malformed partial or one
+/// that does not belong with the others (nhsim::PartialMismatch: other spec, overlapping
+/// ranges).
+nhsim::v1::PartialResult merge_files(const std::vector<std::string>& files);
 
 /// Whether the partial covers every trajectory of its spec.
 bool complete(const nhsim::v1::PartialResult& partial);
