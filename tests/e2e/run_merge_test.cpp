@@ -4,6 +4,7 @@
 // trajectory count.
 #include <sys/resource.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -160,20 +161,28 @@ long peak_rss_kib(const std::vector<std::string>& arguments) {
   return usage.ru_maxrss;
 }
 
+/// si_dla alone on `count` energy-shell states of the chaotic quartic, sampled at every step up
+/// to `t_final` (3 observables per sample time): a spec whose memory is all statistics.
+std::string every_step_spec(int count, double t_final) {
+  char spec[512];
+  std::snprintf(spec, sizeof spec, R"({
+    "system": "chaotic_quartic",
+    "parameters": {"n": 3},
+    "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": 11, "count": %d}},
+    "integrators": [{"integrator": "si_dla", "h": 0.05, "sample_every": 1}],
+    "t_final": %g
+  })",
+                count, t_final);
+  return spec;
+}
+
 TEST_F(RunMergeTest, MemoryDoesNotGrowWithTheTrajectoryCount) {
   // Beyond 400 values per cell the quantile sketches hold bucket counts, not values; the
   // runner holds one block of trajectories per thread. 30x the trajectories, about the same
   // peak memory (keeping the values of the 123 cells would add 30 MB to about 18 MB).
-  std::string spec = kShardSpec;
-  spec.replace(spec.find("\"count\": 30"), 11, "\"count\": COUNT");
-  const std::string implicit = R"({"integrator": "gonzalez", "h": 0.05, "sample_every": 4},)";
-  spec.erase(spec.find(implicit), implicit.size());
-  spec.replace(spec.find("\"sample_every\": 4"), 17, "\"sample_every\": 1");
   std::vector<long> peak;
   for (const std::string count : {"1000", "30000"}) {
-    std::string s = spec;
-    s.replace(s.find("COUNT"), 5, count);
-    write_file(dir_ / ("n" + count + ".json"), s);
+    write_file(dir_ / ("n" + count + ".json"), every_step_spec(std::stoi(count), 2.0));
     peak.push_back(peak_rss_kib({"run", (dir_ / ("n" + count + ".json")).string(), "--threads", "2",
                                  "--out", (dir_ / ("n" + count + ".pb")).string()}));
     ASSERT_GT(peak.back(), 0) << count;
@@ -189,13 +198,7 @@ TEST_F(RunMergeTest, PeakMemoryStaysUnderTheAdmissionEstimate) {
   // (nhsim::estimate_cost, docs/operations.md) is 2 x 30003 x (1344 + 8 x 400) bytes = 260 MiB.
   // Sketches of widely spread values hold more buckets than the estimate's 400 values, so the
   // documented bound is 1.5 x the estimate + 64 MiB for the process itself.
-  std::string spec = kShardSpec;
-  spec.replace(spec.find("\"count\": 30"), 11, "\"count\": 500");
-  const std::string implicit = R"({"integrator": "gonzalez", "h": 0.05, "sample_every": 4},)";
-  spec.erase(spec.find(implicit), implicit.size());
-  spec.replace(spec.find("\"sample_every\": 4"), 17, "\"sample_every\": 1");
-  spec.replace(spec.find("\"t_final\": 2.0"), 14, "\"t_final\": 500.0");
-  write_file(dir_ / "big.json", spec);
+  write_file(dir_ / "big.json", every_step_spec(500, 500.0));
   const long peak = peak_rss_kib(
       {"run", (dir_ / "big.json").string(), "--threads", "2", "--out", (dir_ / "big.pb").string()});
   ASSERT_GT(peak, 0);
