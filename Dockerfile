@@ -44,11 +44,14 @@ RUN ! ldd /usr/local/bin/nhsimd /usr/local/bin/nhsim | grep 'not found' \
 ENV XDG_STATE_HOME=/var/lib
 # Numeric, so that Kubernetes' runAsNonRoot can check it.
 USER 65534:65534
-EXPOSE 50051 9464
+EXPOSE 50051 50052 9464
 # nhsimd handles SIGTERM (drain) and SIGINT itself as PID 1, and waits for the only children it
 # starts (the Slurm executor's sbatch/squeue/scancel; this image has no Slurm client, so it runs
 # the local executor), so no init is needed. It listens on all interfaces inside the container
-# so that published ports reach it; publish them on the host's loopback only
-# (-p 127.0.0.1:...): nhsimd has no authentication yet. The security issue adds authentication;
-# this entry point then has to enable it before it may serve on 0.0.0.0.
-ENTRYPOINT ["nhsimd", "--listen", "0.0.0.0:50051", "--metrics", "0.0.0.0:9464"]
+# so that published ports reach it, and therefore (as nhsimd does on any non-loopback address)
+# requires bearer tokens: mount a tokens file (`nhsim token NAME --append FILE`) at
+# /run/secrets/nhsim-tokens, as a secret or read-only volume; without it nhsimd exits with an
+# error. Add --tls-cert/--tls-key (also mounted) for TLS. 50052 answers gRPC health checks only,
+# in plaintext and without a token, for probes that cannot speak TLS.
+ENTRYPOINT ["nhsimd", "--listen", "0.0.0.0:50051", "--health-listen", "0.0.0.0:50052", \
+            "--metrics", "0.0.0.0:9464", "--tokens-file", "/run/secrets/nhsim-tokens"]

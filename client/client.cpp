@@ -58,17 +58,42 @@ void check(const grpc::Status& status) {
 
 }  // namespace
 
+std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const Connection& connection) {
+  if (!connection.tls) return grpc::InsecureChannelCredentials();
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = connection.tls_ca;
+  ssl.pem_cert_chain = connection.tls_cert;
+  ssl.pem_private_key = connection.tls_key;
+  return grpc::SslCredentials(ssl);
+}
+
+namespace {
+
+Connection plaintext(const std::string& address) {
+  Connection connection;
+  connection.address = address;
+  return connection;
+}
+
+}  // namespace
+
 Client::Client(const std::string& address, std::chrono::milliseconds call_timeout)
-    : call_timeout_(call_timeout) {
+    : Client(plaintext(address), call_timeout) {}
+
+Client::Client(const Connection& connection, std::chrono::milliseconds call_timeout)
+    : call_timeout_(call_timeout),
+      authorization_(connection.token.empty() ? "" : "Bearer " + connection.token) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(-1);  // unlimited: the server bounds its answers
   arguments.SetMaxSendMessageSize(-1);
-  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
+  channel_ =
+      grpc::CreateCustomChannel(connection.address, channel_credentials(connection), arguments);
   stub_ = v1::EnsembleService::NewStub(channel_);
 }
 
-void Client::prepare(grpc::ClientContext& context) const {
-  context.set_deadline(std::chrono::system_clock::now() + call_timeout_);
+void Client::prepare(grpc::ClientContext& context, bool deadline) const {
+  if (deadline) context.set_deadline(std::chrono::system_clock::now() + call_timeout_);
+  if (!authorization_.empty()) context.AddMetadata("authorization", authorization_);
 }
 
 v1::ListSystemsResponse Client::list_systems() const {
@@ -108,6 +133,7 @@ v1::Job Client::get_job(const std::string& job_id) const {
 v1::Job Client::watch(const std::string& job_id,
                       const std::function<void(const v1::Job&)>& on_update) const {
   grpc::ClientContext context;
+  prepare(context, /*deadline=*/false);
   v1::WatchJobRequest request;
   request.set_job_id(job_id);
   auto reader = stub_->WatchJob(&context, request);

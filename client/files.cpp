@@ -13,9 +13,7 @@
 #include "nhsim/server/spec_hash.hpp"
 
 namespace nhsim::client {
-namespace {
 
-/// The file's bytes (text or binary).
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path.string() + ": cannot read: " + std::strerror(errno));
@@ -24,8 +22,6 @@ std::string read_text_file(const std::filesystem::path& path) {
   if (in.bad()) throw FileError(path.string() + ": read error");
   return content.str();
 }
-
-}  // namespace
 
 v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& source_name) {
   v1::SubmitEnsembleRequest spec;

@@ -1,5 +1,7 @@
 // nhsim: command-line client of nhsimd.
 //
+//   nhsim [--server ADDR] [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE]
+//         [--token-file FILE] COMMAND ...        (the token also from $NHSIM_TOKEN)
 //   nhsim [--server ADDR] systems
 //   nhsim [--server ADDR] integrators
 //   nhsim [--server ADDR] submit SPEC.json [--wait] [--json FILE] [--csv FILE]
@@ -12,15 +14,19 @@
 //   nhsim run SPEC.json [--shard I/N | --trajectories LO:HI] [--out PART] [--json FILE]
 //             [--csv FILE] [--threads T]
 //   nhsim merge PART... [--out PART] [--json FILE] [--csv FILE] [--threads T]
+//   nhsim token IDENTITY [--admin] [--append TOKENS_FILE]
 //
 // Exit status: 0 success; 1 error (bad spec, server answer, unreachable server, file, partial
 // results that do not merge); 2 the job ended FAILED or CANCELLED (submit --wait, watch).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -31,6 +37,7 @@
 #include "nhsim/client/local.hpp"
 #include "nhsim/client/progress.hpp"
 #include "nhsim/client/report.hpp"
+#include "nhsim/server/auth.hpp"
 
 namespace {
 
@@ -126,6 +133,51 @@ void merge_local(const std::vector<std::string>& part_files, int threads,
   report_partial(merged, out_file, json_file, csv_file, threads);
 }
 
+/// The connection the global options describe. The token: --token-file, else $NHSIM_TOKEN.
+nhsim::client::Connection connection(const std::string& server, const std::string& tls_ca, bool tls,
+                                     const std::string& tls_cert, const std::string& tls_key,
+                                     const std::string& token_file) {
+  using nhsim::client::read_text_file;
+  nhsim::client::Connection c;
+  c.address = server;
+  c.tls = tls || !tls_ca.empty() || !tls_cert.empty();
+  if (!tls_ca.empty()) c.tls_ca = read_text_file(tls_ca);
+  if (tls_cert.empty() != tls_key.empty()) {
+    throw std::invalid_argument("--tls-cert and --tls-key: give both or neither");
+  }
+  if (!tls_cert.empty()) {
+    c.tls_cert = read_text_file(tls_cert);
+    c.tls_key = read_text_file(tls_key);
+  }
+  if (!token_file.empty()) {
+    c.token = read_text_file(token_file);
+  } else if (const char* token = std::getenv("NHSIM_TOKEN"); token != nullptr) {
+    c.token = token;
+  }
+  while (!c.token.empty() && std::isspace(static_cast<unsigned char>(c.token.back()))) {
+    c.token.pop_back();  // a token file ends with a newline
+  }
+  return c;
+}
+
+/// nhsim token: a new random token for `identity`; its hash line goes to the tokens file.
+void make_token(const std::string& identity, bool admin, const std::string& append_to) {
+  const std::string token = "nhsim_" + nhsim::server::random_hex(32);
+  const std::string line = nhsim::server::token_line(token, identity, admin);
+  if (append_to.empty()) {
+    std::cerr << "add this line to nhsimd's --tokens-file:\n"
+              << line << '\n'
+              << "the token (give it to " << identity << "; it is shown only once):\n";
+  } else {
+    std::ofstream out(append_to, std::ios::app);
+    out << line << '\n';
+    if (!out.flush()) throw std::runtime_error(append_to + ": cannot append");
+    std::cerr << "added " << identity << (admin ? " (admin)" : "") << " to " << append_to
+              << "; the token (shown only once):\n";
+  }
+  std::cout << token << '\n';
+}
+
 /// Exit status for a job that ended: 0 when it succeeded.
 int exit_status(const v1::Job& job) { return job.state() == v1::SUCCEEDED ? 0 : kJobUnsuccessful; }
 
@@ -141,6 +193,15 @@ int main(int argc, char** argv) {
   app.add_option("--server", server, "nhsimd address host:port")
       ->capture_default_str()
       ->envname("NHSIM_SERVER");
+  std::string tls_ca, tls_cert, tls_key, token_file;
+  bool tls = false;
+  app.add_option("--tls-ca", tls_ca,
+                 "TLS, verifying the server's certificate with these PEM CA certificates");
+  app.add_flag("--tls", tls, "TLS, verifying the server's certificate with the system's CAs");
+  app.add_option("--tls-cert", tls_cert, "mutual TLS: PEM client certificate chain");
+  app.add_option("--tls-key", tls_key, "mutual TLS: PEM client private key");
+  app.add_option("--token-file", token_file,
+                 "file holding the bearer token (default: the environment variable NHSIM_TOKEN)");
 
   auto* systems = app.add_subcommand("systems", "list the systems and their parameters");
   auto* integrators = app.add_subcommand("integrators", "list the integrators");
@@ -219,6 +280,18 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
 
+  std::string identity;
+  std::string append_to;
+  bool admin = false;
+  auto* token = app.add_subcommand(
+      "token",
+      "make a new random bearer token for IDENTITY: prints the token and the line for "
+      "nhsimd's --tokens-file (which holds only its SHA-256); needs no server");
+  token->add_option("IDENTITY", identity, "who the token stands for: A-Z a-z 0-9 . _ @ -")
+      ->required();
+  token->add_flag("--admin", admin, "the identity may see, cancel and delete every job");
+  token->add_option("--append", append_to, "append the line to this tokens file");
+
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -235,7 +308,11 @@ int main(int argc, char** argv) {
       merge_local(part_files, threads, out_file, json_file, csv_file);
       return 0;
     }
-    const Client client(server);
+    if (token->parsed()) {
+      make_token(identity, admin, append_to);
+      return 0;
+    }
+    const Client client(connection(server, tls_ca, tls, tls_cert, tls_key, token_file));
     if (systems->parsed()) {
       std::cout << nhsim::client::systems_table(client.list_systems());
     } else if (integrators->parsed()) {

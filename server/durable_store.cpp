@@ -33,6 +33,11 @@ constexpr const char* kMigrations[] = {
       result BLOB
     );
     )sql",
+    // Jobs belong to their submitter; jobs stored before (no authentication then) to the
+    // anonymous identity.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT 'anonymous';
+    )sql",
 };
 static_assert(std::size(kMigrations) == DurableStore::kSchemaVersion);
 
@@ -96,7 +101,7 @@ std::vector<StoredJob> DurableStore::load() const {
   SQLite::Statement query(*db_,
                           "SELECT id, state, request, created_ms, started_ms, finished_ms, "
                           "trajectories_done, trajectories_total, cancel_requested, error, "
-                          "checkpoint, result FROM jobs ORDER BY seq");
+                          "checkpoint, result, owner FROM jobs ORDER BY seq");
   std::vector<StoredJob> jobs;
   while (query.executeStep()) {
     StoredJob job;
@@ -112,6 +117,7 @@ std::vector<StoredJob> DurableStore::load() const {
     job.error = query.getColumn(9).getString();
     job.checkpoint = blob(query.getColumn(10));
     job.result = blob(query.getColumn(11));
+    job.owner = query.getColumn(12).getString();
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -122,7 +128,8 @@ void DurableStore::insert(const StoredJob& job) {
   try {
     SQLite::Statement insert(*db_,
                              "INSERT INTO jobs (id, state, request, created_ms, finished_ms, "
-                             "trajectories_total, cancel_requested) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                             "trajectories_total, cancel_requested, owner) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(1, job.id);
     insert.bind(2, static_cast<int>(job.state));
     insert.bind(3, job.request.data(), static_cast<int>(job.request.size()));
@@ -130,6 +137,7 @@ void DurableStore::insert(const StoredJob& job) {
     insert.bind(5, job.finished_ms);
     insert.bind(6, job.trajectories_total);
     insert.bind(7, job.cancel_requested ? 1 : 0);
+    insert.bind(8, job.owner);
     insert.exec();
   } catch (const SQLite::Exception& e) {
     throw std::runtime_error(path_.string() + ": cannot store job " + job.id + ": " + e.what());

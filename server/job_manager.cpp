@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "nhsim/server/auth.hpp"
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/spec_hash.hpp"
@@ -55,8 +56,7 @@ JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
     : executor_(std::move(executor)),
       options_(options),
       metrics_(metrics),
-      durable_(std::move(durable)),
-      id_engine_(std::random_device{}()) {
+      durable_(std::move(durable)) {
   if (durable_) recover();
   for (int k = 0; k < std::max(options_.max_running_jobs, 1); ++k) {
     workers_.emplace_back([this] { work(); });
@@ -69,11 +69,23 @@ JobManager::~JobManager() { stop(); }
 void JobManager::persist(const char* what, const std::string& id,
                          const std::function<void()>& write) {
   if (!durable_) return;
+  std::string failure;
   try {
     write();
   } catch (const std::exception& e) {
-    log_line("job " + id + ": cannot store " + what + ": " + e.what());
+    failure = "job store: cannot store " + std::string(what) + " of job " + id + ": " + e.what();
+    log_line(failure);
   }
+  const std::lock_guard lock(store_problem_mutex_);
+  store_problem_ = failure;
+}
+
+std::string JobManager::problem() {
+  {
+    const std::lock_guard lock(store_problem_mutex_);
+    if (!store_problem_.empty()) return store_problem_;
+  }
+  return executor_->problem();
 }
 
 void JobManager::recover() {
@@ -83,6 +95,7 @@ void JobManager::recover() {
     ++stored;
     JobRecord record;
     record.id = job.id;
+    record.owner = job.owner;
     record.seq = ++last_seq_;  // load() gives the jobs in submission order
     record.state = job.state;
     record.created_time = from_ms(job.created_ms);
@@ -140,8 +153,10 @@ void JobManager::recover() {
            std::to_string(resumed) + " to resume");
 }
 
-v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec) {
+v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec,
+                           const std::string& owner) {
   JobRecord record;
+  record.owner = owner;
   record.label = request.label();
   record.request = std::make_shared<const v1::SubmitEnsembleRequest>(std::move(request));
   record.trajectories_total =
@@ -154,15 +169,16 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec)
                     " jobs wait to run, this server's limit --max-queued-jobs=" +
                     std::to_string(options_.max_queued_jobs) + "; submit again later");
   }
-  record.seq = ++last_seq_;
-  for (;;) {  // ids are random; retry in the (unlikely) case of a collision
-    char id[17];
-    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(id_engine_()));
-    if (!store_.get(id)) {
-      record.id = id;
-      break;
-    }
+  const std::int64_t unfinished = store_.count_if(
+      [&](const JobRecord& r) { return r.owner == owner && !is_terminal(r.state); });
+  if (unfinished >= options_.max_jobs_per_client) {
+    throw QueueFull("queue: " + owner + " has " + std::to_string(unfinished) +
+                    " unfinished jobs, this server's limit --max-jobs-per-client=" +
+                    std::to_string(options_.max_jobs_per_client) +
+                    "; wait for one to end or cancel one");
   }
+  record.seq = ++last_seq_;
+  record.id = random_hex(16);  // 128 bits: a collision is not a practical concern
   const bool cancelled = stopping_ && !durable_;  // durable: stored, runs at the next start
   if (cancelled) {
     record.cancel->store(true);
@@ -173,6 +189,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec)
   if (durable_) {
     StoredJob stored;
     stored.id = record.id;
+    stored.owner = record.owner;
     stored.state = record.state;
     stored.request = record.request->SerializeAsString();
     stored.created_ms = to_ms(record.created_time);
@@ -195,7 +212,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec)
   return job;
 }
 
-std::optional<v1::Job> JobManager::cancel(const std::string& id) {
+std::optional<v1::Job> JobManager::cancel(const std::string& id, const std::string& by) {
   v1::JobState before = v1::JOB_STATE_UNSPECIFIED;
   std::optional<JobRecord> cancelled_queued;
   const bool found = store_.update(id, [&](JobRecord& record) {
@@ -213,10 +230,10 @@ std::optional<v1::Job> JobManager::cancel(const std::string& id) {
   if (cancelled_queued) {
     persist("its cancellation", id, [&] { durable_->finish(terminal(*cancelled_queued)); });
     metrics_.job_transition(v1::QUEUED, v1::CANCELLED);
-    log_line("job " + id + " cancelled before it started");
+    log_line("job " + id + " cancelled before it started, by " + by);
   } else if (before == v1::RUNNING) {
     persist("its cancel request", id, [&] { durable_->set_cancel_requested(id); });
-    log_line("job " + id + " cancel requested");
+    log_line("job " + id + " cancel requested by " + by);
   }
   return to_job(*store_.get(id));
 }
@@ -312,6 +329,10 @@ void JobManager::run(const std::string& id) {
   });
   if (!taken) return;
   const JobRecord& record = *taken;
+  if (record.started_time == started) {  // the first start (not a resume after a restart)
+    metrics_.observe_queue_wait(
+        std::chrono::duration<double>(started - record.created_time).count());
+  }
   persist("its start", id, [&] { durable_->set_running(id, to_ms(record.started_time)); });
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
   log_line("job " + id + " running (" + executor_->name() + " executor)");
@@ -331,7 +352,8 @@ void JobManager::run(const std::string& id) {
                  r.trajectories_total = total;
                });
              },
-             {}};
+             {},
+             [&](const PartialResult& chunk) { metrics_.add_completed(chunk); }};
   if (durable_) {
     job.checkpoint = [&](const PartialResult& partial) {
       std::int64_t covered = 0;
@@ -372,9 +394,12 @@ void JobManager::run(const std::string& id) {
   const auto finished = Clock::now();
   const double seconds = std::chrono::duration<double>(finished - started).count();
 
-  metrics_.add_trajectories(done);
-  metrics_.add_steps(steps);
-  metrics_.observe_job_duration(seconds);
+  const bool all_failed = state == v1::SUCCEEDED && done > 0 && failed == done;
+  metrics_.job_finished(state == v1::FAILED      ? JobOutcome::kFailed
+                        : state == v1::CANCELLED ? JobOutcome::kCancelled
+                        : all_failed             ? JobOutcome::kAllTrajectoriesFailed
+                                                 : JobOutcome::kSucceeded,
+                        seconds);
   JobRecord ended = record;
   ended.state = state;
   ended.error = error;
@@ -400,6 +425,7 @@ void JobManager::run(const std::string& id) {
                 static_cast<long long>(done), static_cast<long long>(failed),
                 static_cast<long long>(steps));
   std::string line = "job " + id + " " + state_name(state) + summary;
+  if (all_failed) line += ": every trajectory run failed";
   if (!error.empty()) line += ": " + error;
   log_line(line);
 }

@@ -30,6 +30,7 @@ v1::Job to_job(const JobRecord& record) {
   job.set_trajectories_total(record.trajectories_total);
   job.set_error(record.error);
   job.set_label(record.label);
+  job.set_owner(record.owner);
   if (record.request) job.set_system(record.request->system());
   job.set_cancel_requested(record.cancel && record.cancel->load());
   const std::chrono::system_clock::time_point unset{};
@@ -104,6 +105,13 @@ std::vector<JobRecord> JobStore::list() const {
   std::sort(out.begin(), out.end(),
             [](const JobRecord& a, const JobRecord& b) { return a.seq < b.seq; });
   return out;
+}
+
+std::int64_t JobStore::count_if(const std::function<bool(const JobRecord&)>& predicate) const {
+  const std::lock_guard lock(mutex_);
+  std::int64_t n = 0;
+  for (const auto& [id, record] : jobs_) n += predicate(record) ? 1 : 0;
+  return n;
 }
 
 void JobStore::shutdown() {

@@ -51,6 +51,7 @@ class LocalExecutor final : public Executor {
         PartialResult part = run_partial(job.spec, {begin, end}, options);
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         part.spec_hash = job.spec_hash;
+        if (job.completed) job.completed(part);
         if (job.halt.load() && !job.cancel.load()) throw Interrupted();
         if (any) {
           merge_partial(done, part);

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   CLI::App app{"nhsimd: runs nhsim ensembles as jobs over gRPC (nhsim.v1.EnsembleService)."};
   app.add_option("--listen", options.listen, "gRPC address host:port (port 0: any free port)")
       ->capture_default_str();
+  app.add_option("--health-listen", options.health_listen,
+                 "plaintext address host:port serving only gRPC health checking, for probes "
+                 "that cannot speak TLS (empty: none)");
   app.add_option("--metrics", options.metrics,
                  "Prometheus metrics address host:port, GET /metrics (empty: none)")
       ->capture_default_str();
@@ -54,6 +57,11 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--max-queued-jobs", options.max_queued_jobs,
                  "jobs waiting to run; a submit beyond answers RESOURCE_EXHAUSTED")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-jobs-per-client", options.max_jobs_per_client,
+                 "unfinished (queued + running) jobs of one identity; a submit beyond answers "
+                 "RESOURCE_EXHAUSTED")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   std::int64_t keep_seconds = options.keep_finished_for.count();
@@ -99,6 +107,19 @@ int main(int argc, char** argv) {
                  "work between two checkpoints of a running job (local executor)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  auto* security = app.add_option_group("Security", "authentication and TLS");
+  security->add_option("--tokens-file", options.tokens_file,
+                       "bearer tokens: lines \"<sha256 of token> <identity> [admin]\" (make one "
+                       "with `nhsim token`); every call then needs a token, and each identity "
+                       "sees only its own jobs");
+  security->add_flag("--insecure", options.insecure,
+                     "allow a non-loopback --listen without --tokens-file: every client can "
+                     "read and cancel every job");
+  security->add_option("--tls-cert", options.tls_cert, "TLS: PEM certificate chain of the server");
+  security->add_option("--tls-key", options.tls_key, "TLS: PEM private key of the server");
+  security->add_option("--tls-client-ca", options.tls_client_ca,
+                       "mutual TLS: PEM CA certificates; clients must present a certificate "
+                       "they signed");
   app.add_option("--executor", options.executor,
                  "where jobs run: local (this machine) or slurm (a job array per job)")
       ->capture_default_str()
@@ -169,6 +190,9 @@ int main(int argc, char** argv) {
   try {
     nhsim::server::Server server(options);
     std::string line = "listening on " + with_port(options.listen, server.port());
+    if (server.health_port() != 0) {
+      line += ", health on " + with_port(options.health_listen, server.health_port());
+    }
     if (server.metrics_port() != 0) {
       line +=
           ", metrics on http://" + with_port(options.metrics, server.metrics_port()) + "/metrics";
@@ -176,7 +200,10 @@ int main(int argc, char** argv) {
     line += ", job store " +
             (options.data_dir.empty() ? std::string("in memory") : options.data_dir.string()) +
             ", " + options.executor + " executor, threads per job " +
-            (options.threads == 0 ? std::string("all cores") : std::to_string(options.threads));
+            (options.threads == 0 ? std::string("all cores") : std::to_string(options.threads)) +
+            (options.tls_cert.empty() ? ", plaintext" : ", TLS") +
+            (options.tls_client_ca.empty() ? "" : " with client certificates") +
+            (options.tokens_file.empty() ? ", no authentication" : ", bearer tokens");
     nhsim::server::log_line(line);
     int signal = 0;
     sigwait(&stop_signals, &signal);

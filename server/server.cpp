@@ -4,14 +4,60 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <vector>
 
+#include "nhsim/server/auth.hpp"
 #include "nhsim/server/job_manager.hpp"
+#include "nhsim/server/log.hpp"
 #include "nhsim/server/metrics.hpp"
+#include "nhsim/server/rpc_metrics.hpp"
 #include "nhsim/server/service.hpp"
 
 namespace nhsim::server {
+namespace {
+
+/// The service name health checks ask about, besides "" (the server as a whole).
+constexpr const char* kServiceName = "nhsim.v1.EnsembleService";
+
+std::string read_file(const std::filesystem::path& path, const char* option) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error(std::string(option) + " " + path.string() + ": " +
+                             std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// TLS (optionally mutual) from the PEM files of `options`, or plaintext.
+std::shared_ptr<grpc::ServerCredentials> credentials(const ServerOptions& options) {
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    throw std::invalid_argument("--tls-cert and --tls-key: give both or neither");
+  }
+  if (options.tls_cert.empty()) {
+    if (!options.tls_client_ca.empty()) {
+      throw std::invalid_argument("--tls-client-ca needs --tls-cert and --tls-key");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back(
+      {read_file(options.tls_key, "--tls-key"), read_file(options.tls_cert, "--tls-cert")});
+  if (!options.tls_client_ca.empty()) {
+    ssl.pem_root_certs = read_file(options.tls_client_ca, "--tls-client-ca");
+    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
 
 Server::Server(const ServerOptions& options) {
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
@@ -30,7 +76,19 @@ Server::Server(const ServerOptions& options) {
   if (options.max_message_mb < 1 || options.max_message_mb > 2047) {
     throw std::invalid_argument("max_message_mb must be in 1..2047");
   }
+  if (options.max_jobs_per_client < 1) {
+    throw std::invalid_argument("max_jobs_per_client must be >= 1");
+  }
   const int max_message_bytes = options.max_message_mb << 20;
+  if (!options.tokens_file.empty()) {
+    tokens_ = std::make_unique<TokenTable>(TokenTable::load(options.tokens_file));
+  } else if (!is_loopback(options.listen) && !options.insecure) {
+    throw std::invalid_argument(
+        "--listen " + options.listen +
+        " is reachable from other machines: give --tokens-file (and --tls-cert, --tls-key), or "
+        "--insecure to serve every client without authentication");
+  }
+  const std::shared_ptr<grpc::ServerCredentials> server_credentials = credentials(options);
 
   metrics_ = std::make_unique<Metrics>(options.metrics);
   std::unique_ptr<Executor> executor;
@@ -48,13 +106,15 @@ Server::Server(const ServerOptions& options) {
       std::move(executor), *metrics_, std::move(durable),
       JobManagerOptions{.max_running_jobs = options.max_running_jobs,
                         .max_queued_jobs = options.max_queued_jobs,
+                        .max_jobs_per_client = options.max_jobs_per_client,
                         .keep_finished_for = options.keep_finished_for});
   service_ = std::make_unique<EnsembleServiceImpl>(
-      *jobs_, ServiceLimits{.max_trajectories = options.max_trajectories,
-                            .max_trajectory_steps = options.max_trajectory_steps,
-                            .max_message_bytes = static_cast<std::size_t>(max_message_bytes),
-                            .max_job_memory_mb = options.max_job_memory_mb,
-                            .max_result_mb = options.max_result_mb});
+      *jobs_, tokens_.get(),
+      ServiceLimits{.max_trajectories = options.max_trajectories,
+                    .max_trajectory_steps = options.max_trajectory_steps,
+                    .max_message_bytes = static_cast<std::size_t>(max_message_bytes),
+                    .max_job_memory_mb = options.max_job_memory_mb,
+                    .max_result_mb = options.max_result_mb});
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -62,8 +122,11 @@ Server::Server(const ServerOptions& options) {
   // gRPC enables SO_REUSEPORT by default on Linux, which would let a second nhsimd share the
   // port silently; a taken port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port_);
+  builder.AddListeningPort(options.listen, server_credentials, &port_);
   builder.RegisterService(service_.get());
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<RpcMetricsInterceptorFactory>(*metrics_));
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.SetMaxReceiveMessageSize(max_message_bytes);
   builder.SetMaxSendMessageSize(max_message_bytes);
   server_ = builder.BuildAndStart();
@@ -72,18 +135,79 @@ Server::Server(const ServerOptions& options) {
     jobs_->stop();
     throw std::runtime_error("cannot listen on " + options.listen);
   }
+  if (!options.health_listen.empty()) {
+    grpc::ServerBuilder health_builder;  // the default health service, nothing else
+    health_builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+    health_builder.AddListeningPort(options.health_listen, grpc::InsecureServerCredentials(),
+                                    &health_port_);
+    health_server_ = health_builder.BuildAndStart();
+    if (!health_server_ || health_port_ == 0) {
+      server_->Shutdown();
+      jobs_->stop();
+      throw std::runtime_error("cannot listen on " + options.health_listen + " (--health-listen)");
+    }
+  }
+  if (!tokens_ && !is_loopback(options.listen)) {
+    log_line("warning: --insecure: serving " + options.listen +
+             " without authentication; any client can read and cancel every job");
+  } else if (tokens_ && options.tls_cert.empty() && !is_loopback(options.listen)) {
+    log_line("warning: tokens travel in plaintext on " + options.listen +
+             "; give --tls-cert and --tls-key unless a TLS proxy terminates the connections");
+  }
+  const std::string problem = jobs_->problem();
+  if (!problem.empty()) log_line("health: NOT_SERVING: " + problem);
+  set_serving(problem.empty());
+  health_ = std::thread([this, problem] { watch_health(problem); });
 }
 
 Server::~Server() { shutdown(); }
 
 int Server::metrics_port() const { return metrics_->port(); }
 
+void Server::set_serving(bool serving) {
+  for (grpc::Server* server : {server_.get(), health_server_.get()}) {
+    if (server == nullptr) continue;
+    auto* health = server->GetHealthCheckService();
+    health->SetServingStatus(serving);  // "" and every name set before
+    health->SetServingStatus(kServiceName, serving);
+  }
+  metrics_->set_serving(serving);
+}
+
+void Server::watch_health(std::string last_problem) {
+  std::unique_lock lock(health_mutex_);
+  while (!health_changed_.wait_for(lock, std::chrono::seconds(1), [&] { return draining_; })) {
+    lock.unlock();
+    const std::string problem = jobs_->problem();
+    lock.lock();
+    if (draining_) break;
+    set_serving(problem.empty());
+    if (problem != last_problem) {
+      log_line(problem.empty() ? std::string("health: SERVING again")
+                               : "health: NOT_SERVING: " + problem);
+    }
+    last_problem = problem;
+  }
+}
+
 void Server::shutdown() {
   std::call_once(shut_down_, [this] {
-    if (auto* health = server_->GetHealthCheckService()) health->Shutdown();
+    {
+      const std::lock_guard lock(health_mutex_);
+      draining_ = true;
+      set_serving(false);
+    }
+    health_changed_.notify_all();
+    health_.join();
+    server_->GetHealthCheckService()->Shutdown();
+    if (health_server_) health_server_->GetHealthCheckService()->Shutdown();
     jobs_->stop();  // cancels jobs and wakes watchers, whose streams then end
     server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
     server_->Wait();
+    if (health_server_) {
+      health_server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      health_server_->Wait();
+    }
   });
 }
 

@@ -30,8 +30,18 @@ std::string number(double value) {
   return text;
 }
 
+/// A client's job id as errors and logs show it: cut to 64 bytes (ids are 32 hex digits).
+std::string shown_id(const std::string& id) {
+  return id.size() <= 64 ? id : id.substr(0, 64) + "...";
+}
+
 grpc::Status not_found(const std::string& id) {
-  return {grpc::StatusCode::NOT_FOUND, "job_id: no job '" + id + "'"};
+  return {grpc::StatusCode::NOT_FOUND, "job_id: no job '" + shown_id(id) + "'"};
+}
+
+/// Whether `caller` may see `record`: its owner and admins may.
+bool visible(const JobRecord& record, const Caller& caller) {
+  return caller.admin || record.owner == caller.identity;
 }
 
 grpc::Status reject(grpc::StatusCode code, const std::string& message) {
@@ -42,36 +52,56 @@ grpc::Status reject(grpc::StatusCode code, const std::string& message) {
   return {code, message};
 }
 
-/// Runs `body`, answering INTERNAL for an unexpected exception instead of letting it escape
-/// into gRPC.
+}  // namespace
+
+EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, const TokenTable* tokens,
+                                         ServiceLimits limits)
+    : jobs_(jobs), tokens_(tokens), limits_(limits) {}
+
+std::optional<Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
+  if (tokens_ == nullptr) return kAnonymous;
+  const auto& metadata = context.client_metadata();
+  const auto it = metadata.find("authorization");
+  if (it == metadata.end()) return std::nullopt;
+  return tokens_->authenticate(std::string_view(it->second.data(), it->second.size()));
+}
+
 template <typename Body>
-grpc::Status guarded(Body&& body) {
+grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context, Body&& body) {
   try {
-    return body();
+    const std::optional<Caller> who = caller(*context);
+    if (!who) {
+      return {grpc::StatusCode::UNAUTHENTICATED,
+              "authorization: a valid bearer token is required (metadata \"authorization: "
+              "Bearer <token>\"; nhsim --token-file or NHSIM_TOKEN)"};
+    }
+    return body(*who);
   } catch (const std::exception& e) {
     log_line(std::string("internal error: ") + e.what());
     return {grpc::StatusCode::INTERNAL, e.what()};
   }
 }
 
-}  // namespace
+std::optional<JobRecord> EnsembleServiceImpl::visible_job(const std::string& id,
+                                                          const Caller& who) const {
+  auto record = jobs_.store().get(id);
+  if (!record || !visible(*record, who)) return std::nullopt;
+  return record;
+}
 
-EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, ServiceLimits limits)
-    : jobs_(jobs), limits_(limits) {}
-
-grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* context,
                                               const v1::ListSystemsRequest* /*request*/,
                                               v1::ListSystemsResponse* response) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller&) {
     for (const auto& system : list_systems()) *response->add_systems() = to_proto(system);
     return grpc::Status::OK;
   });
 }
 
-grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* context,
                                                   const v1::ListIntegratorsRequest* /*request*/,
                                                   v1::ListIntegratorsResponse* response) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller&) {
     for (const auto& integrator : list_integrators()) {
       *response->add_integrators() = to_proto(integrator);
     }
@@ -79,10 +109,10 @@ grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* /*context
   });
 }
 
-grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
                                                  const v1::SubmitEnsembleRequest* request,
                                                  v1::Job* response) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller& who) -> grpc::Status {
     EnsembleSpec spec;
     CostEstimate cost;
     try {
@@ -104,7 +134,7 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* /*context*
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over);
     }
     try {
-      *response = jobs_.submit(*request, std::move(spec));
+      *response = jobs_.submit(*request, std::move(spec), who.identity);
     } catch (const QueueFull& e) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what());
     }
@@ -145,10 +175,10 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
   return {};
 }
 
-grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
                                          const v1::GetJobRequest* request, v1::Job* response) {
-  return guarded([&] {
-    const auto record = jobs_.store().get(request->job_id());
+  return authorized(context, [&](const Caller& who) {
+    const auto record = visible_job(request->job_id(), who);
     if (!record) return not_found(request->job_id());
     *response = to_job(*record);
     return grpc::Status::OK;
@@ -158,9 +188,10 @@ grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* /*context*/,
 grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
                                            const v1::WatchJobRequest* request,
                                            grpc::ServerWriter<v1::Job>* writer) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller& who) {
     const JobStore& store = jobs_.store();
     const std::string& id = request->job_id();
+    if (!visible_job(id, who)) return not_found(id);  // owners never change
     std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
     for (;;) {
       if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
@@ -184,8 +215,9 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
 }
 
 grpc::Status EnsembleServiceImpl::result_of(
-    const std::string& job_id, std::shared_ptr<const v1::EnsembleResult>& result) const {
-  const auto record = jobs_.store().get(job_id);
+    const std::string& job_id, const Caller& who,
+    std::shared_ptr<const v1::EnsembleResult>& result) const {
+  const auto record = visible_job(job_id, who);
   if (!record) return not_found(job_id);
   const std::string prefix = "job " + record->id + " ";
   switch (record->state) {
@@ -206,12 +238,14 @@ grpc::Status EnsembleServiceImpl::result_of(
   return grpc::Status::OK;
 }
 
-grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* context,
                                             const v1::GetResultRequest* request,
                                             v1::EnsembleResult* response) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller& who) {
     std::shared_ptr<const v1::EnsembleResult> result;
-    if (grpc::Status status = result_of(request->job_id(), result); !status.ok()) return status;
+    if (grpc::Status status = result_of(request->job_id(), who, result); !status.ok()) {
+      return status;
+    }
     const std::size_t bytes = result->ByteSizeLong();
     if (limits_.max_message_bytes > 0 && bytes > limits_.max_message_bytes) {
       return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -228,9 +262,11 @@ grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* /*context*/,
 grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
                                                const v1::GetResultRequest* request,
                                                grpc::ServerWriter<v1::ResultChunk>* writer) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller& who) {
     std::shared_ptr<const v1::EnsembleResult> result;
-    if (grpc::Status status = result_of(request->job_id(), result); !status.ok()) return status;
+    if (grpc::Status status = result_of(request->job_id(), who, result); !status.ok()) {
+      return status;
+    }
     const std::string bytes = result->SerializeAsString();
     constexpr std::size_t kChunk = std::size_t{1} << 19;  // fits the smallest message limit
     v1::ResultChunk chunk;
@@ -248,21 +284,22 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
   });
 }
 
-grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* context,
                                             const v1::CancelJobRequest* request,
                                             v1::Job* response) {
-  return guarded([&] {
-    const auto job = jobs_.cancel(request->job_id());
+  return authorized(context, [&](const Caller& who) {
+    if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
+    const auto job = jobs_.cancel(request->job_id(), who.identity);
     if (!job) return not_found(request->job_id());
     *response = *job;
     return grpc::Status::OK;
   });
 }
 
-grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* context,
                                            const v1::ListJobsRequest* request,
                                            v1::ListJobsResponse* response) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller& who) {
     constexpr int kDefaultPage = 100, kMaxPage = 1000;
     const int page = request->page_size() == 0 ? kDefaultPage : request->page_size();
     if (page < 1 || page > kMaxPage) {
@@ -270,7 +307,8 @@ grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* /*context*/,
                           "page_size: must be in [1, " + std::to_string(kMaxPage) + "]");
     }
     // The page token is the id of the last job of the previous page.
-    const std::vector<JobRecord> jobs = jobs_.store().list();
+    std::vector<JobRecord> jobs = jobs_.store().list();
+    std::erase_if(jobs, [&](const JobRecord& r) { return !visible(r, who); });
     auto it = jobs.begin();
     if (!request->page_token().empty()) {
       it = std::find_if(jobs.begin(), jobs.end(),
@@ -289,13 +327,14 @@ grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* /*context*/,
   });
 }
 
-grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* /*context*/,
+grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* context,
                                             const v1::DeleteJobRequest* request,
                                             v1::DeleteJobResponse* /*response*/) {
-  return guarded([&] {
+  return authorized(context, [&](const Caller& who) {
+    if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
     switch (jobs_.remove(request->job_id())) {
       case Removal::kRemoved:
-        log_line("job " + request->job_id() + " deleted");
+        log_line("job " + request->job_id() + " deleted by " + who.identity);
         return grpc::Status::OK;
       case Removal::kNotFinished:
         return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,

@@ -42,6 +42,14 @@ bool squeue_tasks(const std::string& job_name, std::set<std::int64_t>& indices) 
   return true;
 }
 
+std::string slurm_controller_problem() {
+  // A name no job has: an empty answer from a controller that is there.
+  const CommandResult squeue = run_command({"squeue", "--noheader", "--name=nhsim-health-probe"});
+  if (squeue.exit_code == 0) return {};
+  return "squeue fails (exit " + std::to_string(squeue.exit_code) +
+         "): " + squeue.output.substr(0, 200);
+}
+
 std::string scancel(const std::vector<std::string>& job_ids) {
   std::vector<std::string> argv = {"scancel"};
   argv.insert(argv.end(), job_ids.begin(), job_ids.end());

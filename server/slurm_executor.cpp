@@ -275,11 +275,13 @@ class SlurmJob {
       throw std::runtime_error(file.string() + ": partial result of another spec");
     }
     try {
+      PartialResult partial = from_proto(wire);
       if (merged_.ranges.empty() && merged_.choices.empty()) {
-        merged_ = from_proto(wire);
+        merged_ = partial;
       } else {
-        merge_partial(merged_, from_proto(wire));
+        merge_partial(merged_, partial);
       }
+      if (job_.completed) job_.completed(partial);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(file.string() + ": " + e.what());
     }
@@ -307,6 +309,17 @@ class SlurmExecutor final : public Executor {
 
   std::string name() const override { return "slurm"; }
 
+  /// The controller is asked at most every 10 s (squeue may take seconds to give up).
+  std::string problem() override {
+    const auto now = Clock::now();
+    if (now - last_check_ >= std::chrono::seconds(10)) {
+      last_check_ = now;
+      last_problem_ = slurm_controller_problem();
+      if (!last_problem_.empty()) last_problem_ = "slurm executor: " + last_problem_;
+    }
+    return last_problem_;
+  }
+
   EnsembleResult run(const JobRun& job) override {
     SlurmJob slurm(options_, job);
     slurm.start();
@@ -333,6 +346,8 @@ class SlurmExecutor final : public Executor {
 
   SlurmOptions options_;
   int merge_threads_;
+  Clock::time_point last_check_{};  // problem() is called from one thread only
+  std::string last_problem_;
 };
 
 }  // namespace

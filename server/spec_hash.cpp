@@ -1,4 +1,4 @@
-// SHA-256 of the deterministically serialised spec, by OpenSSL's EVP interface.
+// SHA-256 of bytes and of the deterministically serialised spec, by OpenSSL's EVP interface.
 #include "nhsim/server/spec_hash.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -10,14 +10,7 @@
 
 namespace nhsim::server {
 
-std::string spec_sha256(const v1::SubmitEnsembleRequest& spec) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    if (!spec.SerializeToCodedStream(&coded)) throw std::runtime_error("spec serialisation failed");
-  }  // the coded stream flushes into `bytes` when destroyed
+std::string sha256_hex(std::string_view bytes) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
@@ -31,6 +24,17 @@ std::string spec_sha256(const v1::SubmitEnsembleRequest& spec) {
     hex += kHex[digest[i] & 0xf];
   }
   return hex;
+}
+
+std::string spec_sha256(const v1::SubmitEnsembleRequest& spec) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    if (!spec.SerializeToCodedStream(&coded)) throw std::runtime_error("spec serialisation failed");
+  }  // the coded stream flushes into `bytes` when destroyed
+  return sha256_hex(bytes);
 }
 
 }  // namespace nhsim::server

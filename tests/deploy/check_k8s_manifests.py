@@ -431,8 +431,11 @@ class Manifests:
                 self.fail(where, f"--threads {threads} is above the CPU limit {cpu_limit:g}")
         if program == "nhsimd":
             listen_start = len(self.errors)
-            for option, port_name in (("--listen", "grpc"), ("--metrics", "metrics")):
+            for option, port_name in (("--listen", "grpc"), ("--health-listen", "health"),
+                                      ("--metrics", "metrics")):
                 address = flag(argv, option)
+                if address is None and option == "--health-listen":
+                    continue  # optional: the probes then use --listen
                 if address is None:
                     self.fail(where, f"nhsimd without {option} (its default is loopback, "
                               "unreachable from probes, Services and Prometheus)")
@@ -448,6 +451,20 @@ class Manifests:
                               "not name this port")
             self.ok(where, "nhsimd listens on non-loopback addresses at its declared ports",
                     listen_start)
+            auth_start = len(self.errors)
+            tokens = flag(argv, "--tokens-file")
+            if tokens is None and "--insecure" not in argv:
+                self.fail(where, "nhsimd on a non-loopback --listen without --tokens-file (or "
+                          "--insecure) refuses to start")
+            elif tokens is not None:
+                mounts = [m for m in container.get("volumeMounts") or []
+                          if tokens.startswith(m.get("mountPath", "").rstrip("/") + "/")]
+                if not mounts:
+                    self.fail(where, f"--tokens-file {tokens} is on no volumeMount")
+                elif "secret" not in volumes.get(mounts[0].get("name"), {}):
+                    self.fail(where, f"--tokens-file {tokens}: volume "
+                              f"{mounts[0].get('name')!r} is not a Secret")
+            self.ok(where, "nhsimd requires bearer tokens, read from a Secret", auth_start)
 
         probes_start = len(self.errors)
         for probe_name in ("startupProbe", "readinessProbe", "livenessProbe"):
@@ -458,16 +475,19 @@ class Manifests:
                 continue
             if "grpc" in probe:
                 port = probe["grpc"].get("port")
-                listen = flag(argv, "--listen") or ""
+                # Probes speak plaintext without a token: the health-only port when there is
+                # one (the main port may require TLS).
+                option = "--health-listen" if flag(argv, "--health-listen") else "--listen"
+                health = flag(argv, option) or ""
                 if port not in by_number:
                     self.fail(where, f"{probe_name}.grpc.port {port} is not a declared "
                               f"containerPort ({sorted(by_number)})")
-                elif program == "nhsimd" and listen.rpartition(":")[2] != str(port):
-                    self.fail(where, f"{probe_name}.grpc.port {port} is not nhsimd's gRPC port "
-                              f"(--listen {listen})")
-                if probe["grpc"].get("service", "") != "":
+                elif program == "nhsimd" and health.rpartition(":")[2] != str(port):
+                    self.fail(where, f"{probe_name}.grpc.port {port} is not nhsimd's health "
+                              f"port ({option} {health})")
+                if probe["grpc"].get("service", "") not in ("", "nhsim.v1.EnsembleService"):
                     self.fail(where, f"{probe_name}.grpc.service: nhsimd reports health for "
-                              "the empty service name only")
+                              "\"\" and nhsim.v1.EnsembleService only")
             for action in ("httpGet", "tcpSocket"):
                 if action in probe:
                     port = probe[action].get("port")
@@ -612,6 +632,8 @@ class Manifests:
                               "container port of the selected pods")
                 allowed.update(match)
         for name, number in sorted(declared - allowed, key=str):
+            if name == "health":  # for the kubelet's probes, which come from the node: a
+                continue  # NetworkPolicy always admits those
             self.fail(where, f"container port {name} ({number}) is admitted by no rule")
         self.ok(where, f"selects {pods[0].where}'s pods; each rule names its sources and declared "
                 "ports; every container port is covered", start)

@@ -60,7 +60,7 @@ TEST_F(CliTest, SubmitThenWatchThenResult) {
   const CliRun submitted = nhsim("submit " + path("tiny.json"));
   ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
   const std::string job_id = submitted.out.substr(0, submitted.out.find('\n'));
-  ASSERT_THAT(job_id, ::testing::MatchesRegex("[0-9a-f]{16}"));
+  ASSERT_THAT(job_id, ::testing::MatchesRegex("[0-9a-f]{32}"));
 
   const CliRun watched = nhsim("watch " + job_id);
   EXPECT_EQ(watched.exit_code, 0) << watched.err;

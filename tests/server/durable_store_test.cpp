@@ -31,6 +31,7 @@ class DurableStoreTest : public ::testing::Test {
 StoredJob queued_job(const std::string& id) {
   StoredJob job;
   job.id = id;
+  job.owner = "alice";
   job.request = std::string("\x0a\x03sys\0binary", 12);  // any bytes, zeros included
   job.created_ms = 1700000000123;
   job.trajectories_total = 40;
@@ -57,6 +58,7 @@ TEST_F(DurableStoreTest, WhatIsWrittenIsReadBackAfterReopening) {
   const auto jobs = reopened.load();
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].id, "a");  // in the order they were stored
+  EXPECT_EQ(jobs[0].owner, "alice");
   EXPECT_EQ(jobs[0].state, v1::RUNNING);
   EXPECT_EQ(jobs[0].request, queued_job("a").request);
   EXPECT_EQ(jobs[0].created_ms, 1700000000123);
@@ -90,6 +92,33 @@ TEST_F(DurableStoreTest, TheSchemaIsVersionedAndANewerOneIsRefused) {
     EXPECT_NE(std::string(e.what()).find("is newer than this nhsimd's"), std::string::npos)
         << e.what();
   }
+}
+
+TEST_F(DurableStoreTest, AVersion1StoreIsMigratedAndItsJobsBelongToTheAnonymousIdentity) {
+  {  // the schema of nhsimd before jobs had owners, with one job in it
+    SQLite::Database db((dir_ / "nhsimd.sqlite3").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(
+        "CREATE TABLE jobs (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
+        "state INTEGER NOT NULL, request BLOB NOT NULL, created_ms INTEGER NOT NULL, "
+        "started_ms INTEGER NOT NULL DEFAULT 0, finished_ms INTEGER NOT NULL DEFAULT 0, "
+        "trajectories_done INTEGER NOT NULL DEFAULT 0, trajectories_total INTEGER NOT NULL, "
+        "cancel_requested INTEGER NOT NULL DEFAULT 0, error TEXT NOT NULL DEFAULT '', "
+        "checkpoint BLOB, result BLOB)");
+    db.exec(
+        "INSERT INTO jobs (id, state, request, created_ms, trajectories_total) "
+        "VALUES ('old', 1, x'0a03737973', 1700000000000, 8)");
+    db.exec("PRAGMA user_version = 1");
+  }
+  DurableStore store(dir_);
+  const auto jobs = store.load();
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].id, "old");
+  EXPECT_EQ(jobs[0].owner, "anonymous");
+  EXPECT_EQ(jobs[0].request, "\x0a\x03sys");
+  EXPECT_EQ(jobs[0].trajectories_total, 8);
+  store.insert(queued_job("new"));
+  EXPECT_EQ(store.load()[1].owner, "alice");
 }
 
 TEST_F(DurableStoreTest, OneServerPerDataDirectory) {

@@ -931,17 +931,67 @@ TEST_F(ServiceTest, MetricsEndpointServesTheCounters) {
     steps += integrator.steps_completed();
   }
   ASSERT_GT(steps, 0);
+  v1::SubmitEnsembleRequest bad = small_spec();
+  bad.set_t_final(-1.0);
+  EXPECT_EQ(submit_status(bad).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // Every draw misses the shell: the job succeeds, and every trajectory run failed.
+  v1::SubmitEnsembleRequest unreachable = small_spec();
+  unreachable.mutable_initial_conditions()->mutable_energy_shell()->set_energy(-1.0);
+  unreachable.mutable_initial_conditions()->mutable_energy_shell()->set_max_attempts(10);
+  const v1::Job failing = client_->submit(unreachable);
+  ASSERT_EQ(wait_for_end(failing.job_id()).state(), v1::SUCCEEDED);
 
   const std::string response = http_get_metrics(server_->metrics_port());
   ASSERT_THAT(response, StartsWith("HTTP/1.1 200")) << response;
-  EXPECT_EQ(sample_value(response, "nhsim_trajectories_completed_total"),
-            std::optional<double>(static_cast<double>(trajectories)));
-  EXPECT_EQ(sample_value(response, "nhsim_steps_completed_total"),
-            std::optional<double>(static_cast<double>(steps)));
-  EXPECT_EQ(sample_value(response, "nhsim_jobs{state=\"succeeded\"}"), std::optional<double>(1));
-  EXPECT_EQ(sample_value(response, "nhsim_jobs{state=\"running\"}"), std::optional<double>(0));
-  EXPECT_EQ(sample_value(response, "nhsim_jobs{state=\"queued\"}"), std::optional<double>(0));
-  EXPECT_EQ(sample_value(response, "nhsim_job_duration_seconds_count"), std::optional<double>(1));
+  const auto value = [&](const std::string& series) { return sample_value(response, series); };
+  const auto is = [](double expected) { return std::optional<double>(expected); };
+  EXPECT_EQ(value("nhsim_trajectories_completed_total"),
+            is(static_cast<double>(trajectories + 16)));
+  EXPECT_EQ(value("nhsim_steps_completed_total"), is(static_cast<double>(steps)));
+  EXPECT_EQ(value("nhsim_trajectories_failed_total{reason=\"initial_condition\"}"), is(16));
+  EXPECT_EQ(value("nhsim_jobs{state=\"succeeded\"}"), is(2));
+  EXPECT_EQ(value("nhsim_jobs{state=\"running\"}"), is(0));
+  EXPECT_EQ(value("nhsim_jobs{state=\"queued\"}"), is(0));
+  EXPECT_EQ(value("nhsim_jobs_finished_total{outcome=\"succeeded\"}"), is(1));
+  EXPECT_EQ(value("nhsim_jobs_finished_total{outcome=\"all_trajectories_failed\"}"), is(1));
+  EXPECT_EQ(value("nhsim_job_duration_seconds_count"), is(2));
+  EXPECT_EQ(value("nhsim_queue_wait_seconds_count"), is(2));
+  EXPECT_EQ(value("nhsim_submissions_total{code=\"OK\",outcome=\"accepted\"}"), is(2));
+  EXPECT_EQ(value("nhsim_submissions_total{code=\"INVALID_ARGUMENT\",outcome=\"rejected\"}"),
+            is(1));
+  EXPECT_EQ(value("nhsim_rpc_requests_total{code=\"OK\",method=\"SubmitEnsemble\"}"), is(2));
+  EXPECT_EQ(value("nhsim_rpc_requests_total{code=\"INVALID_ARGUMENT\",method=\"SubmitEnsemble\"}"),
+            is(1));
+  EXPECT_EQ(value("nhsim_rpc_duration_seconds_count{method=\"SubmitEnsemble\"}"), is(3));
+  EXPECT_EQ(value("nhsim_health_serving"), is(1));
+  EXPECT_GT(value("process_resident_memory_bytes").value_or(0), 1e6);
+  EXPECT_GT(value("process_threads").value_or(0), 2);
+  EXPECT_GT(value("process_cpu_seconds_total").value_or(0), 0);
+  EXPECT_GT(value("process_open_fds").value_or(0), 2);
+  EXPECT_GT(value("process_start_time_seconds").value_or(0), 1.7e9);
+}
+
+TEST_F(ServiceTest, TrajectoriesAndStepsAreCountedWhileAJobRuns) {
+  start_server("127.0.0.1:0");
+  v1::SubmitEnsembleRequest spec = long_spec();  // 1000 trajectories of 40000 rk4 steps
+  spec.set_t_final(2000.0);
+  const v1::Job job = client_->submit(spec);
+  double trajectories = 0, steps = 0;
+  v1::JobState state = v1::QUEUED;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (trajectories == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::string metrics = http_get_metrics(server_->metrics_port());
+    trajectories = sample_value(metrics, "nhsim_trajectories_completed_total").value_or(0);
+    steps = sample_value(metrics, "nhsim_steps_completed_total").value_or(0);
+    state = client_->get_job(job.job_id()).state();  // read after the metrics
+  }
+  EXPECT_GT(trajectories, 0);
+  EXPECT_LT(trajectories, 1000);
+  EXPECT_EQ(steps, trajectories * 40000);  // no failures: every run takes every step
+  EXPECT_EQ(state, v1::RUNNING);           // the counters moved before the job ended
+  client_->cancel(job.job_id());
+  wait_for_end(job.job_id());
 }
 
 }  // namespace

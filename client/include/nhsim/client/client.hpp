@@ -31,14 +31,32 @@ class RpcError : public std::runtime_error {
 /// Name of a status code, e.g. "INVALID_ARGUMENT".
 std::string code_name(grpc::StatusCode code);
 
+/// Where nhsimd is and how to talk to it.
+struct Connection {
+  std::string address = "127.0.0.1:50051";  ///< "host:port"
+  /// TLS instead of plaintext; the server's certificate is verified against `tls_ca`.
+  bool tls = false;
+  std::string tls_ca;    ///< PEM CA certificates; empty with `tls`: the system's roots
+  std::string tls_cert;  ///< PEM client certificate chain, for mutual TLS (with tls_key)
+  std::string tls_key;   ///< PEM client private key
+  std::string token;     ///< bearer token sent with every call; empty: none
+};
+
+/// gRPC channel credentials for `connection`: plaintext, or TLS with its CA and client pair.
+std::shared_ptr<grpc::ChannelCredentials> channel_credentials(const Connection& connection);
+
 /// A connection to one nhsimd. Every method throws RpcError when the call fails; unary calls
 /// give up after `call_timeout` (DEADLINE_EXCEEDED), watch() has no deadline. Responses of any
 /// size are accepted (the server bounds them). Thread-safe.
 class Client {
  public:
-  /// `address` is "host:port" (insecure channel). Connects lazily: an unreachable server shows
-  /// as RpcError UNAVAILABLE on the first call.
+  /// Plaintext, no token, to `address` ("host:port"). Connects lazily: an unreachable server
+  /// shows as RpcError UNAVAILABLE on the first call.
   explicit Client(const std::string& address,
+                  std::chrono::milliseconds call_timeout = std::chrono::seconds(60));
+  /// As `connection` says (TLS, token). A missing or wrong token shows as UNAUTHENTICATED, a
+  /// TLS failure as UNAVAILABLE, on the first call.
+  explicit Client(const Connection& connection,
                   std::chrono::milliseconds call_timeout = std::chrono::seconds(60));
 
   nhsim::v1::ListSystemsResponse list_systems() const;
@@ -66,11 +84,13 @@ class Client {
   const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
 
  private:
-  void prepare(grpc::ClientContext& context) const;
+  /// The call's deadline (unless `deadline` is false) and token.
+  void prepare(grpc::ClientContext& context, bool deadline = true) const;
 
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<nhsim::v1::EnsembleService::Stub> stub_;
   std::chrono::milliseconds call_timeout_;
+  std::string authorization_;  ///< "Bearer <token>", or empty
 };
 
 }  // namespace nhsim::client

@@ -19,6 +19,9 @@ class FileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The file's bytes (text or binary). Throws FileError naming the file.
+std::string read_text_file(const std::filesystem::path& path);
+
 /// Parses a spec: the protobuf JSON mapping of nhsim.v1.SubmitEnsembleRequest (proto or
 /// lowerCamel field names; unknown fields are errors). Throws FileError
 /// "<source_name>: <parser message>".

@@ -22,6 +22,7 @@ namespace nhsim::server {
 /// EnsembleResult with job_id and label set), empty when absent.
 struct StoredJob {
   std::string id;
+  std::string owner;  ///< the submitter's identity
   nhsim::v1::JobState state = nhsim::v1::QUEUED;
   std::string request;
   std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;
@@ -35,7 +36,7 @@ struct StoredJob {
 class DurableStore {
  public:
   /// The schema this build writes (PRAGMA user_version); older databases are migrated on open.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   /// Opens (creating it if needed) `data_dir`/nhsimd.sqlite3 in WAL mode with synchronous=FULL
   /// (a commit is on disk before the call returns), migrates it to kSchemaVersion and takes an

@@ -17,7 +17,7 @@ namespace nhsim::server {
 
 /// One job as an executor sees it. The references outlive Executor::run().
 struct JobRun {
-  const std::string& id;                            ///< job id (16 hex digits)
+  const std::string& id;                            ///< job id (32 hex digits)
   const nhsim::v1::SubmitEnsembleRequest& request;  ///< as submitted (label included)
   const nhsim::EnsembleSpec& spec;                  ///< from_proto(request), validated
   const std::string& spec_hash;                     ///< spec_sha256(request)
@@ -31,6 +31,9 @@ struct JobRun {
   /// Called with the statistics of every trajectory done so far (including resume_from), at
   /// a bounded interval of work; the job manager stores it. May be empty.
   std::function<void(const nhsim::PartialResult&)> checkpoint;
+  /// Called with the statistics of each chunk of trajectories as it completes (resume_from
+  /// excluded), for the metrics. May be empty.
+  std::function<void(const nhsim::PartialResult&)> completed;
 };
 
 /// Thrown by Executor::run() when `halt` was set by a shutdown (not a cancel): the job is
@@ -50,6 +53,10 @@ class Executor {
   virtual nhsim::EnsembleResult run(const JobRun& job) = 0;
   /// "local" or "slurm", for the log.
   virtual std::string name() const = 0;
+  /// Why jobs cannot make progress now (e.g. the Slurm controller does not answer); empty when
+  /// they can. Health checks answer NOT_SERVING while it is not empty. Called about once a
+  /// second from one thread; must return within a few seconds.
+  virtual std::string problem() { return {}; }
 };
 
 /// Runs jobs in this process on `threads` oneTBB threads (0: all cores), in chunks of

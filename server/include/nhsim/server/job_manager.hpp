@@ -14,7 +14,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -33,11 +32,14 @@ namespace nhsim::server {
 struct JobManagerOptions {
   int max_running_jobs = 4;   ///< jobs running at once (>= 1)
   int max_queued_jobs = 256;  ///< jobs waiting to run; submit beyond answers QueueFull (>= 1)
+  /// Unfinished (queued + running) jobs of one owner; submit beyond answers QueueFull (>= 1).
+  int max_jobs_per_client = 64;
   /// How long a finished job (and its result) is kept before it is evicted.
   std::chrono::seconds keep_finished_for{std::chrono::hours(24 * 7)};
 };
 
-/// Thrown by submit() when max_queued_jobs jobs are waiting.
+/// Thrown by submit() when max_queued_jobs jobs are waiting, or the owner has
+/// max_jobs_per_client unfinished jobs.
 class QueueFull : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -64,21 +66,28 @@ class JobManager {
   JobManager& operator=(const JobManager&) = delete;
 
   /// Queues `request`, whose core spec `spec` = from_proto(request) the caller has validated
-  /// (nhsim::validate) and checked against the limits. Returns the new job, state QUEUED, with
-  /// a fresh random id (16 hex digits). With a durable store the job is stored before this
-  /// returns; throws std::runtime_error if it cannot be, QueueFull when max_queued_jobs jobs
-  /// wait already.
-  nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::EnsembleSpec spec);
+  /// (nhsim::validate) and checked against the limits, as a job of `owner`. Returns the new
+  /// job, state QUEUED, with a fresh random id (128 bits from the OS CSPRNG, 32 hex digits).
+  /// With a durable store the job is stored before this returns; throws std::runtime_error if
+  /// it cannot be, QueueFull when max_queued_jobs jobs wait already or `owner` has
+  /// max_jobs_per_client unfinished jobs.
+  nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::EnsembleSpec spec,
+                        const std::string& owner);
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel
   /// flag set and ends CANCELLED when the core returns (promptly); a finished job is left as
-  /// it is. Returns the job after the request; std::nullopt for an unknown id.
-  std::optional<nhsim::v1::Job> cancel(const std::string& id);
+  /// it is. `by` names who asked, for the log. Returns the job after the request;
+  /// std::nullopt for an unknown id.
+  std::optional<nhsim::v1::Job> cancel(const std::string& id, const std::string& by = "server");
 
   /// Removes a finished job and its result (memory and durable store).
   Removal remove(const std::string& id);
 
   const JobStore& store() const { return store_; }
+
+  /// Why jobs cannot make progress now: the executor's problem, or the durable store's last
+  /// write failed; empty when all is well.
+  std::string problem();
 
   /// Stops: with a durable store, halts the running jobs (their last checkpoints stay) and leaves
   /// the queued ones queued, so all resume at the next start; without one, cancels every
@@ -99,6 +108,8 @@ class JobManager {
   JobManagerOptions options_;
   Metrics& metrics_;
   std::unique_ptr<DurableStore> durable_;
+  std::mutex store_problem_mutex_;
+  std::string store_problem_;  // the last failed write, until a write succeeds
   JobStore store_;
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;   // wakes the workers
@@ -107,7 +118,6 @@ class JobManager {
   bool stopping_ = false;
   std::set<std::string> running_;  // ids of the jobs the workers run now; guarded by queue_mutex_
   std::once_flag stopped_;
-  std::mt19937_64 id_engine_;   // guarded by queue_mutex_
   std::uint64_t last_seq_ = 0;  // guarded by queue_mutex_ (and set by recover() before that)
   std::vector<std::thread> workers_;
   std::thread reaper_;

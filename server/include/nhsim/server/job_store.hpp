@@ -1,7 +1,7 @@
 // The live job table: jobs, their progress and results, in memory, with change notification for
 // WatchJob. The job manager writes every change that must survive a crash through to the
-// DurableStore (durable_store.hpp) and rebuilds this table from it at start. Jobs are never
-// evicted yet, so memory grows with the number and size of results kept.
+// DurableStore (durable_store.hpp) and rebuilds this table from it at start; it evicts finished
+// jobs after the retention period.
 #pragma once
 
 #include <atomic>
@@ -32,6 +32,8 @@ std::string state_name(nhsim::v1::JobState state);
 struct JobRecord {
   std::string id;
   std::uint64_t seq = 0;  ///< submission order (recovered jobs keep theirs); list() sorts by it
+  /// The identity that submitted the job (Caller::identity); only it and admins see the job.
+  std::string owner;
   std::string label;
   std::shared_ptr<const nhsim::EnsembleSpec> spec;
   std::shared_ptr<const nhsim::v1::SubmitEnsembleRequest> request;  ///< as submitted
@@ -83,6 +85,10 @@ class JobStore {
 
   /// Copies of the records in submission order (seq).
   std::vector<JobRecord> list() const;
+
+  /// How many records satisfy `predicate` (called under the store's lock: quick, no callbacks
+  /// into the store).
+  std::int64_t count_if(const std::function<bool(const JobRecord&)>& predicate) const;
 
   /// Wakes every waiter; later waits return at once. Idempotent.
   void shutdown();

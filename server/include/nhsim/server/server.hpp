@@ -4,11 +4,13 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "nhsim/server/slurm_executor.hpp"
 
@@ -21,17 +23,22 @@ namespace nhsim::server {
 class EnsembleServiceImpl;
 class JobManager;
 class Metrics;
+class TokenTable;
 
 /// nhsimd's settings; the defaults are nhsimd's defaults.
 struct ServerOptions {
   /// gRPC address "host:port"; port 0 picks a free port (see Server::port()).
   std::string listen = "127.0.0.1:50051";
+  /// A plaintext address that serves gRPC health checking only (no jobs, no authentication),
+  /// for probes that cannot speak TLS (the kubelet's); empty: none.
+  std::string health_listen;
   /// Prometheus metrics address "host:port" (GET /metrics); port 0 picks a free port; empty
   /// serves no metrics.
   std::string metrics = "127.0.0.1:9464";
-  int threads = 0;            ///< oneTBB threads per job; 0 = all cores
-  int max_running_jobs = 4;   ///< jobs running at once, sharing the threads
-  int max_queued_jobs = 256;  ///< jobs waiting to run
+  int threads = 0;               ///< oneTBB threads per job; 0 = all cores
+  int max_running_jobs = 4;      ///< jobs running at once, sharing the threads
+  int max_queued_jobs = 256;     ///< jobs waiting to run
+  int max_jobs_per_client = 64;  ///< unfinished (queued + running) jobs of one identity
   /// How long finished jobs (and results) are kept before they are evicted.
   std::chrono::seconds keep_finished_for{std::chrono::hours(24 * 7)};
   std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
@@ -47,6 +54,16 @@ struct ServerOptions {
   std::filesystem::path data_dir;
   /// Work per checkpoint of the local executor, seconds.
   double checkpoint_seconds = 5.0;
+  /// Tokens file (TokenTable): every EnsembleService call needs a bearer token from it. Empty:
+  /// no authentication, every caller is kAnonymous; allowed on loopback addresses only, unless
+  /// `insecure`.
+  std::filesystem::path tokens_file;
+  /// Serve `listen` without authentication although it is not a loopback address.
+  bool insecure = false;
+  /// TLS: PEM certificate chain and private key of the server (both or neither).
+  std::filesystem::path tls_cert, tls_key;
+  /// PEM CA certificates for mutual TLS: clients must present a certificate they signed.
+  std::filesystem::path tls_client_ca;
   std::string executor = "local";  ///< "local" or "slurm"
   SlurmOptions slurm;              ///< used with executor "slurm"
 };
@@ -54,8 +71,9 @@ struct ServerOptions {
 /// A running nhsimd. Thread-safe.
 class Server {
  public:
-  /// Binds both addresses and starts serving. Throws std::invalid_argument for bad options and
-  /// std::runtime_error when an address cannot be bound.
+  /// Binds both addresses and starts serving. Throws std::invalid_argument for bad options (a
+  /// non-loopback `listen` without `tokens_file` or `insecure` among them) and
+  /// std::runtime_error when a file cannot be read or an address cannot be bound.
   explicit Server(const ServerOptions& options);
   /// shutdown()s.
   ~Server();
@@ -66,19 +84,37 @@ class Server {
   int port() const { return port_; }
   /// The bound metrics port; 0 when no metrics are served.
   int metrics_port() const;
+  /// The bound health-only port; 0 when there is none.
+  int health_port() const { return health_port_; }
 
+  /// Health checks ("" and nhsim.v1.EnsembleService) answer SERVING while the job manager
+  /// reports no problem (JobManager::problem(), checked every second).
+  ///
   /// Reports NOT_SERVING to health checks, cancels unfinished jobs, ends open WatchJob
   /// streams (UNAVAILABLE), waits up to two seconds for calls in flight, then stops.
   /// Idempotent.
   void shutdown();
 
  private:
+  /// Health of "" and nhsim.v1.EnsembleService, and the nhsim_health_serving gauge.
+  void set_serving(bool serving);
+  /// Every second until shutdown: SERVING while the job manager reports no problem; logs each
+  /// change from `last_problem`.
+  void watch_health(std::string last_problem);
+
   std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<TokenTable> tokens_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<EnsembleServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<grpc::Server> health_server_;  // health_listen, if any
   int port_ = 0;
+  int health_port_ = 0;
   std::once_flag shut_down_;
+  std::mutex health_mutex_;
+  std::condition_variable health_changed_;
+  bool draining_ = false;  // guarded by health_mutex_
+  std::thread health_;
 };
 
 }  // namespace nhsim::server

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
+#include "nhsim/server/auth.hpp"
 #include "nhsim/server/job_manager.hpp"
 #include "nhsim/v1/ensemble.grpc.pb.h"
 
@@ -24,10 +26,14 @@ struct ServiceLimits {
   double max_result_mb = 1024;
 };
 
-/// The service. Status codes: see proto/nhsim/v1/ensemble.proto. `jobs` must outlive it.
+/// The service. Status codes: see proto/nhsim/v1/ensemble.proto; every method answers
+/// UNAUTHENTICATED without a valid token when the server has a token table, and NOT_FOUND for
+/// a job of another identity (unless the caller is admin).
 class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
  public:
-  EnsembleServiceImpl(JobManager& jobs, ServiceLimits limits);
+  /// `jobs` and `tokens` must outlive the service; `tokens` null: no authentication, every
+  /// caller is kAnonymous.
+  EnsembleServiceImpl(JobManager& jobs, const TokenTable* tokens, ServiceLimits limits);
 
   grpc::Status ListSystems(grpc::ServerContext* context,
                            const nhsim::v1::ListSystemsRequest* request,
@@ -55,10 +61,20 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
                          nhsim::v1::DeleteJobResponse* response) override;
 
  private:
-  JobManager& jobs_;
+  /// The caller of the call; std::nullopt without a valid token.
+  std::optional<Caller> caller(const grpc::ServerContext& context) const;
+  /// Runs `body(caller)` for an authenticated caller, else answers UNAUTHENTICATED; an
+  /// unexpected exception answers INTERNAL instead of escaping into gRPC.
+  template <typename Body>
+  grpc::Status authorized(const grpc::ServerContext* context, Body&& body);
+  /// The job, if `who` may see it.
+  std::optional<JobRecord> visible_job(const std::string& id, const Caller& who) const;
   /// The result of a job that has one; else the status GetResult answers.
-  grpc::Status result_of(const std::string& job_id,
+  grpc::Status result_of(const std::string& job_id, const Caller& who,
                          std::shared_ptr<const nhsim::v1::EnsembleResult>& result) const;
+
+  JobManager& jobs_;
+  const TokenTable* tokens_;
 
   /// Why a job of this cost is refused (RESOURCE_EXHAUSTED: "<field>: <estimate> exceed
   /// <limit>"); empty when it fits every limit.

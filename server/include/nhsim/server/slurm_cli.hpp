@@ -29,6 +29,9 @@ std::string sbatch_array(const ArraySubmission& submission);
 /// completing). False if squeue failed.
 bool squeue_tasks(const std::string& job_name, std::set<std::int64_t>& indices);
 
+/// Whether the Slurm controller answers: "" when it does, else squeue's output.
+std::string slurm_controller_problem();
+
 /// scancel the given job ids; returns scancel's output when it failed, else "".
 std::string scancel(const std::vector<std::string>& job_ids);
 

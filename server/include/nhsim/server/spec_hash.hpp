@@ -3,10 +3,15 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "nhsim/v1/ensemble.pb.h"
 
 namespace nhsim::server {
+
+/// Lower-case hex SHA-256 (64 characters) of `bytes` (OpenSSL EVP). Throws std::runtime_error if
+/// OpenSSL fails.
+std::string sha256_hex(std::string_view bytes);
 
 /// Lower-case hex SHA-256 (64 characters) of the deterministic binary serialisation of `spec`
 /// (map entries sorted by key). Equal specs give equal hashes; any change of a field, the label
