@@ -74,7 +74,7 @@ void JobManager::persist(const char* what, const std::string& id,
     write();
   } catch (const std::exception& e) {
     failure = "job store: cannot store " + std::string(what) + " of job " + id + ": " + e.what();
-    log_line(failure);
+    log_job(id, "", failure, LogLevel::kError);
   }
   const std::lock_guard lock(store_problem_mutex_);
   store_problem_ = failure;
@@ -141,10 +141,12 @@ void JobManager::recover() {
       record.state = v1::QUEUED;  // RUNNING resumes: queued again until the worker takes it
       queue_.push_back(record.id);
       ++resumed;
-      log_line("job " + record.id + " recovered: resumes " +
-               (record.resume_from ? "from a checkpoint of " +
-                                         std::to_string(job.trajectories_done) + " trajectory runs"
-                                   : std::string("from the start")));
+      log_job(
+          record.id, record.owner,
+          "job " + record.id + " recovered: resumes " +
+              (record.resume_from ? "from a checkpoint of " +
+                                        std::to_string(job.trajectories_done) + " trajectory runs"
+                                  : std::string("from the start")));
     }
     metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
     store_.insert(std::move(record));
@@ -199,12 +201,13 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec,
   const v1::Job job = to_job(record);
   store_.insert(record);
   metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
-  log_line("job " + record.id + " " +
-           (cancelled   ? "cancelled (server stopping)"
-            : stopping_ ? "stored (server stopping: runs at the next start)"
-                        : "queued") +
-           ": system=" + record.spec->system + " trajectories=" +
-           std::to_string(record.trajectories_total) + quoted_label(record.label));
+  log_job(record.id, record.owner,
+          "job " + record.id + " " +
+              (cancelled   ? "cancelled (server stopping)"
+               : stopping_ ? "stored (server stopping: runs at the next start)"
+                           : "queued") +
+              ": system=" + record.spec->system + " trajectories=" +
+              std::to_string(record.trajectories_total) + quoted_label(record.label));
   if (!stopping_) {
     queue_.push_back(record.id);
     queue_changed_.notify_one();
@@ -215,8 +218,10 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec,
 std::optional<v1::Job> JobManager::cancel(const std::string& id, const std::string& by) {
   v1::JobState before = v1::JOB_STATE_UNSPECIFIED;
   std::optional<JobRecord> cancelled_queued;
+  std::string owner;
   const bool found = store_.update(id, [&](JobRecord& record) {
     before = record.state;
+    owner = record.owner;
     if (is_terminal(record.state)) return;
     record.cancel->store(true);
     record.halt->store(true);
@@ -230,10 +235,10 @@ std::optional<v1::Job> JobManager::cancel(const std::string& id, const std::stri
   if (cancelled_queued) {
     persist("its cancellation", id, [&] { durable_->finish(terminal(*cancelled_queued)); });
     metrics_.job_transition(v1::QUEUED, v1::CANCELLED);
-    log_line("job " + id + " cancelled before it started, by " + by);
+    log_job(id, owner, "job " + id + " cancelled before it started, by " + by);
   } else if (before == v1::RUNNING) {
     persist("its cancel request", id, [&] { durable_->set_cancel_requested(id); });
-    log_line("job " + id + " cancel requested by " + by);
+    log_job(id, owner, "job " + id + " cancel requested by " + by);
   }
   return to_job(*store_.get(id));
 }
@@ -335,11 +340,12 @@ void JobManager::run(const std::string& id) {
   }
   persist("its start", id, [&] { durable_->set_running(id, to_ms(record.started_time)); });
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
-  log_line("job " + id + " running (" + executor_->name() + " executor)");
+  log_job(id, record.owner, "job " + id + " running (" + executor_->name() + " executor)");
 
   const std::string hash = spec_sha256(*record.request);
   const std::int64_t choices = static_cast<std::int64_t>(record.spec->integrators.size());
   JobRun job{id,
+             record.owner,
              *record.request,
              *record.spec,
              hash,
@@ -383,8 +389,9 @@ void JobManager::run(const std::string& id) {
     result->set_label(record.label);
     state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;
   } catch (const Interrupted&) {
-    log_line("job " + id + " interrupted by shutdown: resumes from its last checkpoint at the " +
-             "next start");
+    log_job(id, record.owner,
+            "job " + id + " interrupted by shutdown: resumes from its last checkpoint at the " +
+                "next start");
     return;
   } catch (const std::exception& e) {
     error = e.what();
@@ -427,7 +434,7 @@ void JobManager::run(const std::string& id) {
   std::string line = "job " + id + " " + state_name(state) + summary;
   if (all_failed) line += ": every trajectory run failed";
   if (!error.empty()) line += ": " + error;
-  log_line(line);
+  log_job(id, record.owner, line, state == v1::FAILED ? LogLevel::kError : LogLevel::kInfo);
 }
 
 }  // namespace nhsim::server

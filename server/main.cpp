@@ -161,8 +161,8 @@ int main(int argc, char** argv) {
   if (!in_memory) {
     if (data_dir.empty()) {
       nhsim::server::log_line(
-          "error: set --data-dir (neither XDG_STATE_HOME nor HOME is set) "
-          "or --in-memory");
+          "set --data-dir (neither XDG_STATE_HOME nor HOME is set) or --in-memory",
+          nhsim::server::LogLevel::kError);
       return 1;
     }
     options.data_dir = data_dir;
@@ -170,8 +170,8 @@ int main(int argc, char** argv) {
   if (options.executor != "slurm") {
     for (const CLI::Option* option : slurm_options) {
       if (option->count() > 0) {
-        nhsim::server::log_line("error: " + option->get_name() +
-                                " applies to --executor slurm only");
+        nhsim::server::log_line(option->get_name() + " applies to --executor slurm only",
+                                nhsim::server::LogLevel::kError);
         return 1;
       }
     }
@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
     server.shutdown();
     nhsim::server::log_line("stopped");
   } catch (const std::exception& e) {
-    nhsim::server::log_line(std::string("error: ") + e.what());
+    nhsim::server::log_line(e.what(), nhsim::server::LogLevel::kError);
     return 1;
   }
   return 0;

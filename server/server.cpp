@@ -148,14 +148,16 @@ Server::Server(const ServerOptions& options) {
     }
   }
   if (!tokens_ && !is_loopback(options.listen)) {
-    log_line("warning: --insecure: serving " + options.listen +
-             " without authentication; any client can read and cancel every job");
+    log_line("--insecure: serving " + options.listen +
+                 " without authentication; any client can read and cancel every job",
+             LogLevel::kWarning);
   } else if (tokens_ && options.tls_cert.empty() && !is_loopback(options.listen)) {
-    log_line("warning: tokens travel in plaintext on " + options.listen +
-             "; give --tls-cert and --tls-key unless a TLS proxy terminates the connections");
+    log_line("tokens travel in plaintext on " + options.listen +
+                 "; give --tls-cert and --tls-key unless a TLS proxy terminates the connections",
+             LogLevel::kWarning);
   }
   const std::string problem = jobs_->problem();
-  if (!problem.empty()) log_line("health: NOT_SERVING: " + problem);
+  if (!problem.empty()) log_line("health: NOT_SERVING: " + problem, LogLevel::kWarning);
   set_serving(problem.empty());
   health_ = std::thread([this, problem] { watch_health(problem); });
 }
@@ -184,7 +186,8 @@ void Server::watch_health(std::string last_problem) {
     set_serving(problem.empty());
     if (problem != last_problem) {
       log_line(problem.empty() ? std::string("health: SERVING again")
-                               : "health: NOT_SERVING: " + problem);
+                               : "health: NOT_SERVING: " + problem,
+               problem.empty() ? LogLevel::kInfo : LogLevel::kWarning);
     }
     last_problem = problem;
   }

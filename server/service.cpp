@@ -44,11 +44,13 @@ bool visible(const JobRecord& record, const Caller& caller) {
   return caller.admin || record.owner == caller.identity;
 }
 
-grpc::Status reject(grpc::StatusCode code, const std::string& message) {
-  log_line("submit rejected (" +
-           std::string(code == grpc::StatusCode::INVALID_ARGUMENT ? "INVALID_ARGUMENT"
-                                                                  : "RESOURCE_EXHAUSTED") +
-           "): " + message);
+grpc::Status reject(grpc::StatusCode code, const std::string& message, const Caller& who) {
+  log_job("", who.identity,
+          "submit rejected (" +
+              std::string(code == grpc::StatusCode::INVALID_ARGUMENT ? "INVALID_ARGUMENT"
+                                                                     : "RESOURCE_EXHAUSTED") +
+              "): " + message,
+          LogLevel::kWarning);
   return {code, message};
 }
 
@@ -71,13 +73,14 @@ grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context,
   try {
     const std::optional<Caller> who = caller(*context);
     if (!who) {
+      log_line("unauthenticated call from " + context->peer() + " refused", LogLevel::kWarning);
       return {grpc::StatusCode::UNAUTHENTICATED,
               "authorization: a valid bearer token is required (metadata \"authorization: "
               "Bearer <token>\"; nhsim --token-file or NHSIM_TOKEN)"};
     }
     return body(*who);
   } catch (const std::exception& e) {
-    log_line(std::string("internal error: ") + e.what());
+    log_line(std::string("internal error: ") + e.what(), LogLevel::kError);
     return {grpc::StatusCode::INTERNAL, e.what()};
   }
 }
@@ -124,19 +127,20 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
         return reject(grpc::StatusCode::RESOURCE_EXHAUSTED,
                       "initial_conditions: " + std::to_string(trajectories) +
                           " trajectories exceed this server's limit --max-trajectories=" +
-                          std::to_string(limits_.max_trajectories));
+                          std::to_string(limits_.max_trajectories),
+                      who);
       }
       cost = estimate_cost(spec);               // validates the spec first
     } catch (const std::invalid_argument& e) {  // SpecError: "<field>: <reason>"
-      return reject(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+      return reject(grpc::StatusCode::INVALID_ARGUMENT, e.what(), who);
     }
     if (const std::string over = over_limits(cost); !over.empty()) {
-      return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over);
+      return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over, who);
     }
     try {
       *response = jobs_.submit(*request, std::move(spec), who.identity);
     } catch (const QueueFull& e) {
-      return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what());
+      return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what(), who);
     }
     return grpc::Status::OK;
   });
@@ -334,7 +338,7 @@ grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* context,
     if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
     switch (jobs_.remove(request->job_id())) {
       case Removal::kRemoved:
-        log_line("job " + request->job_id() + " deleted by " + who.identity);
+        log_job(request->job_id(), who.identity, "job " + request->job_id() + " deleted");
         return grpc::Status::OK;
       case Removal::kNotFinished:
         return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,

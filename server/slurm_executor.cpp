@@ -118,9 +118,10 @@ class SlurmJob {
           to_submit.push_back(i);
         }
       }
-      log_line("job " + job_.id + " adopts slurm arrays " + comma_list(arrays_) + ": " +
-               std::to_string(queued.size()) + " tasks queued, " +
-               std::to_string(to_submit.size()) + " to submit again");
+      log_job(job_.id, job_.owner,
+              "job " + job_.id + " adopts slurm arrays " + comma_list(arrays_) + ": " +
+                  std::to_string(queued.size()) + " tasks queued, " +
+                  std::to_string(to_submit.size()) + " to submit again");
     } else {
       write_job_files();
       for (std::int64_t i = 0; i < shard_count(); ++i) to_submit.push_back(i);
@@ -152,9 +153,10 @@ class SlurmJob {
         absorb(i);
         if (job_.progress) job_.progress(done_ * choices_, n_ * choices_);
       } else if (s.attempts < options_.max_attempts) {
-        log_line("job " + job_.id + " slurm task " + s.last_array + "_" + std::to_string(i) +
-                 " ended without a partial result (attempt " + std::to_string(s.attempts) + " of " +
-                 std::to_string(options_.max_attempts) + ")");
+        log_job(job_.id, job_.owner,
+                "job " + job_.id + " slurm task " + s.last_array + "_" + std::to_string(i) +
+                    " ended without a partial result (attempt " + std::to_string(s.attempts) +
+                    " of " + std::to_string(options_.max_attempts) + ")");
         retry.push_back(i);
       } else {
         cancel();
@@ -173,15 +175,16 @@ class SlurmJob {
   void cancel() const {
     if (arrays_.empty()) return;
     const std::string failed = scancel(arrays_);
-    log_line("job " + job_.id + " slurm arrays " + comma_list(arrays_) + " cancelled" +
-             (failed.empty() ? "" : ": " + failed));
+    log_job(job_.id, job_.owner,
+            "job " + job_.id + " slurm arrays " + comma_list(arrays_) + " cancelled" +
+                (failed.empty() ? "" : ": " + failed));
     const auto deadline = Clock::now() + std::chrono::seconds(10);
     while (Clock::now() < deadline) {
       std::set<std::int64_t> queued;
       if (squeue_tasks(name_, queued) && queued.empty()) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    log_line("job " + job_.id + " slurm tasks still queued 10 s after scancel");
+    log_job(job_.id, job_.owner, "job " + job_.id + " slurm tasks still queued 10 s after scancel");
   }
 
   /// The job's result: every shard merged, or (after a cancel) the partials that arrived, the
@@ -260,7 +263,8 @@ class SlurmJob {
       ++shard(i).attempts;
       shard(i).last_array = id;
     }
-    log_line("job " + job_.id + " slurm array " + id + " submitted: tasks " + submission.array);
+    log_job(job_.id, job_.owner,
+            "job " + job_.id + " slurm array " + id + " submitted: tasks " + submission.array);
   }
 
   /// Merges shard i's partial file. Throws std::runtime_error for a file that is not a

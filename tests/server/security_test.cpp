@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ using client::Connection;
 using client::RpcError;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 
 const std::string kAliceToken = "nhsim_alice-test-token";
 const std::string kBobToken = "nhsim_bob-test-token";
@@ -180,6 +182,34 @@ TEST_F(SecurityTest, AJobIsVisibleOnlyToItsOwnerAndToAdmins) {
   bob.watch(bobs.job_id(), nullptr);
   EXPECT_EQ(code_of([&] { admin.delete_job(id); }), grpc::StatusCode::OK);
   EXPECT_EQ(code_of([&] { alice.get_job(id); }), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(SecurityTest, LogLinesNameTheJobAndItsOwnerAndNeverAToken) {
+  ::testing::internal::CaptureStderr();
+  start();
+  const Client alice = as(kAliceToken);
+  const std::string id = alice.submit(tiny_spec()).job_id();
+  alice.watch(id, nullptr);
+  v1::SubmitEnsembleRequest bad = tiny_spec();
+  bad.set_t_final(-1.0);
+  EXPECT_EQ(code_of([&] { alice.submit(bad); }), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(code_of([&] { as("nhsim_wrong-token").list_jobs(); }),
+            grpc::StatusCode::UNAUTHENTICATED);
+  server_.reset();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(log, HasSubstr("\"job\":\"" + id + "\",\"identity\":\"alice\",\"msg\":\"job " + id +
+                             " queued"));
+  EXPECT_THAT(log,
+              HasSubstr("\"identity\":\"alice\",\"msg\":\"submit rejected (INVALID_ARGUMENT)"));
+  EXPECT_THAT(log, HasSubstr("\"level\":\"warning\",\"msg\":\"unauthenticated call from"));
+  for (const std::string& token : {kAliceToken, std::string("nhsim_wrong-token")}) {
+    EXPECT_THAT(log, Not(HasSubstr(token)));
+  }
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("E1", 0) == 0 || line.rfind("I1", 0) == 0) continue;  // gRPC's own log
+    EXPECT_THAT(line, MatchesRegex("\\{\"time\":.*\\}")) << line;
+  }
 }
 
 TEST_F(SecurityTest, OwnershipSurvivesARestart) {

@@ -18,6 +18,7 @@ namespace nhsim::server {
 /// One job as an executor sees it. The references outlive Executor::run().
 struct JobRun {
   const std::string& id;                            ///< job id (32 hex digits)
+  const std::string& owner;                         ///< identity of the submitter, for logs
   const nhsim::v1::SubmitEnsembleRequest& request;  ///< as submitted (label included)
   const nhsim::EnsembleSpec& spec;                  ///< from_proto(request), validated
   const std::string& spec_hash;                     ///< spec_sha256(request)

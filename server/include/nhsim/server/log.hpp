@@ -1,13 +1,31 @@
-// One-line logging to stderr for nhsimd: "<UTC time> nhsimd: <message>".
+// nhsimd's log: one JSON object per line on stderr (JSON lines), e.g.
+//   {"time":"2026-11-23T05:01:22.123Z","level":"info","job":"5f41…","identity":"alice",
+//    "msg":"job 5f41… queued: system=chaotic_quartic trajectories=8"}
+// Messages are cut to kMaxLogMessage bytes; tokens and other credentials are never logged.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace nhsim::server {
 
-/// Writes `message` as one line to stderr, prefixed with the UTC time (ISO 8601, milliseconds)
-/// and "nhsimd:"; control characters in `message` become spaces, so one call is one line.
-/// Thread-safe: lines from different threads never interleave.
-void log_line(std::string_view message);
+enum class LogLevel { kInfo, kWarning, kError };
+
+/// Longest message written; longer ones are cut and marked with their length.
+inline constexpr std::size_t kMaxLogMessage = 2048;
+
+/// The JSON line for `message` (without the newline): time (UTC, ISO 8601, milliseconds),
+/// level, job and identity when not empty, msg. Strings are escaped; bytes that are not UTF-8
+/// become U+FFFD.
+std::string log_json(LogLevel level, std::string_view message, std::string_view job = {},
+                     std::string_view identity = {});
+
+/// Writes log_json(...) as one line to stderr. Thread-safe: lines never interleave.
+void log_line(std::string_view message, LogLevel level = LogLevel::kInfo);
+
+/// A line about one job: its id and the identity that owns it are fields of their own.
+void log_job(std::string_view job, std::string_view identity, std::string_view message,
+             LogLevel level = LogLevel::kInfo);
 
 }  // namespace nhsim::server

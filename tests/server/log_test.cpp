@@ -1,0 +1,43 @@
+// nhsimd's log lines: JSON objects with escaped, bounded strings.
+#include "nhsim/server/log.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace nhsim::server {
+namespace {
+
+using ::testing::EndsWith;
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::Not;
+
+TEST(Log, ALineIsOneJsonObjectWithTimeLevelJobIdentityAndMessage) {
+  const std::string line = log_json(LogLevel::kWarning, "job j1 queued", "j1", "alice");
+  EXPECT_THAT(line, MatchesRegex("\\{\"time\":\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:"
+                                 "[0-9]{2}\\.[0-9]{3}Z\",\"level\":\"warning\",\"job\":\"j1\","
+                                 "\"identity\":\"alice\",\"msg\":\"job j1 queued\"\\}"));
+  EXPECT_THAT(log_json(LogLevel::kInfo, "started"),
+              EndsWith(",\"level\":\"info\",\"msg\":\"started\"}"));
+}
+
+TEST(Log, QuotesControlCharactersAndBrokenUtf8AreEscaped) {
+  const std::string line = log_json(LogLevel::kError, "a\"b\\c\nd\te\x01 \xc3\xa9 \xff");
+  EXPECT_THAT(line, HasSubstr(R"("msg":"a\"b\\c\u000ad\u0009e\u0001 é �"})"));
+  EXPECT_THAT(line, Not(HasSubstr("\n")));
+}
+
+TEST(Log, LongMessagesAreCutAtACharacterBoundaryAndMarked) {
+  std::string message(kMaxLogMessage - 1, 'x');
+  message += "\xc3\xa9";  // a two-byte character across the limit
+  message += std::string(1 << 20, 'y');
+  const std::string line = log_json(LogLevel::kInfo, message);
+  EXPECT_LT(line.size(), kMaxLogMessage + 200);
+  EXPECT_THAT(line, HasSubstr("x... (" + std::to_string(message.size()) + " bytes)\"}"));
+  EXPECT_THAT(line, Not(HasSubstr("\xc3")));
+}
+
+}  // namespace
+}  // namespace nhsim::server
