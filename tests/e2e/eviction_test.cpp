@@ -1,0 +1,64 @@
+// Memory after eviction: nhsimd's resident memory returns to its baseline once the jobs that
+// held large statistics and results are evicted (issue 12, admission control).
+#include <string>
+
+#include "cli_support.hpp"
+
+namespace nhsim::e2e {
+namespace {
+
+/// A field of /proc/<pid>/status in KiB (VmRSS, VmHWM), -1 if absent.
+long status_kib(pid_t pid, const std::string& field) {
+  std::istringstream status(read_file("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  }
+  return -1;
+}
+
+class EvictionTest : public CliTest {
+ protected:
+  std::vector<std::string> extra_server_args() const override {
+    return {"--keep-finished-for", "2s"};
+  }
+
+  /// Runs `spec_file` to its end, then waits until the server has evicted it.
+  void run_and_wait_for_eviction(const std::string& spec_file) {
+    const CliRun submit = nhsim("submit " + path(spec_file) + " --wait");
+    ASSERT_EQ(submit.exit_code, 0) << submit.err;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const CliRun jobs = nhsim("jobs");
+      ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+      if (jobs.out.empty()) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    FAIL() << "jobs not evicted within 10 s of their retention period";
+  }
+};
+
+TEST_F(EvictionTest, MemoryReturnsToItsBaselineAfterLargeJobsAreEvicted) {
+  run_and_wait_for_eviction("tiny.json");  // warms up the server's pools
+  const long baseline = status_kib(server_pid_, "VmRSS");
+  // 8 trajectories sampled at every one of 40000 steps: about 150 MiB of statistics while it
+  // runs and a result of tens of MiB, stored and kept until evicted.
+  write_file(dir_ / "large.json", R"({
+    "system": "chaotic_quartic",
+    "parameters": {"n": 3},
+    "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": 7, "count": 8}},
+    "integrators": [{"integrator": "rk4", "h": 0.01, "sample_every": 1}],
+    "t_final": 400.0
+  })");
+  run_and_wait_for_eviction("large.json");
+  const long peak = status_kib(server_pid_, "VmHWM");
+  const long after = status_kib(server_pid_, "VmRSS");
+  RecordProperty("rss_baseline_kib", std::to_string(baseline));
+  RecordProperty("rss_peak_kib", std::to_string(peak));
+  RecordProperty("rss_after_eviction_kib", std::to_string(after));
+  EXPECT_GT(peak, baseline + 100 * 1024) << "the large job did not use the memory it should: peak "
+                                         << peak << " KiB, baseline " << baseline << " KiB";
+  EXPECT_LT(after, baseline + 32 * 1024) << "RSS " << baseline << " KiB before, " << peak
+                                         << " KiB at the peak, " << after << " KiB after eviction";
+}
+
+}  // namespace
+}  // namespace nhsim::e2e
