@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <variant>
@@ -140,6 +141,18 @@ std::shared_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
     run_trajectory(run, i, *stepper, q, p, samples, i1 - i0, *block);
   }
   return block;
+}
+
+/// a x b and a + b of counts (a, b >= 0), saturated at the int64 maximum: a cost estimate of
+/// an absurd spec (t_final / h near its limit of 9e15, hundreds of observables, several choices)
+/// must come out too large to admit, not overflow.
+std::int64_t multiply_saturated(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? std::numeric_limits<std::int64_t>::max() : out;
+}
+std::int64_t add_saturated(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? std::numeric_limits<std::int64_t>::max() : out;
 }
 
 /// The choice as run: 0 in the spec's Newton settings means the integrator's default.
@@ -314,7 +327,7 @@ CostEstimate estimate_cost(const EnsembleSpec& spec) {
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     const std::int64_t samples = sample_count(spec.integrators[ci], pr.n_steps[ci]);
     cost.trajectory_steps += n * static_cast<double>(pr.n_steps[ci]);
-    cost.cells += samples * n_obs;
+    cost.cells = add_saturated(cost.cells, multiply_saturated(samples, n_obs));
     cost.result_bytes += 8.0 * static_cast<double>(samples);  // sample_times
   }
   const double values_per_cell =

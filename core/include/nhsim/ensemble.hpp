@@ -175,7 +175,9 @@ struct CostEstimate {
   std::int64_t trajectories = 0;
   double trajectory_steps = 0;  ///< trajectories x sum over choices of t_final / h
   double generator_draws = 0;   ///< at most: trajectories x max_attempts (energy shell), else 0
-  std::int64_t cells = 0;       ///< statistics cells: sum over choices of samples x observables
+  /// Statistics cells: sum over choices of samples x observables; the int64 maximum where
+  /// that sum does not fit.
+  std::int64_t cells = 0;
   /// Memory of the statistics while the job runs, bytes: every cell with its quantile sketch's
   /// exact values (min(trajectories, 400) per cell; bucket counts beyond are usually fewer),
   /// twice (a checkpoint or merge holds a copy). A planning figure, not a bound.
