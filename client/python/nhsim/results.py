@@ -1,0 +1,298 @@
+"""Ensemble results (nhsim.v1.EnsembleResult) as pandas DataFrames, and result files.
+
+Units: times (``t``, ``h``) are in the system's time unit; an observable's statistics are in
+that observable's unit (``energy_error`` H(t) - H(0) in the system's energy unit,
+``relative_energy_error`` dimensionless; ``variance`` in the unit squared); ``wall_seconds`` in
+seconds. ``choice`` is the index of the integrator choice in the spec (the same integrator may
+run at several step sizes).
+"""
+
+import math
+import os
+import pathlib
+
+import numpy as np
+import pandas as pd
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
+
+from nhsim._stubs import ensemble_pb2
+
+#: The columns of to_dataframe, in order.
+STATS_COLUMNS = ["choice", "integrator", "h", "observable", "t", "count", "mean", "variance",
+                 "min", "max", "q05", "q50", "q95"]
+#: The columns of summary_frame, in order.
+SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "trajectories_ok",
+                   "trajectories_failed", "trajectories_cancelled", "steps_completed",
+                   "wall_seconds", "steps_per_second", "max_abs_energy_error",
+                   "final_energy_error_variance", "variance_slope", "variance_slope_over_h4",
+                   "max_constraint_residual"]
+#: The columns of failures_frame, in order.
+FAILURE_COLUMNS = ["choice", "integrator", "h", "trajectory", "time", "reason"]
+
+_FLOAT_FIELDS = ("mean", "variance", "min", "max", "q05", "q50", "q95")
+
+
+class Result:
+    """An ensemble result: the nhsim.v1.EnsembleResult message ``proto`` with conversions.
+
+    Made by Job.result() or load_result(path). In a notebook it shows its summary table.
+    """
+
+    def __init__(self, proto):
+        self.proto = proto
+
+    def __repr__(self):
+        return (f"nhsim.Result(system={self.system!r}, job_id={self.job_id!r}, "
+                f"{self.n_trajectories} trajectories x {len(self.proto.integrators)} choices"
+                f"{', cancelled' if self.cancelled else ''})")
+
+    def _repr_html_(self):
+        return self.summary().to_html(index=False)
+
+    @property
+    def system(self):
+        """The system id (str)."""
+        return self.proto.system
+
+    @property
+    def job_id(self):
+        """The job id ("" for a result run without a server)."""
+        return self.proto.job_id
+
+    @property
+    def label(self):
+        """The spec's label (str)."""
+        return self.proto.label
+
+    @property
+    def n_trajectories(self):
+        """Initial conditions in the ensemble (int)."""
+        return self.proto.n_trajectories
+
+    @property
+    def cancelled(self):
+        """True for the partial result of a cancelled job."""
+        return self.proto.cancelled
+
+    @property
+    def parameters(self):
+        """All system parameters, defaults filled in: {name: value}."""
+        return dict(self.proto.parameters)
+
+    @property
+    def observables(self):
+        """The observable names, in the order of the first choice that has each (list of str)."""
+        names = []
+        for integrator in self.proto.integrators:
+            names.extend(s.observable for s in integrator.observables
+                         if s.observable not in names)
+        return names
+
+    def to_dataframe(self):
+        """See to_dataframe()."""
+        return to_dataframe(self)
+
+    def summary(self):
+        """See summary_frame()."""
+        return summary_frame(self)
+
+    def observables_frame(self):
+        """See observables_frame()."""
+        return observables_frame(self)
+
+    def failures(self):
+        """See failures_frame()."""
+        return failures_frame(self)
+
+    def save(self, path):
+        """Writes the result as protobuf JSON, as `nhsim result JOB --json FILE` does."""
+        text = json_format.MessageToJson(self.proto, preserving_proto_field_name=True,
+                                         including_default_value_fields=True, indent=1)
+        pathlib.Path(path).write_text(text + "\n", encoding="utf-8")
+
+
+def load_result(path):
+    """Reads a result file: the protobuf JSON of an EnsembleResult (`nhsim result JOB --json
+    FILE`, `nhsim submit --wait --json FILE`, Result.save) or its binary serialization.
+
+    Returns:
+        Result.
+    Raises:
+        ValueError: the file is neither.
+    """
+    data = pathlib.Path(path).read_bytes()
+    proto = ensemble_pb2.EnsembleResult()
+    try:
+        if data.lstrip()[:1] == b"{":
+            json_format.Parse(data.decode("utf-8"), proto)
+        else:
+            proto.ParseFromString(data)
+    except Exception as error:  # ParseError, DecodeError, UnicodeDecodeError
+        raise ValueError(f"{os.fspath(path)}: not an nhsim result ({error})") from error
+    return Result(proto)
+
+
+def as_proto(result):
+    """The EnsembleResult message of a Result, an EnsembleResult or a result file's path."""
+    if isinstance(result, Result):
+        return result.proto
+    if isinstance(result, ensemble_pb2.EnsembleResult):
+        return result
+    if isinstance(result, (str, os.PathLike)):
+        return load_result(result).proto
+    raise TypeError(f"expected an nhsim.Result, an EnsembleResult or a path, "
+                    f"got {type(result).__name__}")
+
+
+def choice_labels(result):
+    """A legend label per integrator choice (list of str, in the spec's order): the integrator
+    id, with "h=..." where the same integrator runs at several step sizes."""
+    integrators = as_proto(result).integrators
+    names = [i.choice.integrator for i in integrators]
+    return [f"{name} h={i.choice.h:g}" if names.count(name) > 1 else name
+            for name, i in zip(names, integrators)]
+
+
+def _padded(values, n, fill, dtype):
+    """values as an array of length n: cut, or padded with fill (a field missing in old files)."""
+    out = np.full(n, fill, dtype=dtype)
+    m = min(len(values), n)
+    out[:m] = np.asarray(values[:m], dtype=dtype)
+    return out
+
+
+def to_dataframe(result):
+    """The per-sample statistics: one row per integrator choice x observable x sample time.
+
+    Args:
+        result: a Result, an EnsembleResult or the path of a result file.
+
+    Returns:
+        DataFrame with the columns STATS_COLUMNS: choice (int, index in the spec),
+        integrator (str), h (float, time unit), observable (str), t (float, time unit),
+        count (int64: successful trajectories sampled), mean, variance (unbiased; 0 where
+        count < 2), min, max, q05, q50, q95 (float, the observable's unit; NaN where count is
+        0). Rows are ordered by choice, observable (the result's order), then t.
+    """
+    proto = as_proto(result)
+    parts = {name: [] for name in STATS_COLUMNS}
+    for index, integrator in enumerate(proto.integrators):
+        t = np.asarray(integrator.sample_times, dtype=float)
+        n = len(t)
+        for series in integrator.observables:
+            parts["choice"].append(np.full(n, index, dtype=np.int64))
+            parts["integrator"].append(np.full(n, integrator.choice.integrator, dtype=object))
+            parts["h"].append(np.full(n, integrator.choice.h))
+            parts["observable"].append(np.full(n, series.observable, dtype=object))
+            parts["t"].append(t)
+            parts["count"].append(_padded(series.count, n, 0, np.int64))
+            for name in _FLOAT_FIELDS:
+                parts[name].append(_padded(getattr(series, name), n, math.nan, float))
+    empty = {"choice": np.int64, "count": np.int64, "integrator": object, "observable": object}
+    columns = {name: (np.concatenate(arrays) if arrays
+                      else np.empty(0, dtype=empty.get(name, float)))
+               for name, arrays in parts.items()}
+    return pd.DataFrame(columns, columns=STATS_COLUMNS)
+
+
+def _series(integrator, name):
+    for series in integrator.observables:
+        if series.observable == name:
+            return series
+    return None
+
+
+def _max_over_sampled(series, values):
+    """Max of values over the samples with count > 0; NaN when there are none."""
+    count = np.asarray(series.count, dtype=np.int64)
+    values = np.asarray(values, dtype=float)
+    n = min(len(count), len(values))
+    sampled = values[:n][count[:n] > 0]
+    return float(np.max(sampled)) if len(sampled) else math.nan
+
+
+def summary_frame(result):
+    """One row per integrator choice: the `nhsim` summary table and the run's counts.
+
+    Returns:
+        DataFrame with the columns SUMMARY_COLUMNS: choice, integrator, h, sample_every,
+        n_steps (steps per trajectory), trajectories_ok / _failed / _cancelled,
+        steps_completed (all trajectories), wall_seconds (s), steps_per_second
+        (trajectory-steps per wall second); from the energy_error series:
+        max_abs_energy_error (max over samples and trajectories of |H(t) - H(0)|),
+        final_energy_error_variance (at the last sample time), variance_slope (least-squares
+        slope of the variance against t through the origin, energy unit^2 / time unit) and
+        variance_slope_over_h4; from constraint_residual: max_constraint_residual. NaN where
+        the series is absent or no trajectory succeeded.
+    """
+    rows = []
+    for index, integrator in enumerate(as_proto(result).integrators):
+        choice = integrator.choice
+        row = {
+            "choice": index, "integrator": choice.integrator, "h": choice.h,
+            "sample_every": choice.sample_every if choice.HasField("sample_every") else 1,
+            "n_steps": integrator.n_steps,
+            "trajectories_ok": integrator.trajectories_ok,
+            "trajectories_failed": integrator.trajectories_failed,
+            "trajectories_cancelled": integrator.trajectories_cancelled,
+            "steps_completed": integrator.steps_completed,
+            "wall_seconds": integrator.wall_seconds,
+            "steps_per_second": integrator.steps_per_second,
+            "max_abs_energy_error": math.nan, "final_energy_error_variance": math.nan,
+            "variance_slope": math.nan, "variance_slope_over_h4": math.nan,
+            "max_constraint_residual": math.nan,
+        }
+        energy = _series(integrator, "energy_error")
+        if energy is not None and integrator.trajectories_ok > 0:
+            n = min(len(energy.min), len(energy.max))
+            row["max_abs_energy_error"] = _max_over_sampled(
+                energy, np.maximum(np.abs(energy.min[:n]), np.abs(energy.max[:n])))
+            if len(energy.count) and len(energy.variance) and energy.count[-1] > 0:
+                row["final_energy_error_variance"] = energy.variance[-1]
+            row["variance_slope"] = energy.variance_slope
+            row["variance_slope_over_h4"] = energy.variance_slope_over_h4
+        residual = _series(integrator, "constraint_residual")
+        if residual is not None and integrator.trajectories_ok > 0:
+            row["max_constraint_residual"] = _max_over_sampled(residual, residual.max)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def _scalar_fields(descriptor):
+    """The names of a message's singular, non-message fields (new fields appear by themselves)."""
+    return [f.name for f in descriptor.fields
+            if f.label != FieldDescriptor.LABEL_REPEATED
+            and f.type != FieldDescriptor.TYPE_MESSAGE]
+
+
+def observables_frame(result):
+    """One row per integrator choice x observable: the per-series scalars.
+
+    Returns:
+        DataFrame with the columns choice, integrator, h, observable, then every singular
+        field of SeriesStats: variance_slope (unit^2 / time unit), variance_slope_over_h4, ...
+    """
+    fields = [name for name in _scalar_fields(ensemble_pb2.SeriesStats.DESCRIPTOR)
+              if name != "observable"]
+    rows = []
+    for index, integrator in enumerate(as_proto(result).integrators):
+        for series in integrator.observables:
+            row = {"choice": index, "integrator": integrator.choice.integrator,
+                   "h": integrator.choice.h, "observable": series.observable}
+            row.update((name, getattr(series, name)) for name in fields)
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["choice", "integrator", "h", "observable", *fields])
+
+
+def failures_frame(result):
+    """Every failed trajectory, one row each: choice, integrator, h, trajectory (index of the
+    initial condition), time (of the last good state, time unit), reason (str)."""
+    rows = [{"choice": index, "integrator": integrator.choice.integrator,
+             "h": integrator.choice.h, "trajectory": failure.trajectory,
+             "time": failure.time, "reason": failure.reason}
+            for index, integrator in enumerate(as_proto(result).integrators)
+            for failure in integrator.failures]
+    frame = pd.DataFrame(rows, columns=FAILURE_COLUMNS)
+    return frame.astype({"choice": np.int64, "trajectory": np.int64, "h": float,
+                         "time": float})

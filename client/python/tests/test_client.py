@@ -1,0 +1,279 @@
+"""The Python client against a real nhsimd: submit, watch, result, DataFrames, figures, errors,
+tokens and TLS."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import nhsim
+import nhsim.plot
+from nhsim.results import FAILURE_COLUMNS, STATS_COLUMNS, SUMMARY_COLUMNS
+
+from conftest import NHSIM, Server, make_small_spec
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _python_env():
+    """The environment for `python3 -m nhsim` subprocesses: this process's sys.path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    env["MPLBACKEND"] = "Agg"
+    return env
+
+
+def _assert_png(path, min_bytes=10_000):
+    data = path.read_bytes()
+    assert data[:8] == PNG_SIGNATURE, f"{path} is not a PNG"
+    assert len(data) > min_bytes, f"{path} has only {len(data)} bytes"
+
+
+@pytest.fixture(scope="module")
+def finished(server, tmp_path_factory):
+    """The small spec run to the end: (client, job, result, the CLI's JSON result file)."""
+    client = nhsim.Client(server.address)
+    job = client.submit(make_small_spec())
+    assert job.state == "QUEUED"
+    assert len(job.id) == 32
+    final = job.watch(progress=False)
+    result = job.result()
+    cli_json = tmp_path_factory.mktemp("cli") / "result.json"
+    subprocess.run([NHSIM, "--server", server.address, "result", job.id, "--json", str(cli_json)],
+                   check=True, capture_output=True)
+    yield client, final, result, cli_json
+    client.close()
+
+
+def test_catalog(server):
+    with nhsim.Client(server.address) as client:
+        systems = {s.name: s for s in client.systems()}
+        integrators = {i.name: i for i in client.integrators()}
+    assert "chaotic_quartic" in systems
+    assert "gonzalez" in systems["chaotic_quartic"].integrators
+    assert [p.name for p in systems["chaotic_quartic"].parameters] == ["n"]
+    assert integrators["rk4"].order == 4 and not integrators["rk4"].implicit
+    assert integrators["gonzalez"].energy_preserving
+
+
+def test_watch_returns_the_final_job(finished):
+    _, job, _, _ = finished
+    assert job.state == "SUCCEEDED", job.error
+    assert job.finished
+    assert job.trajectories_total == 16 * 4
+    assert job.trajectories_done == job.trajectories_total
+
+
+def test_result_matches_the_cli(finished):
+    _, job, result, cli_json = finished
+    assert result.job_id == job.id
+    assert result.system == "chaotic_quartic"
+    assert result.n_trajectories == 16
+    assert not result.cancelled
+    assert result.parameters == {"n": 3.0}
+    # What StreamResult gave the Python client is what the C++ CLI wrote, field for field.
+    assert nhsim.load_result(cli_json).proto == result.proto
+
+
+def test_dataframe(finished):
+    _, _, result, _ = finished
+    frame = result.to_dataframe()
+    assert list(frame.columns) == STATS_COLUMNS
+    # 4 choices x 3 default observables x 11 sample times (t = 0, 1, ..., 10).
+    assert frame.shape == (4 * 3 * 11, len(STATS_COLUMNS))
+    assert sorted(frame["integrator"].unique()) == ["avf", "gonzalez", "rk4", "si_dla"]
+    assert set(frame["observable"]) == {"energy_error", "relative_energy_error",
+                                        "constraint_residual"}
+    assert np.allclose(sorted(frame["t"].unique()), np.arange(11.0))
+    assert (frame["h"] == 0.05).all()
+    assert frame["count"].dtype == np.int64
+
+    summary = result.summary()
+    energy = frame[frame["observable"] == "energy_error"]
+    at_zero = energy[energy["t"] == 0].set_index("integrator")
+    ok = summary.set_index("integrator")["trajectories_ok"]
+    assert (at_zero["count"] == ok.reindex(at_zero.index)).all()
+    assert (at_zero["count"] == 16).all()
+    assert (at_zero[["mean", "variance", "min", "max"]] == 0).all().all()
+
+    # Every row is the result's numbers, at its place.
+    proto = result.proto
+    for row in frame.sample(20, random_state=1).itertuples():
+        integrator = proto.integrators[row.choice]
+        series = next(s for s in integrator.observables if s.observable == row.observable)
+        k = list(integrator.sample_times).index(row.t)
+        assert integrator.choice.integrator == row.integrator
+        assert row.count == series.count[k]
+        for name in ("mean", "variance", "min", "max", "q05", "q50", "q95"):
+            assert getattr(row, name) == getattr(series, name)[k], name
+    sampled = frame[frame["count"] > 0]
+    assert (sampled["min"] <= sampled["q05"]).all() and (sampled["q05"] <= sampled["q50"]).all()
+    assert (sampled["q50"] <= sampled["q95"]).all() and (sampled["q95"] <= sampled["max"]).all()
+
+
+def test_summary_observables_and_failures(finished):
+    _, _, result, _ = finished
+    summary = result.summary()
+    assert list(summary.columns) == SUMMARY_COLUMNS
+    assert list(summary["integrator"]) == ["gonzalez", "avf", "si_dla", "rk4"]
+    assert (summary["trajectories_ok"] == 16).all() and (summary["trajectories_failed"] == 0).all()
+    assert (summary["n_steps"] == 200).all() and (summary["sample_every"] == 20).all()
+    assert (summary["steps_completed"] == 16 * 200).all()
+    by_name = summary.set_index("integrator")
+    # Energy-preserving methods at round-off, si_dla's random walk far above it.
+    assert by_name.loc["gonzalez", "max_abs_energy_error"] < 1e-12
+    assert by_name.loc["si_dla", "max_abs_energy_error"] > 1e-6
+    assert by_name.loc["si_dla", "variance_slope_over_h4"] > 1e3 * max(
+        by_name.loc["gonzalez", "variance_slope_over_h4"], 1e-30)
+    energy = result.proto.integrators[2].observables[0]
+    assert energy.observable == "energy_error"
+    assert by_name.loc["si_dla", "final_energy_error_variance"] == energy.variance[-1]
+    assert math.isclose(by_name.loc["si_dla", "variance_slope"], energy.variance_slope)
+
+    series = result.observables_frame()
+    assert len(series) == 4 * 3
+    assert {"variance_slope", "variance_slope_over_h4"} <= set(series.columns)
+
+    failures = result.failures()
+    assert list(failures.columns) == FAILURE_COLUMNS and failures.empty
+
+
+def test_plots_to_png(finished, tmp_path):
+    _, _, result, _ = finished
+    ax = nhsim.plot.plot_energy_variance(result)
+    assert ax.get_yscale() == "log"
+    assert ax.get_xlabel() == "t (dimensionless)"
+    assert len(ax.get_legend().get_texts()) == 4
+    path = tmp_path / "variance.png"
+    ax.figure.savefig(path, dpi=80)
+    _assert_png(path)
+
+    ax = nhsim.plot.plot_energy_error(result)
+    assert ax.get_yscale() == "log" and "H(0)" in ax.get_ylabel()
+    ax = nhsim.plot.plot_observable(result, "constraint_residual", extremes=True)
+    assert len(ax.get_legend().get_texts()) == 4
+    fig = nhsim.plot.plot_overview(result)
+    assert len(fig.axes) == 3
+    path = tmp_path / "overview.png"
+    fig.savefig(path, dpi=80)
+    _assert_png(path, min_bytes=30_000)
+    with pytest.raises(ValueError, match="'nope' is not in the result"):
+        nhsim.plot.plot_observable(result, "nope")
+
+
+def test_plot_command(finished, tmp_path):
+    _, _, _, cli_json = finished
+    figure = tmp_path / "fig.png"
+    subprocess.run([sys.executable, "-m", "nhsim", "plot", str(cli_json), "-o", str(figure)],
+                   check=True, env=_python_env(), capture_output=True)
+    _assert_png(figure, min_bytes=30_000)
+    figure = tmp_path / "residual.png"
+    subprocess.run([sys.executable, "-m", "nhsim", "plot", str(cli_json), "-o", str(figure),
+                    "--observable", "constraint_residual"], check=True, env=_python_env(),
+                   capture_output=True)
+    _assert_png(figure)
+    bad = subprocess.run([sys.executable, "-m", "nhsim", "plot", str(cli_json), "-o",
+                          str(tmp_path / "no.png"), "--observable", "nope"],
+                         env=_python_env(), capture_output=True, text=True)
+    assert bad.returncode == 1 and "'nope' is not in the result" in bad.stderr
+    assert not (tmp_path / "no.png").exists()
+
+
+def test_submit_command(server, small_spec, tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(small_spec))
+    out = tmp_path / "out.json"
+    run = subprocess.run([sys.executable, "-m", "nhsim", "submit", str(spec), "--server",
+                          server.address, "--wait", "--json", str(out)],
+                         env=_python_env(), capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "si_dla" in run.stdout
+    result = nhsim.load_result(out)
+    assert result.label == "python client test" and result.n_trajectories == 16
+
+
+def test_submit_path_and_errors(server, small_spec, tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(small_spec))
+    with nhsim.Client(server.address) as client:
+        job = client.submit(spec)  # a pathlib.Path
+        assert client.submit(str(spec)).id != job.id  # a str path
+        assert job.id in {j.id for j in client.jobs()}
+        assert client.job(job.id).id == job.id
+
+        small_spec["integrators"][1]["h"] = -1
+        with pytest.raises(nhsim.NhsimError) as error:
+            client.submit(small_spec)
+        assert error.value.code == "INVALID_ARGUMENT"
+        assert error.value.message.startswith("integrators[1].h")
+        assert str(error.value).startswith("INVALID_ARGUMENT: integrators[1].h")
+
+        with pytest.raises(nhsim.NhsimError) as error:
+            client.job("0" * 32)
+        assert error.value.code == "NOT_FOUND"
+        with pytest.raises(ValueError, match="no_such_field"):
+            client.submit({"system": "chaotic_quartic", "no_such_field": 1})
+
+
+def test_cancel(server, small_spec):
+    small_spec["initial_conditions"]["energy_shell"]["count"] = 400
+    small_spec["t_final"] = 2000  # minutes of work on 2 cores: cancelled long before the end
+    with nhsim.Client(server.address) as client:
+        job = client.submit(small_spec)
+        job.cancel()
+        assert job.watch(progress=False, timeout=30).state == "CANCELLED"
+        assert job.trajectories_done < job.trajectories_total
+
+
+def test_watch_draws_no_bar_without_a_terminal(server, small_spec, capfd):
+    with nhsim.Client(server.address) as client:
+        job = client.submit(small_spec).watch(progress=True)
+    assert job.state == "SUCCEEDED"
+    assert capfd.readouterr().err == ""
+
+
+def test_tokens(token_server, small_spec, monkeypatch):
+    server, token = token_server
+    monkeypatch.delenv("NHSIM_TOKEN", raising=False)
+    with nhsim.Client(server.address) as client:
+        with pytest.raises(nhsim.NhsimError) as error:
+            client.systems()
+        assert error.value.code == "UNAUTHENTICATED"
+    with nhsim.Client(server.address, token="nhsim_" + "0" * 64) as client:
+        with pytest.raises(nhsim.NhsimError) as error:
+            client.submit(small_spec)
+        assert error.value.code == "UNAUTHENTICATED"
+    with nhsim.Client(server.address, token=token) as client:
+        job = client.submit(small_spec)
+        assert job.proto.owner == "alice"
+        assert job.watch(progress=False).state == "SUCCEEDED"
+        assert job.result().n_trajectories == 16
+    monkeypatch.setenv("NHSIM_TOKEN", token)
+    with nhsim.Client(server.address) as client:  # the token from the environment
+        assert [j.id for j in client.jobs()] == [job.id]
+
+
+def test_tls(tls_files, tmp_path):
+    d = tls_files
+    server = Server(tmp_path, "--tls-cert", str(d / "server.pem"), "--tls-key",
+                    str(d / "server.key"), "--tls-client-ca", str(d / "ca.pem"))
+    try:
+        with nhsim.Client(server.address, tls_ca=d / "ca.pem", tls_cert=d / "client.pem",
+                          tls_key=d / "client.key", timeout=10) as client:
+            assert "chaotic_quartic" in {s.name for s in client.systems()}
+        # Without a client certificate the handshake fails (mutual TLS).
+        with nhsim.Client(server.address, tls_ca=(d / "ca.pem").read_bytes(),
+                          timeout=5) as client:
+            with pytest.raises(nhsim.NhsimError) as error:
+                client.systems()
+            assert error.value.code == "UNAVAILABLE"
+        # Plaintext to a TLS server fails too.
+        with nhsim.Client(server.address, timeout=5) as client:
+            with pytest.raises(nhsim.NhsimError):
+                client.systems()
+    finally:
+        server.stop()
