@@ -67,6 +67,13 @@ struct ChoiceRun {
   }
 };
 
+/// The step of sample k of n_samples: k sample_every, except the last one, at n_steps (t_final
+/// is always a sample time, also when sample_every does not divide n_steps).
+std::int64_t sample_step(std::int64_t k, std::int64_t sample_every, std::int64_t n_samples,
+                         std::int64_t n_steps) {
+  return k == n_samples - 1 ? n_steps : k * sample_every;
+}
+
 /// Trajectory i from its initial state to t_final, sampled into `samples` ([sample * n_obs +
 /// obs]); its outcome is counted in `block`.
 void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eigen::VectorXd& q,
@@ -77,7 +84,11 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
   const std::int64_t se = run.choice.sample_every;
   const double h = run.choice.h;
   std::string reason;
-  if (!initial_state(run.initial_conditions, model, i, q, p, reason)) {
+  if (!initial_state(run.initial_conditions, model, i, q, p, reason, run.options.cancel)) {
+    if (reason == "cancelled") {  // the generator stopped at the cancel flag
+      ++block.cancelled;
+      return;
+    }
     ++block.failed;
     block.failures.push_back({i, run.choice.integrator, 0.0, reason});
     return;
@@ -91,9 +102,8 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
   sample(0);
   bool ok = true, stopped = false;
   std::int64_t steps_taken = 0;
-  for (std::int64_t k = 1; k <= run.n_samples && ok; ++k) {
-    const std::int64_t todo = k < run.n_samples ? se : run.n_steps - (run.n_samples - 1) * se;
-    if (todo == 0) break;
+  for (std::int64_t k = 1; k < run.n_samples && ok; ++k) {
+    const std::int64_t todo = sample_step(k, se, run.n_samples, run.n_steps) - (k - 1) * se;
     // A long sample interval is advanced in pieces, so that a cancel is seen within
     // kStepsPerCancelCheck steps (advance(a) then advance(b) is advance(a + b), bit for bit).
     for (std::int64_t left = todo; left > 0 && ok;) {
@@ -112,7 +122,7 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
       }
     }
     if (stopped || !ok) break;
-    if (k < run.n_samples) sample(k);
+    sample(k);
   }
   block.steps += steps_taken;
   if (stopped) {
@@ -166,17 +176,21 @@ IntegratorChoice choice_as_run(const IntegratorChoice& choice) {
   return out;
 }
 
-/// Samples of a choice with n_steps steps: t = 0, then every sample_every steps, and t_final.
+/// Samples of a choice with n_steps steps: t = 0, then every sample_every steps, and t_final
+/// (also when sample_every does not divide n_steps).
 std::int64_t sample_count(const IntegratorChoice& choice, std::int64_t n_steps) {
-  return n_steps / choice.sample_every + 1;
+  const std::int64_t se = choice.sample_every;
+  return n_steps / se + (n_steps % se != 0 ? 1 : 0) + 1;
 }
 
-/// The sample times of a choice with n_steps steps.
+/// The sample times of a choice with n_steps steps: sample k at step min(k sample_every,
+/// n_steps).
 std::vector<double> sample_times(const IntegratorChoice& choice, std::int64_t n_steps) {
   const std::int64_t n_samples = sample_count(choice, n_steps);
   std::vector<double> t(static_cast<std::size_t>(n_samples));
   for (std::int64_t k = 0; k < n_samples; ++k) {
-    t[static_cast<std::size_t>(k)] = static_cast<double>(k * choice.sample_every) * choice.h;
+    t[static_cast<std::size_t>(k)] =
+        static_cast<double>(sample_step(k, choice.sample_every, n_samples, n_steps)) * choice.h;
   }
   return t;
 }

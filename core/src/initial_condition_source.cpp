@@ -110,9 +110,10 @@ void validate_initial_conditions(const InitialConditions& ic, const SystemModel&
 }
 
 bool initial_state(const InitialConditions& ic, const SystemModel& model, std::int64_t i,
-                   Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason) {
+                   Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason,
+                   const std::atomic<bool>* cancel) {
   if (const auto* shell = std::get_if<EnergyShellGenerator>(&ic)) {
-    return energy_shell_state(model, *shell, i, q, p, reason);
+    return energy_shell_state(model, *shell, i, q, p, reason, cancel);
   }
   if (const auto* perturbation = std::get_if<VelocityPerturbation>(&ic)) {
     velocity_perturbation_state(model, *perturbation, i, q, p);

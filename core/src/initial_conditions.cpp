@@ -34,13 +34,19 @@ void velocity_perturbation_state(const SystemModel& model, const VelocityPerturb
 }
 
 bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
-                        Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason) {
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason,
+                        const std::atomic<bool>* cancel) {
   const int n = model.nq();
   CounterRng rng(g.seed, static_cast<std::uint64_t>(i));
   q.resize(n);
   p.resize(n);
   Eigen::VectorXd v(n);
   for (int attempt = 0; attempt < g.max_attempts; ++attempt) {
+    if (cancel != nullptr && attempt % kDrawsPerCancelCheck == kDrawsPerCancelCheck - 1 &&
+        cancel->load(std::memory_order_relaxed)) {
+      reason = "cancelled";
+      return false;
+    }
     for (int j = 0; j < n; ++j) q(j) = g.q_std * rng.normal();
     for (int j = 0; j < n; ++j) v(j) = rng.normal();
     const double V = model.potential(q);

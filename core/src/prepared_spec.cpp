@@ -14,12 +14,16 @@ namespace {
 /// Checks integrator choice `c` (field path `f`) for system `entry`; returns its step count.
 std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const SystemEntry& entry,
                           const EnsembleSpec& spec,
-                          const std::vector<std::string>& known_integrators) {
-  bool known = false;
-  for (const auto& k : known_integrators) known = known || k == c.integrator;
-  if (!known) {
-    throw SpecError(f + ".integrator", "unknown integrator " + echo(c.integrator) +
-                                           "; known: " + join(known_integrators));
+                          const std::vector<IntegratorInfo>& integrators) {
+  const IntegratorInfo* info = nullptr;
+  for (const auto& k : integrators) {
+    if (k.name == c.integrator) info = &k;
+  }
+  if (info == nullptr) {
+    std::vector<std::string> known;
+    for (const auto& k : integrators) known.push_back(k.name);
+    throw SpecError(f + ".integrator",
+                    "unknown integrator " + echo(c.integrator) + "; known: " + join(known));
   }
   if (auto why = entry.not_applicable(c.integrator)) {
     throw SpecError(f + ".integrator", "does not apply to system '" + spec.system + "': " + *why);
@@ -31,6 +35,15 @@ std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const
   }
   if (c.newton_max_iter < 0) {
     throw SpecError(f + ".newton_max_iter", "must be >= 0 (0 = integrator default)");
+  }
+  // A setting that does not apply is refused, never silently ignored.
+  if (!info->implicit && c.newton_tol != 0.0) {
+    throw SpecError(f + ".newton_tol",
+                    "does not apply: " + c.integrator + " is explicit (no Newton solve)");
+  }
+  if (!info->implicit && c.newton_max_iter != 0) {
+    throw SpecError(f + ".newton_max_iter",
+                    "does not apply: " + c.integrator + " is explicit (no Newton solve)");
   }
   const double ratio = spec.t_final / c.h;
   if (!(ratio <= 9.0e15)) throw SpecError(f + ".h", "t_final / h is too large");
@@ -65,11 +78,10 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   if (spec.integrators.empty()) {
     throw SpecError("integrators", "at least one integrator choice is required");
   }
-  std::vector<std::string> known_integrators;
-  for (const auto& info : list_integrators()) known_integrators.push_back(info.name);
+  const std::vector<IntegratorInfo> integrators = list_integrators();
   for (std::size_t i = 0; i < spec.integrators.size(); ++i) {
     const std::string f = "integrators[" + std::to_string(i) + "]";
-    pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, known_integrators));
+    pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, integrators));
   }
 
   validate_initial_conditions(spec.initial_conditions, *pr.model, spec.system);

@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <iterator>
+#include <thread>
 
 #include "nhsim/catalog.hpp"
 #include "result_compare.hpp"
@@ -120,6 +123,7 @@ TEST(Ensemble, FailedTrajectoriesAreCountedAndReported) {
 
   // An explicit method blowing up is reported as non-finite, with the time reached.
   s.integrators[0].integrator = "rk4";
+  s.integrators[0].newton_max_iter = 0;  // rk4 has no Newton solve to set
   s.integrators[0].h = 2.5;
   s.integrators[0].sample_every = 1;
   s.t_final = 500.0;
@@ -141,6 +145,59 @@ TEST(Ensemble, CancelStopsAndCountsTheRest) {
     EXPECT_EQ(ir.trajectories_cancelled, 21);
     EXPECT_EQ(ir.trajectories_ok, 0);
   }
+}
+
+TEST(Ensemble, CancelStopsAnEnergyShellGeneratorThatCannotSucceed) {
+  EnsembleSpec s = small_spec();
+  s.integrators.resize(1);
+  auto& shell = std::get<EnergyShellGenerator>(s.initial_conditions);
+  shell.energy = -1.0;  // V >= 0: no draw ever succeeds
+  shell.max_attempts = 1'000'000;
+  shell.count = 4;
+  std::atomic<bool> cancel{false};
+  RunOptions o;
+  o.threads = 1;
+  o.cancel = &cancel;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    cancel = true;
+  });
+  const EnsembleResult r = run_ensemble(s, o);
+  canceller.join();
+  // Without a look at the flag inside the generator, the first trajectory would use up its
+  // 10^6 draws (about 0.4 s) and fail.
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(r.integrators[0].trajectories_failed, 0);
+  EXPECT_EQ(r.integrators[0].trajectories_cancelled, 4);
+}
+
+TEST(Ensemble, TFinalIsAlwaysASampleTime) {
+  EnsembleSpec s = small_spec();  // 100 steps of h = 0.05
+  s.integrators.resize(1);
+  s.integrators[0].integrator = "rk4";
+  s.integrators[0].sample_every = 30;  // samples at steps 0, 30, 60, 90 and 100
+  EnsembleSpec every_step = s;
+  every_step.integrators[0].sample_every = 1;
+  EnsembleSpec beyond = s;
+  beyond.integrators[0].sample_every = 1000;  // more than the steps: t = 0 and t_final
+  const EnsembleResult r = run_ensemble(s);
+  const EnsembleResult all = run_ensemble(every_step);
+  const EnsembleResult two = run_ensemble(beyond);
+  ASSERT_EQ(r.integrators[0].sample_times, (std::vector<double>{0.0, 1.5, 3.0, 4.5, 5.0}));
+  ASSERT_EQ(two.integrators[0].sample_times, (std::vector<double>{0.0, 5.0}));
+  // The same states as sampling every step: the samples at steps 30, 60, 90 and 100 are
+  // bit for bit those of the every-step run.
+  const SeriesStats& e = r.integrators[0].observables[0];
+  const SeriesStats& e_all = all.integrators[0].observables[0];
+  const SeriesStats& e_two = two.integrators[0].observables[0];
+  const std::size_t steps[] = {0, 30, 60, 90, 100};
+  for (std::size_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(e.mean[k], e_all.mean[steps[k]]) << "sample " << k;
+    EXPECT_EQ(e.max[k], e_all.max[steps[k]]) << "sample " << k;
+  }
+  EXPECT_EQ(e_two.mean[1], e_all.mean[100]);
+  EXPECT_GT(e_two.max[1], 0.0);  // the energy error at t_final, not only the zero at t = 0
+  EXPECT_EQ(r.integrators[0].steps_completed, 21 * 100);
 }
 
 void expect_spec_error(const EnsembleSpec& s, const std::string& field,
@@ -194,6 +251,14 @@ TEST(Ensemble, ValidationNamesTheField) {
     auto b = s;
     b.integrators[3].sample_every = 0;
     expect_spec_error(b, "integrators[3].sample_every", ">= 1");
+  }
+  {  // a setting that does not apply is refused, not ignored: rk4 has no Newton solve
+    auto b = s;
+    b.integrators[3].newton_tol = 1e-10;
+    expect_spec_error(b, "integrators[3].newton_tol", "does not apply: rk4 is explicit");
+    b.integrators[3].newton_tol = 0.0;
+    b.integrators[3].newton_max_iter = 10;
+    expect_spec_error(b, "integrators[3].newton_max_iter", "does not apply: rk4 is explicit");
   }
   {
     auto b = s;

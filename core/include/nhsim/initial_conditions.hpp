@@ -4,6 +4,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -40,9 +41,14 @@ class CounterRng {
 /// q ~ N(0, q_std^2 I); v ~ N(0, I) projected M-orthogonally onto D_q =
 /// ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v; p = s M v_D with s chosen so that
 /// H(q, p) = E. Draws with V(q) >= E (or v_D = 0) are redrawn from the same stream.
-/// Returns false with `reason` set when max_attempts draws all fail.
+/// Returns false with `reason` set when max_attempts draws all fail, or (reason "cancelled")
+/// when `cancel` is set: it is looked at every kDrawsPerCancelCheck draws.
 bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
-                        Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason);
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason,
+                        const std::atomic<bool>* cancel = nullptr);
+
+/// Draws between two looks at the cancel flag: about 7 ms on the chaotic system.
+inline constexpr int kDrawsPerCancelCheck = 16384;
 
 /// Projects the velocity v (length nq) M(q)-orthogonally onto D_q = ker mu(q), in place:
 /// v <- v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v. mu must have full row rank.
@@ -68,8 +74,10 @@ void validate_initial_conditions(const InitialConditions& ic, const SystemModel&
                                  const std::string& system);
 
 /// Trajectory i's initial state (q, p resized to nq) from a validated `ic`; depends only on ic
-/// and i. Returns false with `reason` set when the energy-shell generator gives up on i.
+/// and i. Returns false with `reason` set when the energy-shell generator gives up on i or
+/// stops because `cancel` was set (energy_shell_state).
 bool initial_state(const InitialConditions& ic, const SystemModel& model, std::int64_t i,
-                   Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason);
+                   Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason,
+                   const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace nhsim
