@@ -52,6 +52,30 @@ std::string pad_right(const std::string& text, std::size_t width) {
 
 }  // namespace
 
+namespace {
+
+/// Why the energy error's variance slope is not supported by its samples; empty when it is.
+std::string slope_caveat(const v1::SeriesStats& e) {
+  char text[200];
+  const double relative = std::abs(e.variance_slope_stderr() / e.variance_slope());
+  if (e.variance_fit_samples() < kMinSlopeSamples) {
+    std::snprintf(text, sizeof text, "fit of %lld sample times only (t in [%g, %g])",
+                  static_cast<long long>(e.variance_fit_samples()), e.variance_fit_t_min(),
+                  e.variance_fit_t_max());
+  } else if (!(relative <= kMaxSlopeRelativeError)) {
+    std::snprintf(text, sizeof text,
+                  "relative standard error %.0f %% over %lld sample times in t [%g, %g]: the "
+                  "variance does not grow linearly",
+                  100.0 * relative, static_cast<long long>(e.variance_fit_samples()),
+                  e.variance_fit_t_min(), e.variance_fit_t_max());
+  } else {
+    return {};
+  }
+  return text;
+}
+
+}  // namespace
+
 std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
   std::vector<SummaryRow> rows;
   for (const auto& integrator : result.integrators()) {
@@ -76,6 +100,7 @@ std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
         row.final_energy_error_variance = e.variance(last);
       }
       row.variance_slope_over_h4 = e.variance_slope_over_h4();
+      row.slope_caveat = slope_caveat(e);
     }
     if (const auto* residual = find_observable(integrator, "constraint_residual")) {
       const auto& r = *residual;
@@ -99,20 +124,27 @@ std::string summary_table(const v1::EnsembleResult& result) {
   }
   out << '\n';
   for (const auto& row : summarize(result)) {
-    const std::vector<std::string> cells = {row.integrator,
-                                            format_double("%g", row.h),
-                                            std::to_string(row.trajectories_ok),
-                                            std::to_string(row.trajectories_failed),
-                                            format_double("%.3e", row.steps_per_second),
-                                            format_optional(row.max_abs_energy_error),
-                                            format_optional(row.final_energy_error_variance),
-                                            format_optional(row.variance_slope_over_h4),
-                                            format_optional(row.max_constraint_residual)};
+    const std::vector<std::string> cells = {
+        row.integrator,
+        format_double("%g", row.h),
+        std::to_string(row.trajectories_ok),
+        std::to_string(row.trajectories_failed),
+        format_double("%.3e", row.steps_per_second),
+        format_optional(row.max_abs_energy_error),
+        format_optional(row.final_energy_error_variance),
+        format_optional(row.variance_slope_over_h4) + (row.slope_caveat.empty() ? "" : "?"),
+        format_optional(row.max_constraint_residual)};
     for (std::size_t c = 0; c < columns.size(); ++c) {
       out << (c == 0 ? pad_right(cells[c], columns[c].second)
                      : "  " + pad_left(cells[c], columns[c].second));
     }
     out << '\n';
+  }
+  for (const auto& row : summarize(result)) {
+    if (!row.slope_caveat.empty()) {
+      out << "? slope/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
+          << "): " << row.slope_caveat << '\n';
+    }
   }
   if (result.cancelled()) {
     std::int64_t not_run = 0;

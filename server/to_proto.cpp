@@ -22,6 +22,10 @@ void fill(const SeriesStats& stats, v1::SeriesStats* out) {
   copy_into(stats.q95, out->mutable_q95());
   out->set_variance_slope(stats.variance_slope);
   out->set_variance_slope_over_h4(stats.variance_slope_over_h4);
+  out->set_variance_slope_stderr(stats.variance_slope_stderr);
+  out->set_variance_fit_samples(stats.variance_fit_samples);
+  out->set_variance_fit_t_min(stats.variance_fit_t_min);
+  out->set_variance_fit_t_max(stats.variance_fit_t_max);
 }
 
 void fill(const TrajectoryFailure& failure, v1::TrajectoryFailure* out) {

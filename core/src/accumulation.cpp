@@ -95,8 +95,13 @@ std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
                           }
                         });
     });
-    s.variance_slope = slope_through_origin(sample_times, s.variance, s.count);
+    const SlopeFit fit = fit_slope_through_origin(sample_times, s.variance, s.count);
+    s.variance_slope = fit.slope;
     s.variance_slope_over_h4 = s.variance_slope / (h * h * h * h);
+    s.variance_slope_stderr = fit.standard_error;
+    s.variance_fit_samples = fit.samples;
+    s.variance_fit_t_min = fit.t_min;
+    s.variance_fit_t_max = fit.t_max;
     out.push_back(std::move(s));
   }
   return out;

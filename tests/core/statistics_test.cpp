@@ -158,9 +158,29 @@ TEST(Statistics, SlopeThroughOriginRecoversALinearLaw) {
   // v = 3e-4 t exactly, plus an entry with count < 2 that must be ignored.
   std::vector<double> t = {0.0, 1.0, 2.0, 3.0, 4.0}, v = {0.0, 3e-4, 6e-4, 9e-4, 5.0};
   std::vector<std::int64_t> c = {5, 5, 5, 5, 1};
-  EXPECT_NEAR(slope_through_origin(t, v, c), 3e-4, 1e-18);
+  const SlopeFit fit = fit_slope_through_origin(t, v, c);
+  EXPECT_NEAR(fit.slope, 3e-4, 1e-18);
+  EXPECT_NEAR(fit.standard_error, 0.0, 1e-19);  // an exact line
+  EXPECT_EQ(fit.samples, 3);                    // t = 0 and the count-1 entry left out
+  EXPECT_EQ(fit.t_min, 1.0);
+  EXPECT_EQ(fit.t_max, 3.0);
   c = {1, 1, 1, 1, 1};
-  EXPECT_EQ(slope_through_origin(t, v, c), 0.0);
+  const SlopeFit none = fit_slope_through_origin(t, v, c);
+  EXPECT_EQ(none.slope, 0.0);
+  EXPECT_EQ(none.samples, 0);
+  EXPECT_TRUE(std::isnan(none.standard_error));
+}
+
+TEST(Statistics, SlopeStandardErrorMatchesTheClosedForm) {
+  // v = (1, 2, 4) at t = (1, 2, 3): slope 17/14, residuals (-3, -6, 5)/14, so
+  // SE^2 = (70/196) / ((3 - 1) * 14) = 5/392.
+  const SlopeFit fit = fit_slope_through_origin({1.0, 2.0, 3.0}, {1.0, 2.0, 4.0}, {2, 2, 2});
+  EXPECT_NEAR(fit.slope, 17.0 / 14.0, 1e-15);
+  EXPECT_NEAR(fit.standard_error, std::sqrt(5.0 / 392.0), 1e-15);
+  // One sample: a slope, but no error estimate.
+  const SlopeFit one = fit_slope_through_origin({2.0}, {3.0}, {4});
+  EXPECT_EQ(one.slope, 1.5);
+  EXPECT_TRUE(std::isnan(one.standard_error));
 }
 
 }  // namespace

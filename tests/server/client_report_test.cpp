@@ -46,7 +46,11 @@ v1::EnsembleResult example_result() {
   // |min| wins at t = 2; the sample at t = 1 has count 0 and its NaNs are skipped.
   *a->add_observables() =
       series("energy_error", {2, 0, 2}, {0.0, nan, -3e-4}, {0.0, nan, 2e-4}, {0.0, 0.0, 4e-8});
+  a->mutable_observables(0)->set_variance_slope(1e-8);
   a->mutable_observables(0)->set_variance_slope_over_h4(1.25e-4);
+  a->mutable_observables(0)->set_variance_fit_samples(1);
+  a->mutable_observables(0)->set_variance_fit_t_min(2.0);
+  a->mutable_observables(0)->set_variance_fit_t_max(2.0);
   *a->add_observables() = series("constraint_residual", {2, 0, 2}, {0.0, nan, 1e-17},
                                  {1e-16, nan, 5e-16}, {0.0, 0.0, 0.0});
   auto* b = result.add_integrators();  // statistics present, but no successful trajectory
@@ -69,6 +73,7 @@ TEST(ClientReport, SummaryRowsTakeTheDocumentedStatistics) {
   EXPECT_EQ(a.max_abs_energy_error, std::optional<double>(3e-4));
   EXPECT_EQ(a.final_energy_error_variance, std::optional<double>(4e-8));
   EXPECT_EQ(a.variance_slope_over_h4, std::optional<double>(1.25e-4));
+  EXPECT_EQ(a.slope_caveat, "fit of 1 sample times only (t in [2, 2])");
   EXPECT_EQ(a.max_constraint_residual, std::optional<double>(5e-16));
   const SummaryRow& b = rows[1];
   EXPECT_EQ(b.integrator, "rk4");
@@ -84,19 +89,36 @@ TEST(ClientReport, SummaryRowsTakeTheDocumentedStatistics) {
   EXPECT_FALSE(summarize(result)[0].final_energy_error_variance.has_value());
 }
 
+TEST(ClientReport, AVarianceSlopeIsMarkedUnlessItsSamplesSupportIt) {
+  auto result = example_result();
+  auto* e = result.mutable_integrators(0)->mutable_observables(0);
+  e->set_variance_fit_samples(20);
+  e->set_variance_fit_t_min(0.5);
+  e->set_variance_fit_t_max(10.0);
+  e->set_variance_slope_stderr(2e-9);  // 20 %
+  EXPECT_EQ(summarize(result)[0].slope_caveat, "");
+  e->set_variance_slope_stderr(5e-9);  // 50 %
+  EXPECT_EQ(summarize(result)[0].slope_caveat,
+            "relative standard error 50 % over 20 sample times in t [0.5, 10]: the variance does "
+            "not grow linearly");
+  e->set_variance_fit_samples(9);
+  EXPECT_THAT(summarize(result)[0].slope_caveat, HasSubstr("fit of 9 sample times only"));
+}
+
 TEST(ClientReport, SummaryTableHasOneLinePerIntegrator) {
   auto result = example_result();
   const std::string table = summary_table(result);
   std::istringstream lines(table);
   std::vector<std::string> all;
   for (std::string line; std::getline(lines, line);) all.push_back(line);
-  ASSERT_EQ(all.size(), 3U) << table;
+  ASSERT_EQ(all.size(), 4U) << table;
   EXPECT_THAT(all[0], HasSubstr("max|H-H0|"));
   EXPECT_THAT(all[1], HasSubstr("si_dla"));
   EXPECT_THAT(all[1], HasSubstr("3.000e-04"));
-  EXPECT_THAT(all[1], HasSubstr("1.250e-04"));
+  EXPECT_THAT(all[1], HasSubstr("1.250e-04?"));  // one sample time cannot support a slope
   EXPECT_THAT(all[2], HasSubstr("rk4"));
   EXPECT_THAT(all[2], HasSubstr(" -"));
+  EXPECT_EQ(all[3], "? slope/h^4 of si_dla (h 0.05): fit of 1 sample times only (t in [2, 2])");
 
   result.set_cancelled(true);
   result.mutable_integrators(1)->set_trajectories_cancelled(3);

@@ -172,6 +172,10 @@ void expect_same_result(const EnsembleResult& core, const v1::EnsembleResult& se
       expect_same_doubles(s.max, t.max(), name + ".max");
       EXPECT_TRUE(same_bits(s.variance_slope, t.variance_slope())) << name;
       EXPECT_TRUE(same_bits(s.variance_slope_over_h4, t.variance_slope_over_h4())) << name;
+      EXPECT_TRUE(same_bits(s.variance_slope_stderr, t.variance_slope_stderr())) << name;
+      EXPECT_EQ(s.variance_fit_samples, t.variance_fit_samples()) << name;
+      EXPECT_TRUE(same_bits(s.variance_fit_t_min, t.variance_fit_t_min())) << name;
+      EXPECT_TRUE(same_bits(s.variance_fit_t_max, t.variance_fit_t_max())) << name;
     }
     EXPECT_EQ(a.trajectories_ok, b.trajectories_ok()) << where;
     EXPECT_EQ(a.trajectories_failed, b.trajectories_failed()) << where;

@@ -32,6 +32,10 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   stats.q95 = {0.0, 1.9e-3, 3.5e-3};
   stats.variance_slope = 7e-7;
   stats.variance_slope_over_h4 = 0.112;
+  stats.variance_slope_stderr = 2e-8;
+  stats.variance_fit_samples = 2;
+  stats.variance_fit_t_min = 1.0;
+  stats.variance_fit_t_max = 2.0;
   ir.observables = {stats};
   ir.trajectories_ok = 3;
   ir.trajectories_failed = 1;
@@ -72,6 +76,10 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   EXPECT_EQ(std::vector<double>(s.q95().begin(), s.q95().end()), stats.q95);
   EXPECT_EQ(s.variance_slope(), 7e-7);
   EXPECT_EQ(s.variance_slope_over_h4(), 0.112);
+  EXPECT_EQ(s.variance_slope_stderr(), 2e-8);
+  EXPECT_EQ(s.variance_fit_samples(), 2);
+  EXPECT_EQ(s.variance_fit_t_min(), 1.0);
+  EXPECT_EQ(s.variance_fit_t_max(), 2.0);
   EXPECT_EQ(o.trajectories_ok(), 3);
   EXPECT_EQ(o.trajectories_failed(), 1);
   EXPECT_EQ(o.trajectories_cancelled(), 1);

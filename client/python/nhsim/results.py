@@ -26,7 +26,8 @@ SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "traj
                    "trajectories_failed", "trajectories_cancelled", "steps_completed",
                    "wall_seconds", "steps_per_second", "max_abs_energy_error",
                    "final_energy_error_variance", "variance_slope", "variance_slope_over_h4",
-                   "max_constraint_residual"]
+                   "variance_slope_stderr", "variance_fit_samples", "variance_fit_t_min",
+                   "variance_fit_t_max", "max_constraint_residual"]
 #: The columns of failures_frame, in order.
 FAILURE_COLUMNS = ["choice", "integrator", "h", "trajectory", "time", "reason"]
 
@@ -222,8 +223,10 @@ def summary_frame(result):
         (trajectory-steps per wall second); from the energy_error series:
         max_abs_energy_error (max over samples and trajectories of |H(t) - H(0)|),
         final_energy_error_variance (at the last sample time), variance_slope (least-squares
-        slope of the variance against t through the origin, energy unit^2 / time unit) and
-        variance_slope_over_h4; from constraint_residual: max_constraint_residual. NaN where
+        slope of the variance against t through the origin, energy unit^2 / time unit),
+        variance_slope_over_h4, variance_slope_stderr (standard error of the slope, same unit)
+        and the fit's sample times (variance_fit_samples, variance_fit_t_min,
+        variance_fit_t_max); from constraint_residual: max_constraint_residual. NaN where
         the series is absent or no trajectory succeeded.
     """
     rows = []
@@ -241,6 +244,8 @@ def summary_frame(result):
             "steps_per_second": integrator.steps_per_second,
             "max_abs_energy_error": math.nan, "final_energy_error_variance": math.nan,
             "variance_slope": math.nan, "variance_slope_over_h4": math.nan,
+            "variance_slope_stderr": math.nan, "variance_fit_samples": 0,
+            "variance_fit_t_min": math.nan, "variance_fit_t_max": math.nan,
             "max_constraint_residual": math.nan,
         }
         energy = _series(integrator, "energy_error")
@@ -252,6 +257,10 @@ def summary_frame(result):
                 row["final_energy_error_variance"] = energy.variance[-1]
             row["variance_slope"] = energy.variance_slope
             row["variance_slope_over_h4"] = energy.variance_slope_over_h4
+            row["variance_slope_stderr"] = energy.variance_slope_stderr
+            row["variance_fit_samples"] = energy.variance_fit_samples
+            row["variance_fit_t_min"] = energy.variance_fit_t_min
+            row["variance_fit_t_max"] = energy.variance_fit_t_max
         residual = _series(integrator, "constraint_residual")
         if residual is not None and integrator.trajectories_ok > 0:
             row["max_constraint_residual"] = _max_over_sampled(residual, residual.max)

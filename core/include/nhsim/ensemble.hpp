@@ -61,6 +61,12 @@ struct SeriesStats {
   double variance_slope = 0.0;
   /// variance_slope / h^4: the scaling of seed 001 Fig. 2 (bottom right).
   double variance_slope_over_h4 = 0.0;
+  /// Standard error of variance_slope (SlopeFit); NaN with fewer than 2 samples in the fit.
+  double variance_slope_stderr = 0.0;
+  /// The fit's sample times: how many, and the first and last (count >= 2, t > 0).
+  std::int64_t variance_fit_samples = 0;
+  double variance_fit_t_min = 0.0;
+  double variance_fit_t_max = 0.0;
 };
 
 struct TrajectoryFailure {

@@ -9,6 +9,7 @@
 // ulps, however large the mean is against the spread. Quantiles: QuantileSketch.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -36,17 +37,41 @@ struct CellStats {
   double variance() const;
 };
 
-/// Least-squares slope of v against t through the origin, sum(t v) / sum(t^2), over the
-/// entries with count >= 2 and t > 0. Returns 0 when there are none. All vectors same length.
-inline double slope_through_origin(const std::vector<double>& t, const std::vector<double>& v,
-                                   const std::vector<std::int64_t>& count) {
+/// A least-squares line through the origin, v ~ slope t, and how well the data support it.
+struct SlopeFit {
+  double slope = 0.0;  ///< sum(t v) / sum(t^2); 0 without samples
+  /// Standard error of the slope, sqrt(sum(r^2) / ((n - 1) sum(t^2))) with residuals
+  /// r = v - slope t; NaN for fewer than 2 samples.
+  double standard_error = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t samples = 0;  ///< sample times used
+  double t_min = 0.0;        ///< first and last sample time used (0 without samples)
+  double t_max = 0.0;
+};
+
+/// Fits v against t through the origin over the entries with count >= 2 and t > 0 (the sample
+/// times where a variance exists). All vectors have the same length.
+inline SlopeFit fit_slope_through_origin(const std::vector<double>& t, const std::vector<double>& v,
+                                         const std::vector<std::int64_t>& count) {
+  SlopeFit fit;
   double stv = 0.0, stt = 0.0;
   for (std::size_t k = 0; k < t.size(); ++k) {
     if (count[k] < 2 || t[k] <= 0.0) continue;
     stv += t[k] * v[k];
     stt += t[k] * t[k];
+    if (fit.samples++ == 0) fit.t_min = t[k];
+    fit.t_max = t[k];
   }
-  return stt > 0.0 ? stv / stt : 0.0;
+  if (!(stt > 0.0)) return fit;
+  fit.slope = stv / stt;
+  if (fit.samples < 2) return fit;
+  double srr = 0.0;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (count[k] < 2 || t[k] <= 0.0) continue;
+    const double r = v[k] - fit.slope * t[k];
+    srr += r * r;
+  }
+  fit.standard_error = std::sqrt(srr / (static_cast<double>(fit.samples - 1) * stt));
+  return fit;
 }
 
 }  // namespace nhsim

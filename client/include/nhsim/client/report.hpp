@@ -26,9 +26,17 @@ struct SummaryRow {
   std::optional<double> final_energy_error_variance;
   /// variance_slope_over_h4 of energy_error.
   std::optional<double> variance_slope_over_h4;
+  /// Why the samples do not support that slope (kMinSlopeSamples, kMaxSlopeRelativeError);
+  /// empty when they do. The table marks the slope with "?" and prints this under it.
+  std::string slope_caveat;
   /// max over samples of the max of constraint_residual.
   std::optional<double> max_constraint_residual;
 };
+
+/// A variance slope is reported as supported by its samples only with at least this many
+/// sample times in the fit and a relative standard error at most kMaxSlopeRelativeError.
+inline constexpr std::int64_t kMinSlopeSamples = 10;
+inline constexpr double kMaxSlopeRelativeError = 0.25;
 
 /// The summary rows of `result`, one per integrator choice, in the result's order.
 std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
