@@ -21,9 +21,11 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DNHSIM_BUILD_SERVI
       -DNHSIM_BUILD_BENCH=OFF \
  && cmake --build /build -j"$(nproc)" --target nhsimd nhsim
 # The Debian packages that own the shared libraries the two binaries load (ldd), for the
-# runtime stage: libgrpc++1.51, libprotobuf32, libprometheus-cpp-*1.0, libtbb12, ... .
+# runtime stage: libgrpc++1.51, libprotobuf32, libprometheus-cpp-*1.0, libtbb12, ... . Matched
+# in this architecture's library directory (/lib or /usr/lib, whichever ldd names), so that
+# lib32 copies of the same names (clang's dependencies) are not taken.
 RUN for lib in $(ldd /build/server/nhsimd /build/client/nhsim | awk '$3 ~ /^\// { print $3 }' | sort -u); do \
-      dpkg -S "*/${lib##*/}"; \
+      dir=${lib%/*}; dpkg -S "*/${dir##*/}/${lib##*/}"; \
     done | sed 's/: .*//; s/, /\n/g' | sed 's/:.*//' | sort -u >/build/runtime-packages \
  && echo "runtime packages:" $(cat /build/runtime-packages)
 
