@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <variant>
 
 #include "join.hpp"
 #include "nhsim/catalog.hpp"
@@ -57,6 +58,21 @@ std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const
   return static_cast<std::int64_t>(steps);
 }
 
+/// Refuses an energy shell at or below the system's lower bound of V: no draw could succeed.
+void check_shell_reachable(const EnsembleSpec& spec, const SystemEntry& entry,
+                           const std::map<std::string, double>& parameters) {
+  const auto* shell = std::get_if<EnergyShellGenerator>(&spec.initial_conditions);
+  if (shell == nullptr || entry.potential_lower_bound == nullptr) return;
+  const double bound = entry.potential_lower_bound(parameters);
+  if (shell->energy > bound) return;
+  std::ostringstream os;
+  os.precision(17);
+  os << shell->energy << " cannot be reached: V >= " << bound << " everywhere for system '"
+     << spec.system << "' with these parameters, so no state has this energy with positive "
+     << "kinetic energy";
+  throw SpecError("initial_conditions.energy_shell.energy", os.str());
+}
+
 }  // namespace
 
 PreparedSpec prepare(const EnsembleSpec& spec) {
@@ -85,6 +101,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   }
 
   validate_initial_conditions(spec.initial_conditions, *pr.model, spec.system);
+  check_shell_reachable(spec, *entry, pr.parameters);
   pr.observables = resolve_observables(spec.observables, pr.model->nq(), pr.model->ng() > 0,
                                        pr.model->observable_names());
   return pr;

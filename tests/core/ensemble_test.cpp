@@ -151,7 +151,7 @@ TEST(Ensemble, CancelStopsAnEnergyShellGeneratorThatCannotSucceed) {
   EnsembleSpec s = small_spec();
   s.integrators.resize(1);
   auto& shell = std::get<EnergyShellGenerator>(s.initial_conditions);
-  shell.energy = -1.0;  // V >= 0: no draw ever succeeds
+  shell.energy = 1e-12;  // V < 1e-12 needs |q|^2 < 2e-12 in 7 dimensions: no draw succeeds
   shell.max_attempts = 1'000'000;
   shell.count = 4;
   std::atomic<bool> cancel{false};
@@ -259,6 +259,21 @@ TEST(Ensemble, ValidationNamesTheField) {
     b.integrators[3].newton_tol = 0.0;
     b.integrators[3].newton_max_iter = 10;
     expect_spec_error(b, "integrators[3].newton_max_iter", "does not apply: rk4 is explicit");
+  }
+  {  // V >= 0 on chaotic_quartic: a shell at or below 0 has no state
+    auto b = s;
+    std::get<EnergyShellGenerator>(b.initial_conditions).energy = 0.0;
+    expect_spec_error(b, "initial_conditions.energy_shell.energy", "cannot be reached: V >= 0");
+    std::get<EnergyShellGenerator>(b.initial_conditions).energy = 1e-12;
+    EXPECT_NO_THROW(validate(b));
+    b.system = "gearbox";  // V >= -|a| - |b| = -1.2 with the defaults
+    b.parameters = {};
+    b.integrators.resize(1);
+    b.integrators[0].integrator = "gonzalez_r";
+    std::get<EnergyShellGenerator>(b.initial_conditions).energy = -1.25;
+    expect_spec_error(b, "initial_conditions.energy_shell.energy", "V >= -1.2");
+    std::get<EnergyShellGenerator>(b.initial_conditions).energy = -1.1;
+    EXPECT_NO_THROW(validate(b));
   }
   {
     auto b = s;

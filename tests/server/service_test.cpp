@@ -728,10 +728,11 @@ TEST_F(ServiceTest, CancelTakesEffectWithinOneSecondInsideALongSampleInterval) {
 }
 
 TEST_F(ServiceTest, CancelTakesEffectWithinOneSecondOnAnUnreachableEnergyShell) {
-  // V >= 0 everywhere: no draw reaches energy -1; each trajectory tries 1e6 draws (~0.4 s).
+  // V < 1e-12 needs |q|^2 < 2e-12 in 7 dimensions: no draw succeeds, and each trajectory tries
+  // 1e6 draws (~0.4 s). (Energies <= 0 are refused at submission.)
   v1::SubmitEnsembleRequest spec = long_spec();
   auto* shell = spec.mutable_initial_conditions()->mutable_energy_shell();
-  shell->set_energy(-1.0);
+  shell->set_energy(1e-12);
   shell->set_max_attempts(1'000'000);
   const double seconds = cancel_latency(*client_, spec);
   RecordProperty("cancel_latency_seconds", std::to_string(seconds));
@@ -940,7 +941,7 @@ TEST_F(ServiceTest, MetricsEndpointServesTheCounters) {
   EXPECT_EQ(submit_status(bad).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   // Every draw misses the shell: the job succeeds, and every trajectory run failed.
   v1::SubmitEnsembleRequest unreachable = small_spec();
-  unreachable.mutable_initial_conditions()->mutable_energy_shell()->set_energy(-1.0);
+  unreachable.mutable_initial_conditions()->mutable_energy_shell()->set_energy(1e-12);
   unreachable.mutable_initial_conditions()->mutable_energy_shell()->set_max_attempts(10);
   const v1::Job failing = client_->submit(unreachable);
   ASSERT_EQ(wait_for_end(failing.job_id()).state(), v1::SUCCEEDED);

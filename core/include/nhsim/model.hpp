@@ -74,6 +74,10 @@ struct SystemEntry {
   std::unique_ptr<SystemModel> (*make)(const std::map<std::string, double>& parameters);
   /// Why integrator `id` does not apply (nullopt if it applies); id must be known.
   std::optional<std::string> (*not_applicable)(const std::string& id);
+  /// A lower bound of V(q) over every q for the given (complete) parameters: an energy shell
+  /// at or below it has no state with positive kinetic energy and is refused at validation.
+  /// Null where V is unbounded below or no bound is known.
+  double (*potential_lower_bound)(const std::map<std::string, double>& parameters) = nullptr;
 };
 
 /// All registered systems, in catalogue order.

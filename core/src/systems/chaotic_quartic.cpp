@@ -31,7 +31,9 @@ SystemEntry chaotic_quartic_entry() {
   info.parameters = {ParameterInfo{
       "n", 3.0, "1", "number of (w_i, z_i) pairs; configuration dimension 2n+1", true, 1.0, 64.0}};
   info.invariants = {};
-  return catalogue_entry<ChaoticQuartic<3>>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<ChaoticQuartic<3>>(std::move(info), &make);
+  entry.potential_lower_bound = &zero_potential_bound;  // V >= 0
+  return entry;
 }
 
 }  // namespace nhsim

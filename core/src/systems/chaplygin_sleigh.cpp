@@ -35,7 +35,9 @@ SystemEntry chaplygin_sleigh_entry() {
                     false, 0.0, 1e9},
       ParameterInfo{"m", 1.0, "kg", "mass of the sleigh", false, 1e-9, 1e9}};
   info.invariants = {};
-  return catalogue_entry<ChaplyginSleigh>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<ChaplyginSleigh>(std::move(info), &make);
+  entry.potential_lower_bound = &zero_potential_bound;  // V = 0
+  return entry;
 }
 
 }  // namespace nhsim

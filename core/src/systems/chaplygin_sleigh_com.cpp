@@ -31,7 +31,9 @@ SystemEntry chaplygin_sleigh_com_entry() {
       ParameterInfo{"a", 1.0, "m", "distance from the centre of mass back to the skate", false, 0.0,
                     1e9}};
   info.invariants = {};
-  return catalogue_entry<ChaplyginSleighCom>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<ChaplyginSleighCom>(std::move(info), &make);
+  entry.potential_lower_bound = &zero_potential_bound;  // V = 0
+  return entry;
 }
 
 }  // namespace nhsim

@@ -2,6 +2,8 @@
 // Defaults are the paper's coefficients of eq. (24b): k = 1, a = 1, b = 1/5.
 #include "nhsim/systems/gearbox.hpp"
 
+#include <cmath>
+
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
 #include "registry_internal.hpp"
@@ -30,7 +32,12 @@ SystemEntry gearbox_entry() {
       ParameterInfo{"a", 1.0, "1", "pendulum coefficient of cos(q3)", false, -1e9, 1e9},
       ParameterInfo{"b", 0.2, "1", "asymmetry coefficient of sin(2 q3)", false, -1e9, 1e9}};
   info.invariants = {};
-  return catalogue_entry<Gearbox>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<Gearbox>(std::move(info), &make);
+  // V = k/2 (q1^2 + q2^2) + a cos(q3) - b sin(2 q3) >= -|a| - |b| for k >= 0.
+  entry.potential_lower_bound = [](const std::map<std::string, double>& parameters) {
+    return -std::abs(parameters.at("a")) - std::abs(parameters.at("b"));
+  };
+  return entry;
 }
 
 }  // namespace nhsim

@@ -25,7 +25,9 @@ SystemEntry nonholonomic_particle_entry() {
   info.source = "seed 000 Examples 1-3, eq. (18)-(20), (25), (43), Figs. 2-3";
   info.parameters = {};
   info.invariants = {};
-  return catalogue_entry<NonholonomicParticle>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<NonholonomicParticle>(std::move(info), &make);
+  entry.potential_lower_bound = &zero_potential_bound;  // V = 0
+  return entry;
 }
 
 }  // namespace nhsim

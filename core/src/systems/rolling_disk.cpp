@@ -36,7 +36,9 @@ SystemEntry rolling_disk_entry() {
                     "moment of inertia about the rolling axis (self-rotation angle phi)", false,
                     1e-9, 1e9}};
   info.invariants = {};
-  return catalogue_entry<RollingDisk>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<RollingDisk>(std::move(info), &make);
+  entry.potential_lower_bound = &zero_potential_bound;  // V = 0
+  return entry;
 }
 
 }  // namespace nhsim

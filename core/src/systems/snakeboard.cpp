@@ -37,7 +37,9 @@ SystemEntry snakeboard_entry() {
       ParameterInfo{"J", 2.0, "kg m^2", "steering moment of inertia of one wheel pair", false, 1e-9,
                     1e9}};
   info.invariants = {};
-  return catalogue_entry<Snakeboard>(std::move(info), &make);
+  SystemEntry entry = catalogue_entry<Snakeboard>(std::move(info), &make);
+  entry.potential_lower_bound = &zero_potential_bound;  // V = 0
+  return entry;
 }
 
 }  // namespace nhsim

@@ -55,7 +55,8 @@ SystemEntry suslov_entry() {
                     "inertia tensor entry I23 (I must stay positive definite)", false, -1e9, 1e9}};
   info.invariants = {};
   SystemEntry e = catalogue_entry<Suslov>(std::move(info), &make);
-  e.not_applicable = &not_applicable;  // adds the reason to the rule
+  e.not_applicable = &not_applicable;               // adds the reason to the rule
+  e.potential_lower_bound = &zero_potential_bound;  // V = 0
   return e;
 }
 
