@@ -1,7 +1,8 @@
 // nhsim: command-line client of nhsimd.
 //
 //   nhsim [--server ADDR] [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE]
-//         [--token-file FILE] COMMAND ...        (the token also from $NHSIM_TOKEN)
+//         [--token-file FILE] [--output table|json] COMMAND ...
+//         (the token also from $NHSIM_TOKEN; --output json prints the protobuf JSON answer)
 //   nhsim [--server ADDR] systems
 //   nhsim [--server ADDR] integrators
 //   nhsim [--server ADDR] submit SPEC.json [--wait] [--json FILE] [--csv FILE]
@@ -58,10 +59,20 @@ v1::Job follow(const Client& client, const std::string& job_id) {
   return job;
 }
 
-/// Prints the summary table of `result` and writes the requested files.
+/// Prints `message` as protobuf JSON (--output json).
+void print_json(const google::protobuf::Message& message) {
+  std::cout << nhsim::client::to_json(message) << std::flush;
+}
+
+/// Prints the summary table of `result` (or, with `json_output`, the result as JSON) and
+/// writes the requested files.
 void report(const v1::EnsembleResult& result, const std::string& json_file,
-            const std::string& csv_file) {
-  std::cout << nhsim::client::summary_table(result) << std::flush;
+            const std::string& csv_file, bool json_output) {
+  if (json_output) {
+    print_json(result);
+  } else {
+    std::cout << nhsim::client::summary_table(result) << std::flush;
+  }
   if (!json_file.empty()) {
     nhsim::client::write_text_file(json_file, nhsim::client::to_json(result));
     std::cerr << "result written to " << json_file << '\n';
@@ -75,13 +86,14 @@ void report(const v1::EnsembleResult& result, const std::string& json_file,
 /// Writes the partial result to `out_file` (if given); with a whole ensemble, prints and writes
 /// its result as `report` does.
 void report_partial(const v1::PartialResult& partial, const std::string& out_file,
-                    const std::string& json_file, const std::string& csv_file, int threads) {
+                    const std::string& json_file, const std::string& csv_file, int threads,
+                    bool json_output) {
   if (!out_file.empty()) {
     nhsim::client::write_partial(out_file, partial);
     std::cerr << "partial result written to " << out_file << '\n';
   }
   if (nhsim::client::complete(partial)) {
-    report(nhsim::client::finish(partial, threads), json_file, csv_file);
+    report(nhsim::client::finish(partial, threads), json_file, csv_file, json_output);
   } else if (!json_file.empty() || !csv_file.empty()) {
     // finish() names the first missing range.
     (void)nhsim::client::finish(partial, threads);
@@ -91,7 +103,7 @@ void report_partial(const v1::PartialResult& partial, const std::string& out_fil
 /// nhsim run: the spec's trajectories (all, or one shard) in this process.
 void run_local(const std::string& spec_file, const std::string& shard,
                const std::string& trajectories, int threads, const std::string& out_file,
-               const std::string& json_file, const std::string& csv_file) {
+               const std::string& json_file, const std::string& csv_file, bool json_output) {
   const v1::SubmitEnsembleRequest spec = nhsim::client::load_spec(spec_file);
   const std::int64_t n = nhsim::client::trajectory_count(spec);
   const nhsim::TrajectoryRange range = !shard.empty() ? nhsim::client::parse_shard(shard, n)
@@ -118,19 +130,19 @@ void run_local(const std::string& spec_file, const std::string& shard,
         progress.update(job);
       });
   progress.finish();
-  report_partial(partial, out_file, json_file, csv_file, threads);
+  report_partial(partial, out_file, json_file, csv_file, threads, json_output);
 }
 
 /// nhsim merge: partial result files into one, in the order given (any order gives the same).
 void merge_local(const std::vector<std::string>& part_files, int threads,
                  const std::string& out_file, const std::string& json_file,
-                 const std::string& csv_file) {
+                 const std::string& csv_file, bool json_output) {
   const v1::PartialResult merged = nhsim::client::merge_files(part_files);
   if (out_file.empty() && json_file.empty() && csv_file.empty() &&
       !nhsim::client::complete(merged)) {
     throw std::invalid_argument("the partials do not cover every trajectory; give --out PART");
   }
-  report_partial(merged, out_file, json_file, csv_file, threads);
+  report_partial(merged, out_file, json_file, csv_file, threads, json_output);
 }
 
 /// The connection the global options describe. The token: --token-file, else $NHSIM_TOKEN.
@@ -161,7 +173,8 @@ nhsim::client::Connection connection(const std::string& server, const std::strin
 }
 
 /// nhsim token: a new random token for `identity`; its hash line goes to the tokens file.
-void make_token(const std::string& identity, bool admin, const std::string& append_to) {
+void make_token(const std::string& identity, bool admin, const std::string& append_to,
+                bool json_output) {
   const std::string token = "nhsim_" + nhsim::server::random_hex(32);
   const std::string line = nhsim::server::token_line(token, identity, admin);
   if (append_to.empty()) {
@@ -175,7 +188,13 @@ void make_token(const std::string& identity, bool admin, const std::string& appe
     std::cerr << "added " << identity << (admin ? " (admin)" : "") << " to " << append_to
               << "; the token (shown only once):\n";
   }
-  std::cout << token << '\n';
+  if (json_output) {  // identity, token and line hold no character that JSON must escape
+    std::cout << "{\n  \"identity\": \"" << identity
+              << "\",\n  \"admin\": " << (admin ? "true" : "false") << ",\n  \"token\": \"" << token
+              << "\",\n  \"line\": \"" << line << "\"\n}\n";
+  } else {
+    std::cout << token << '\n';
+  }
 }
 
 /// Exit status for a job that ended: 0 when it succeeded.
@@ -193,6 +212,12 @@ int main(int argc, char** argv) {
   app.add_option("--server", server, "nhsimd address host:port")
       ->capture_default_str()
       ->envname("NHSIM_SERVER");
+  std::string output = "table";
+  app.add_option("--output", output,
+                 "what goes to stdout: table (for people) or json (the protobuf JSON of the "
+                 "answer: Job, result, catalogue, job list; for scripts)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
   std::string tls_ca, tls_cert, tls_key, token_file;
   bool tls = false;
   app.add_option("--tls-ca", tls_ca,
@@ -294,29 +319,42 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
 
+  const bool json_output = output == "json";
   try {
     if (convergence->parsed()) {
+      if (json_output) throw std::invalid_argument("--output json does not apply to convergence");
       std::cout << nhsim::client::convergence_table(nhsim::client::load_result(result_file),
                                                     reference);
       return 0;
     }
     if (run->parsed()) {
-      run_local(spec_file, shard, trajectories, threads, out_file, json_file, csv_file);
+      run_local(spec_file, shard, trajectories, threads, out_file, json_file, csv_file,
+                json_output);
       return 0;
     }
     if (merge->parsed()) {
-      merge_local(part_files, threads, out_file, json_file, csv_file);
+      merge_local(part_files, threads, out_file, json_file, csv_file, json_output);
       return 0;
     }
     if (token->parsed()) {
-      make_token(identity, admin, append_to);
+      make_token(identity, admin, append_to, json_output);
       return 0;
     }
     const Client client(connection(server, tls_ca, tls, tls_cert, tls_key, token_file));
     if (systems->parsed()) {
-      std::cout << nhsim::client::systems_table(client.list_systems());
+      const v1::ListSystemsResponse answer = client.list_systems();
+      if (json_output) {
+        print_json(answer);
+      } else {
+        std::cout << nhsim::client::systems_table(answer);
+      }
     } else if (integrators->parsed()) {
-      std::cout << nhsim::client::integrators_table(client.list_integrators());
+      const v1::ListIntegratorsResponse answer = client.list_integrators();
+      if (json_output) {
+        print_json(answer);
+      } else {
+        std::cout << nhsim::client::integrators_table(answer);
+      }
     } else if (submit->parsed()) {
       if (!wait && (!json_file.empty() || !csv_file.empty())) {
         std::cerr << "error: --json and --csv need --wait (or use: nhsim result JOB --json FILE)\n";
@@ -324,28 +362,51 @@ int main(int argc, char** argv) {
       }
       const v1::Job job = client.submit(nhsim::client::load_spec(spec_file));
       if (!wait) {
-        std::cout << job.job_id() << '\n';
+        if (json_output) {
+          print_json(job);
+        } else {
+          std::cout << job.job_id() << '\n';
+        }
         return 0;
       }
       std::cerr << "submitted job " << job.job_id() << '\n';
       const v1::Job final_job = follow(client, job.job_id());
       if (final_job.state() == v1::SUCCEEDED || final_job.state() == v1::CANCELLED) {
-        report(client.result(job.job_id()), json_file, csv_file);
+        report(client.result(job.job_id()), json_file, csv_file, json_output);
+      } else if (json_output) {
+        print_json(final_job);  // no result: the job says why
       }
       return exit_status(final_job);
     } else if (watch->parsed()) {
-      return exit_status(follow(client, job_id));
+      const v1::Job final_job = follow(client, job_id);
+      if (json_output) print_json(final_job);
+      return exit_status(final_job);
     } else if (result->parsed()) {
-      report(client.result(job_id), json_file, csv_file);
+      report(client.result(job_id), json_file, csv_file, json_output);
     } else if (cancel->parsed()) {
-      std::cout << nhsim::client::job_line(client.cancel(job_id)) << '\n';
-    } else if (jobs->parsed()) {
-      for (const v1::Job& job : client.list_jobs()) {
+      const v1::Job job = client.cancel(job_id);
+      if (json_output) {
+        print_json(job);
+      } else {
         std::cout << nhsim::client::job_line(job) << '\n';
       }
+    } else if (jobs->parsed()) {
+      v1::ListJobsResponse all;
+      for (const v1::Job& job : client.list_jobs()) {
+        if (json_output) {
+          *all.add_jobs() = job;
+        } else {
+          std::cout << nhsim::client::job_line(job) << '\n';
+        }
+      }
+      if (json_output) print_json(all);
     } else if (remove->parsed()) {
       client.delete_job(job_id);
       std::cerr << "job " << job_id << " deleted\n";
+      if (json_output) {
+        v1::DeleteJobResponse deleted;
+        print_json(deleted);
+      }
     }
   } catch (const std::exception& e) {
     std::cerr << "nhsim: " << e.what() << '\n';

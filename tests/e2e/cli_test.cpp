@@ -77,6 +77,35 @@ TEST_F(CliTest, SubmitThenWatchThenResult) {
   EXPECT_THAT(cancel.out, HasSubstr("SUCCEEDED"));
 }
 
+TEST_F(CliTest, OutputJsonPrintsTheProtobufJsonOfEveryAnswer) {
+  const CliRun submitted = nhsim("--output json submit " + path("tiny.json"));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const auto job = parse_json_object(submitted.out);
+  const std::string job_id = job.fields().at("job_id").string_value();
+  EXPECT_EQ(job.fields().at("state").string_value(), "QUEUED");
+
+  const CliRun watched = nhsim("--output json watch " + job_id);
+  ASSERT_EQ(watched.exit_code, 0) << watched.err;
+  EXPECT_EQ(parse_json_object(watched.out).fields().at("state").string_value(), "SUCCEEDED");
+
+  const CliRun result = nhsim("--output json result " + job_id);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(parse_json_object(result.out).fields().at("integrators").list_value().values_size(),
+            2);
+
+  const CliRun jobs = nhsim("--output json jobs");
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_EQ(parse_json_object(jobs.out).fields().at("jobs").list_value().values_size(), 1);
+
+  const CliRun systems = nhsim("--output json systems");
+  ASSERT_EQ(systems.exit_code, 0) << systems.err;
+  EXPECT_GT(parse_json_object(systems.out).fields().at("systems").list_value().values_size(), 5);
+
+  const CliRun refused = nhsim("--output json convergence " + path("any.json"));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("--output json does not apply to convergence"));
+}
+
 TEST_F(CliTest, CatalogCommandsListTheSystemAndIntegrators) {
   const CliRun systems = nhsim("systems");
   EXPECT_EQ(systems.exit_code, 0) << systems.err;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -25,14 +26,17 @@ v1::Job job(v1::JobState state, std::int64_t done) {
   return j;
 }
 
-/// What the printer writes for `updates`.
+/// What the printer writes for `updates`, the k-th arriving k seconds after the first.
 std::string printed(bool bar, const std::vector<v1::Job>& updates) {
   char* buffer = nullptr;
   std::size_t size = 0;
   std::FILE* out = open_memstream(&buffer, &size);
   {
     ProgressPrinter progress(out, bar);
-    for (const auto& update : updates) progress.update(update);
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t k = 0; k < updates.size(); ++k) {
+      progress.update(updates[k], start + std::chrono::seconds(k));
+    }
     progress.finish();
   }
   std::fclose(out);
@@ -51,9 +55,9 @@ TEST(ClientProgress, PlainLinesOnStateChangesAndEachTenthOfTheWork) {
   for (std::string line; std::getline(lines, line);) all.push_back(line);
   ASSERT_EQ(all.size(), 5U) << text;
   EXPECT_EQ(all[0], "job abc QUEUED 0/100 trajectories");
-  EXPECT_EQ(all[1], "job abc RUNNING 0/100 trajectories");
-  EXPECT_EQ(all[2], "job abc RUNNING 10/100 trajectories");
-  EXPECT_EQ(all[3], "job abc RUNNING 35/100 trajectories");
+  EXPECT_EQ(all[1], "job abc RUNNING 0/100 trajectories");            // running since t = 1 s
+  EXPECT_EQ(all[2], "job abc RUNNING 10/100 trajectories  ETA 27s");  // 10 in 3 s, 90 to go
+  EXPECT_EQ(all[3], "job abc RUNNING 35/100 trajectories  ETA 9s");   // 35 in 5 s, 65 to go
   EXPECT_EQ(all[4], "job abc SUCCEEDED 100/100 trajectories");
   EXPECT_EQ(text.find('\r'), std::string::npos);
 }
@@ -63,6 +67,13 @@ TEST(ClientProgress, BarRedrawsOneLine) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\r'), 2);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);  // finish() ends the line
   EXPECT_THAT(text, HasSubstr("[###############---------------]  50.0%  50/100 trajectories"));
+  EXPECT_THAT(text, HasSubstr("RUNNING    ETA 1s"));  // 50 in 1 s, 50 to go
+}
+
+TEST(ClientProgress, EtaText) {
+  EXPECT_EQ(eta_text(44.6), "45s");
+  EXPECT_EQ(eta_text(725.0), "12m05s");
+  EXPECT_EQ(eta_text(3 * 3600 + 7 * 60 + 20), "3h07m");
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Job progress for the terminal: a redrawn bar on a TTY, plain lines otherwise.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "nhsim/v1/ensemble.pb.h"
@@ -9,13 +12,16 @@
 namespace nhsim::client {
 
 /// Shows the messages of a WatchJob stream on `out` (not owned).
-/// With `bar`, one line "[#####-----]  45.0%  360/800 trajectories  RUNNING" is redrawn in place
-/// (carriage return) and ended by finish(). Without it, one plain line (job_line()) is written
-/// when the state changes and at each further 10% of the trajectories.
+/// With `bar`, one line "[#####-----]  45.0%  360/800 trajectories  RUNNING  ETA 1m05s" is
+/// redrawn in place (carriage return) and ended by finish(). Without it, one plain line
+/// (job_line()) is written when the state changes and at each further 10% of the trajectories,
+/// with the ETA while running. The ETA extrapolates the rate since the first RUNNING update
+/// seen; it shows once some work was done after that update.
 class ProgressPrinter {
  public:
   ProgressPrinter(std::FILE* out, bool bar) : out_(out), bar_(bar) {}
-  void update(const nhsim::v1::Job& job);
+  void update(const nhsim::v1::Job& job,
+              std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
   /// Ends the bar's line (no-op without bar or before any update).
   void finish();
 
@@ -25,6 +31,12 @@ class ProgressPrinter {
   bool drawn_ = false;
   nhsim::v1::JobState last_state_ = nhsim::v1::JOB_STATE_UNSPECIFIED;
   int last_decile_ = -1;
+  /// The first RUNNING update: when, and how much was done then (a resumed job starts > 0).
+  std::optional<std::chrono::steady_clock::time_point> started_;
+  std::int64_t done_at_start_ = 0;
 };
+
+/// Seconds as the ETA shows them: "45s", "12m05s", "3h07m".
+std::string eta_text(double seconds);
 
 }  // namespace nhsim::client
