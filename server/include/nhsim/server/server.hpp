@@ -87,12 +87,13 @@ class Server {
   /// The bound health-only port; 0 when there is none.
   int health_port() const { return health_port_; }
 
-  /// Health checks ("" and nhsim.v1.EnsembleService) answer SERVING while the job manager
-  /// reports no problem (JobManager::problem(), checked every second).
+  /// Until then, health checks ("" and nhsim.v1.EnsembleService) answer SERVING while the job
+  /// manager reports no problem (JobManager::problem(), checked every second).
   ///
-  /// Reports NOT_SERVING to health checks, cancels unfinished jobs, ends open WatchJob
-  /// streams (UNAVAILABLE), waits up to two seconds for calls in flight, then stops.
-  /// Idempotent.
+  /// Reports NOT_SERVING to health checks, stops the job manager (JobManager::stop(): with a
+  /// durable store running jobs are halted at their last checkpoint and resume at the next
+  /// start; in memory they are cancelled), ends open WatchJob streams (UNAVAILABLE), waits up
+  /// to two seconds for calls in flight, then stops. Idempotent.
   void shutdown();
 
  private:
