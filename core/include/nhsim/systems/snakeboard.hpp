@@ -8,8 +8,9 @@
 // J = 2 are ours (I < m l^2 keeps M positive definite). J matters: no constraint force acts on
 // phi, so 2 J phi'' = u_phi exactly, and with u_phi = sin(2 pi t) the steering rate gains the
 // mean (1 - cos 2 pi t) / (4 pi J) > 0; from phi(0) = pi/3, phi'(0) = -0.02 the angle stays below
-// pi/2 over Fig. 4's 10 s only for J > ~1.3 (J = 2: phi(10) ~ 1.25). At cos(phi) = 0 the
-// distribution D drops rank (see below) and every method breaks down.
+// pi/2 over Fig. 4's 10 s only for J > 1.1022 (docs/experiments-seed002.md; J = 2:
+// phi(10) ~ 1.25). At cos(phi) = 0 the distribution D drops rank (see below) and every method
+// breaks down.
 //   L = 1/2 q'^T M q',  V = 0,   M = [[I, 0, I, 0, 0], [0, 2J, 0, 0, 0], [I, 0, m l^2, 0, 0],
 //                                     [0, 0, 0, m, 0], [0, 0, 0, 0, m]]         (§6.2, as printed)
 // Constraints: eq. (34) as printed,
