@@ -1,5 +1,6 @@
 #include "nhsim/server/process_metrics.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -50,14 +51,10 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
   using prometheus::MetricType;
   std::vector<prometheus::MetricFamily> families;
   const std::vector<std::string> stat = stat_fields();
-  // proc(5): utime (14), stime (15), num_threads (20), starttime (22), vsize (23), rss (24);
-  // stat[0] is field 3.
+  // proc(5): num_threads (20), starttime (22), vsize (23), rss (24); stat[0] is field 3.
   if (stat.size() >= 22) {
     const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
     const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
-    families.push_back(
-        family("process_cpu_seconds_total", "Total user and system CPU time spent in seconds",
-               MetricType::Counter, (std::stod(stat[11]) + std::stod(stat[12])) / ticks));
     families.push_back(family("process_threads", "Number of OS threads in the process",
                               MetricType::Gauge, std::stod(stat[17])));
     families.push_back(family("process_virtual_memory_bytes", "Virtual memory size in bytes",
@@ -69,6 +66,16 @@ std::vector<prometheus::MetricFamily> ProcessMetrics::Collect() const {
                                 "Start time of the process since unix epoch in seconds",
                                 MetricType::Gauge, boot + std::stod(stat[19]) / ticks));
     }
+  }
+  // getrusage, not /proc/self/stat: microseconds instead of clock ticks (10 ms).
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+    const auto seconds = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+    };
+    families.push_back(
+        family("process_cpu_seconds_total", "Total user and system CPU time spent in seconds",
+               MetricType::Counter, seconds(usage.ru_utime) + seconds(usage.ru_stime)));
   }
   std::error_code error;
   std::size_t fds = 0;
