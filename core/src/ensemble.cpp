@@ -27,6 +27,7 @@
 #include "observables.hpp"
 #include "partial_result.hpp"
 #include "prepared_spec.hpp"
+#include "tsan.hpp"
 
 namespace nhsim {
 namespace {
@@ -135,9 +136,9 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
 }
 
 /// Trajectories [b, min(end, b + kBlock)) with one stepper, in index order.
-std::shared_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
+std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
   const auto n_cells = static_cast<std::size_t>(run.n_samples) * run.prepared.observables.size();
-  auto block = std::make_shared<BlockOutcome>();
+  auto block = std::make_unique<BlockOutcome>();
   std::vector<double> samples(n_cells);
   std::unique_ptr<Stepper> stepper = run.prepared.model->make_stepper(run.choice);
   const int nq = run.prepared.model->nq();
@@ -213,28 +214,45 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
   arena.execute([&] {
     const auto tokens =
         static_cast<std::size_t>(2 * std::max(1, tbb::this_task_arena::max_concurrency()));
+    // Each filter is a hand-off of oneTBB's, stated for ThreadSanitizer (tsan.hpp).
     auto next = [&](tbb::flow_control& fc) -> std::int64_t {
+      tbb_handoff_acquire();
+      std::int64_t b = 0;
       if (next_block >= range.end || run.cancelled()) {
         fc.stop();
-        return 0;
+      } else {
+        b = next_block;
+        next_block += kBlock;
       }
-      const std::int64_t b = next_block;
-      next_block += kBlock;
+      tbb_handoff_release();
       return b;
     };
-    auto block = [&](std::int64_t b) { return run_block(run, b); };
-    auto merge = [&](std::shared_ptr<BlockOutcome> a) {
+    // A block's outcome travels as a plain pointer, owned by the merge that receives it: a
+    // pointer token is the pointer itself, while a class-type token (a smart pointer) would be
+    // moved through oneTBB's own storage between threads, out of ThreadSanitizer's sight. (An
+    // exception that cancels the pipeline leaks the blocks in flight; only bad_alloc can.)
+    auto block = [&](std::int64_t b) -> BlockOutcome* {
+      tbb_handoff_acquire();
+      BlockOutcome* outcome = run_block(run, b).release();
+      tbb_handoff_release();
+      return outcome;
+    };
+    auto merge = [&](BlockOutcome* received) {
+      tbb_handoff_acquire();
+      const std::unique_ptr<BlockOutcome> a(received);
       merge_block(partial, *a);
       done_work += a->ok + a->failed + a->cancelled;
       if (options.progress) options.progress(done_work, total_work);
+      tbb_handoff_release();
     };
+    tbb_handoff_release();
     tbb::parallel_pipeline(
-        tokens, tbb::make_filter<void, std::int64_t>(tbb::filter_mode::serial_in_order, next) &
-                    tbb::make_filter<std::int64_t, std::shared_ptr<BlockOutcome>>(
-                        tbb::filter_mode::parallel, block) &
-                    tbb::make_filter<std::shared_ptr<BlockOutcome>, void>(
-                        tbb::filter_mode::serial_out_of_order, merge));
+        tokens,
+        tbb::make_filter<void, std::int64_t>(tbb::filter_mode::serial_in_order, next) &
+            tbb::make_filter<std::int64_t, BlockOutcome*>(tbb::filter_mode::parallel, block) &
+            tbb::make_filter<BlockOutcome*, void>(tbb::filter_mode::serial_out_of_order, merge));
   });
+  tbb_handoff_acquire();
   partial.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
