@@ -1,5 +1,7 @@
 #include "nhsim/server/service.hpp"
 
+#include <absl/status/status.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -46,9 +48,7 @@ bool visible(const JobRecord& record, const Caller& caller) {
 
 grpc::Status reject(grpc::StatusCode code, const std::string& message, const Caller& who) {
   log_job("", who.identity,
-          "submit rejected (" +
-              std::string(code == grpc::StatusCode::INVALID_ARGUMENT ? "INVALID_ARGUMENT"
-                                                                     : "RESOURCE_EXHAUSTED") +
+          "submit rejected (" + absl::StatusCodeToString(static_cast<absl::StatusCode>(code)) +
               "): " + message,
           LogLevel::kWarning);
   return {code, message};
