@@ -82,8 +82,18 @@ class Server {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
                                      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> args = {nhsimd, "--listen",    "127.0.0.1:0",       "--metrics",
-                                     "",     "--in-memory", "--max-queued-jobs", "1000"};
+    // Every client is the same anonymous identity here: the per-client limit must hold all of
+    // them at once (64 clients and the large job) to measure queueing, not the quota.
+    std::vector<std::string> args = {nhsimd,
+                                     "--listen",
+                                     "127.0.0.1:0",
+                                     "--metrics",
+                                     "",
+                                     "--in-memory",
+                                     "--max-queued-jobs",
+                                     "1000",
+                                     "--max-jobs-per-client",
+                                     "1000"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -1,6 +1,8 @@
 // The local executor: the core on this machine's oneTBB pool, in chunks of trajectories that
 // each end in a checkpoint. Associative partial results make the chunking invisible: any
 // chunking, and any resume point, gives the bits of one run_ensemble().
+#include <tbb/global_control.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -14,8 +16,11 @@ using Clock = std::chrono::steady_clock;
 
 class LocalExecutor final : public Executor {
  public:
-  LocalExecutor(int threads, double checkpoint_seconds)
-      : threads_(threads), checkpoint_seconds_(checkpoint_seconds) {}
+  LocalExecutor(int threads, double checkpoint_seconds, int concurrent_jobs)
+      : threads_(threads),
+        checkpoint_seconds_(checkpoint_seconds),
+        workers_(tbb::global_control::max_allowed_parallelism,
+                 worker_pool_size(threads, concurrent_jobs)) {}
 
   std::string name() const override { return "local"; }
 
@@ -32,8 +37,7 @@ class LocalExecutor final : public Executor {
       for (const TrajectoryRange& r : done.ranges) covered += r.end - r.begin;
     }
     // Start with one block of trajectories per thread; then aim at checkpoint_seconds per chunk.
-    const int threads =
-        threads_ > 0 ? threads_ : static_cast<int>(std::thread::hardware_concurrency());
+    const int threads = threads_ > 0 ? threads_ : cores();
     std::int64_t chunk = 8 * std::max(threads, 1);
     for (const TrajectoryRange& gap : uncovered(done.ranges, n)) {
       for (std::int64_t begin = gap.begin; begin < gap.end;) {
@@ -73,8 +77,18 @@ class LocalExecutor final : public Executor {
   }
 
  private:
+  static int cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+  /// oneTBB's max_allowed_parallelism for `concurrent_jobs` jobs of `threads` threads each: a
+  /// job's own thread computes in its arena, so it needs threads - 1 workers.
+  static std::size_t worker_pool_size(int threads, int concurrent_jobs) {
+    const int per_job = threads > 0 ? threads : cores();
+    return static_cast<std::size_t>(std::max(1, concurrent_jobs) * (per_job - 1) + 1);
+  }
+
   int threads_;
   double checkpoint_seconds_;
+  tbb::global_control workers_;
 };
 
 }  // namespace
@@ -91,8 +105,9 @@ std::vector<TrajectoryRange> uncovered(const std::vector<TrajectoryRange>& cover
   return gaps;
 }
 
-std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds) {
-  return std::make_unique<LocalExecutor>(threads, checkpoint_seconds);
+std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds,
+                                              int concurrent_jobs) {
+  return std::make_unique<LocalExecutor>(threads, checkpoint_seconds, concurrent_jobs);
 }
 
 }  // namespace nhsim::server

@@ -93,7 +93,8 @@ Server::Server(const ServerOptions& options) {
   metrics_ = std::make_unique<Metrics>(options.metrics);
   std::unique_ptr<Executor> executor;
   if (options.executor == "local") {
-    executor = make_local_executor(options.threads, options.checkpoint_seconds);
+    executor =
+        make_local_executor(options.threads, options.checkpoint_seconds, options.max_running_jobs);
   } else if (options.executor == "slurm") {
     executor = make_slurm_executor(options.slurm, options.threads);
   } else {
