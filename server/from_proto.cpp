@@ -145,6 +145,77 @@ CellStats from_proto(const v1::CellStats& cell, const std::string& field) {
   return out;
 }
 
+TrajectorySelection from_proto(const v1::TrajectorySelection& selection) {
+  return {selection.all(), {selection.indices().begin(), selection.indices().end()}};
+}
+
+OutputSpec from_proto(const v1::Outputs& outputs) {
+  OutputSpec out;
+  out.initial_states = from_proto(outputs.initial_states());
+  out.final_states = from_proto(outputs.final_states());
+  out.sampled = from_proto(outputs.sampled());
+  out.sampled_state = outputs.sampled_state();
+  out.summary = outputs.summary();
+  for (const auto& h : outputs.histograms()) {
+    out.histograms.push_back({h.observable(),
+                              {h.times().begin(), h.times().end()},
+                              {h.edges().begin(), h.edges().end()}});
+  }
+  return out;
+}
+
+TrajectoryState from_proto(const v1::TrajectoryState& state) {
+  return {state.trajectory(), from_proto(state.state())};
+}
+
+SampledTrajectory from_proto(const v1::SampledTrajectory& sampled) {
+  return {sampled.trajectory(),
+          sampled.samples(),
+          {sampled.values().begin(), sampled.values().end()},
+          {sampled.q().begin(), sampled.q().end()},
+          {sampled.p().begin(), sampled.p().end()}};
+}
+
+TrajectorySummary from_proto(const v1::TrajectorySummary& summary, const std::string& field) {
+  TrajectorySummary out;
+  out.trajectory = summary.trajectory();
+  switch (summary.status()) {
+    case v1::TRAJECTORY_OK:
+      out.status = TrajectorySummary::Status::kOk;
+      break;
+    case v1::TRAJECTORY_FAILED:
+      out.status = TrajectorySummary::Status::kFailed;
+      break;
+    case v1::TRAJECTORY_CANCELLED:
+      out.status = TrajectorySummary::Status::kCancelled;
+      break;
+    default:
+      throw std::invalid_argument(field + ": unknown trajectory status " +
+                                  std::to_string(summary.status()));
+  }
+  out.final_time = summary.final_time();
+  out.max_abs_energy_error = summary.max_abs_energy_error();
+  out.max_constraint_residual = summary.max_constraint_residual();
+  out.reason = summary.reason();
+  return out;
+}
+
+/// The records of a repeated field, which must be in strictly increasing trajectory order.
+template <typename Record, typename Repeated, typename Convert>
+std::vector<Record> in_trajectory_order(const Repeated& from, const std::string& field,
+                                        Convert&& convert) {
+  std::vector<Record> out;
+  out.reserve(static_cast<std::size_t>(from.size()));
+  for (int k = 0; k < from.size(); ++k) {
+    out.push_back(convert(from.Get(k), field + "[" + std::to_string(k) + "]"));
+    if (k > 0 && out[out.size() - 2].trajectory >= out.back().trajectory) {
+      throw std::invalid_argument(field + "[" + std::to_string(k) +
+                                  "]: not in increasing trajectory order");
+    }
+  }
+  return out;
+}
+
 ChoicePartial from_proto(const v1::ChoicePartial& choice, const std::string& field) {
   ChoicePartial out;
   out.cells.reserve(static_cast<std::size_t>(choice.cells_size()));
@@ -160,6 +231,16 @@ ChoicePartial from_proto(const v1::ChoicePartial& choice, const std::string& fie
   out.cancelled = choice.cancelled();
   out.steps = choice.steps();
   out.wall_seconds = choice.wall_seconds();
+  const auto plain = [](const auto& m, const std::string&) { return from_proto(m); };
+  out.initial_states = in_trajectory_order<TrajectoryState>(choice.initial_states(),
+                                                            field + ".initial_states", plain);
+  out.final_states =
+      in_trajectory_order<TrajectoryState>(choice.final_states(), field + ".final_states", plain);
+  out.sampled = in_trajectory_order<SampledTrajectory>(choice.sampled(), field + ".sampled", plain);
+  out.summary = in_trajectory_order<TrajectorySummary>(
+      choice.summary(), field + ".summary",
+      [](const v1::TrajectorySummary& m, const std::string& f) { return from_proto(m, f); });
+  out.histogram_counts.assign(choice.histogram_counts().begin(), choice.histogram_counts().end());
   if (out.ok < 0 || out.failed < 0 || out.cancelled < 0 || out.steps < 0 ||
       static_cast<std::size_t>(out.failed) != out.failures.size()) {
     throw std::invalid_argument(field + ": counts do not add up");
@@ -215,6 +296,7 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
     l.profile = from_proto(load.profile());
     spec.loads.push_back(std::move(l));
   }
+  spec.outputs = from_proto(request.outputs());
   return spec;
 }
 

@@ -169,12 +169,20 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
            " MiB, more than this server's limit --max-job-memory-mb=" +
            number(limits_.max_job_memory_mb) + "; sample less often (sample_every)";
   }
+  if (memory_limit > 0 && cost.statistics_bytes + cost.output_bytes > memory_limit) {
+    return "outputs: the per-trajectory outputs need about " +
+           number(std::round(cost.output_bytes / kMiB)) + " MiB beside " +
+           number(std::round(cost.statistics_bytes / kMiB)) +
+           " MiB of statistics, more than this server's limit --max-job-memory-mb=" +
+           number(limits_.max_job_memory_mb) + "; select fewer trajectories or sample less often";
+  }
   const double result_limit = limits_.max_result_mb * kMiB;
   if (result_limit > 0 && cost.result_bytes > result_limit) {
     return "integrators: the result would have about " +
            number(std::round(cost.result_bytes / kMiB)) +
            " MiB, more than this server's limit --max-result-mb=" + number(limits_.max_result_mb) +
-           "; sample less often (sample_every)";
+           (cost.output_bytes > 0 ? "; select fewer per-trajectory outputs or sample less often"
+                                  : "; sample less often (sample_every)");
   }
   return {};
 }

@@ -35,6 +35,59 @@ void fill(const TrajectoryFailure& failure, v1::TrajectoryFailure* out) {
   out->set_reason(failure.reason);
 }
 
+void fill(const TrajectoryState& state, v1::TrajectoryState* out) {
+  out->set_trajectory(state.trajectory);
+  copy_into(state.state.q, out->mutable_state()->mutable_q());
+  copy_into(state.state.p, out->mutable_state()->mutable_p());
+}
+
+void fill(const SampledTrajectory& sampled, v1::SampledTrajectory* out) {
+  out->set_trajectory(sampled.trajectory);
+  out->set_samples(sampled.samples);
+  copy_into(sampled.values, out->mutable_values());
+  copy_into(sampled.q, out->mutable_q());
+  copy_into(sampled.p, out->mutable_p());
+}
+
+void fill(const TrajectorySummary& summary, v1::TrajectorySummary* out) {
+  out->set_trajectory(summary.trajectory);
+  switch (summary.status) {
+    case TrajectorySummary::Status::kOk:
+      out->set_status(v1::TRAJECTORY_OK);
+      break;
+    case TrajectorySummary::Status::kFailed:
+      out->set_status(v1::TRAJECTORY_FAILED);
+      break;
+    case TrajectorySummary::Status::kCancelled:
+      out->set_status(v1::TRAJECTORY_CANCELLED);
+      break;
+  }
+  out->set_final_time(summary.final_time);
+  out->set_max_abs_energy_error(summary.max_abs_energy_error);
+  out->set_max_constraint_residual(summary.max_constraint_residual);
+  out->set_reason(summary.reason);
+}
+
+void fill(const HistogramResult& histogram, v1::HistogramResult* out) {
+  out->set_observable(histogram.observable);
+  copy_into(histogram.edges, out->mutable_edges());
+  for (const HistogramCounts& at : histogram.at) {
+    v1::HistogramCounts* c = out->add_at();
+    c->set_time(at.time);
+    copy_into(at.counts, c->mutable_counts());
+    c->set_below(at.below);
+    c->set_above(at.above);
+    c->set_non_finite(at.non_finite);
+  }
+}
+
+/// Records in trajectory order into a repeated message field.
+template <typename T, typename Repeated>
+void fill_all(const std::vector<T>& from, Repeated* to) {
+  to->Reserve(static_cast<int>(from.size()));
+  for (const T& record : from) fill(record, to->Add());
+}
+
 void fill(const IntegratorResult& result, v1::IntegratorResult* out) {
   *out->mutable_choice() = to_proto(result.choice);
   out->set_n_steps(result.n_steps);
@@ -49,6 +102,10 @@ void fill(const IntegratorResult& result, v1::IntegratorResult* out) {
   out->set_steps_completed(result.steps_completed);
   out->set_wall_seconds(result.wall_seconds);
   out->set_steps_per_second(result.steps_per_second);
+  fill_all(result.outputs.final_states, out->mutable_final_states());
+  fill_all(result.outputs.sampled, out->mutable_sampled());
+  fill_all(result.outputs.summary, out->mutable_summary());
+  fill_all(result.outputs.histograms, out->mutable_histograms());
 }
 
 void fill(const ExactSum& sum, v1::ExactSum* out) {
@@ -99,6 +156,11 @@ void fill(const ChoicePartial& choice, v1::ChoicePartial* out) {
   out->set_cancelled(choice.cancelled);
   out->set_steps(choice.steps);
   out->set_wall_seconds(choice.wall_seconds);
+  fill_all(choice.initial_states, out->mutable_initial_states());
+  fill_all(choice.final_states, out->mutable_final_states());
+  fill_all(choice.sampled, out->mutable_sampled());
+  fill_all(choice.summary, out->mutable_summary());
+  copy_into(choice.histogram_counts, out->mutable_histogram_counts());
 }
 
 }  // namespace
@@ -136,6 +198,7 @@ v1::EnsembleResult to_proto(const EnsembleResult& result) {
   out.set_cancelled(result.cancelled);
   out.mutable_integrators()->Reserve(static_cast<int>(result.integrators.size()));
   for (const auto& integrator : result.integrators) fill(integrator, out.add_integrators());
+  fill_all(result.initial_states, out.mutable_initial_states());
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "outputs.hpp"
 #include "tsan.hpp"
 
 namespace nhsim {
@@ -25,9 +26,10 @@ void append_failures(std::vector<TrajectoryFailure>& into,
 
 }  // namespace
 
-ChoicePartial empty_choice_partial(std::size_t n_cells) {
+ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells) {
   ChoicePartial p;
   p.cells.assign(n_cells, CellStats{});
+  p.histogram_counts.assign(histogram_cells, 0);
   return p;
 }
 
@@ -52,6 +54,13 @@ void merge_block(ChoicePartial& into, const BlockOutcome& block) {
   into.failed += block.failed;
   into.cancelled += block.cancelled;
   into.steps += block.steps;
+  merge_by_trajectory(into.initial_states, block.initial_states);
+  merge_by_trajectory(into.final_states, block.final_states);
+  merge_by_trajectory(into.sampled, block.sampled);
+  merge_by_trajectory(into.summary, block.summary);
+  for (std::size_t j = 0; j < block.histogram_counts.size(); ++j) {
+    into.histogram_counts[j] += block.histogram_counts[j];
+  }
 }
 
 void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
@@ -62,6 +71,13 @@ void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
   into.cancelled += from.cancelled;
   into.steps += from.steps;
   into.wall_seconds += from.wall_seconds;
+  merge_by_trajectory(into.initial_states, from.initial_states);
+  merge_by_trajectory(into.final_states, from.final_states);
+  merge_by_trajectory(into.sampled, from.sampled);
+  merge_by_trajectory(into.summary, from.summary);
+  for (std::size_t j = 0; j < from.histogram_counts.size(); ++j) {
+    into.histogram_counts[j] += from.histogram_counts[j];
+  }
 }
 
 std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,

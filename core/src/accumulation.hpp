@@ -18,20 +18,26 @@ struct BlockOutcome {
   std::vector<double> ok_samples;
   std::vector<TrajectoryFailure> failures;
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
+  // Per-trajectory outputs, as in ChoicePartial.
+  std::vector<TrajectoryState> initial_states, final_states;
+  std::vector<SampledTrajectory> sampled;
+  std::vector<TrajectorySummary> summary;
+  std::vector<std::int64_t> histogram_counts;
 };
 
-/// Empty statistics over n_cells cells.
-ChoicePartial empty_choice_partial(std::size_t n_cells);
+/// Empty statistics over n_cells cells and histogram_cells histogram counts.
+ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells);
 
 /// Adds one successful trajectory's samples (n_cells values) to a block; `block_size` bounds the
 /// block's trajectories (for the one reservation of ok_samples).
 void add_successful(BlockOutcome& block, const std::vector<double>& samples,
                     std::int64_t block_size);
 
-/// Adds a block's samples, failures and counts to `into`.
+/// Adds a block's samples, failures, counts and outputs to `into`.
 void merge_block(ChoicePartial& into, const BlockOutcome& block);
 
-/// Merges `from` into `into` (same number of cells); failures stay in index order.
+/// Merges `from` into `into` (same number of cells and histogram counts); failures and
+/// outputs stay in index order.
 void merge_choice(ChoicePartial& into, const ChoicePartial& from);
 
 /// The per-observable statistics of the cells (count, mean, variance, min, max, quantiles,

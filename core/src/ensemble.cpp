@@ -25,6 +25,7 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "observables.hpp"
+#include "outputs.hpp"
 #include "partial_result.hpp"
 #include "prepared_spec.hpp"
 #include "tsan.hpp"
@@ -60,6 +61,7 @@ struct ChoiceRun {
   const IntegratorChoice& choice;
   const RunOptions& options;
   TrajectoryRange range;
+  std::size_t ci = 0;  ///< the choice's index in the spec
   std::int64_t n_steps = 0, n_samples = 0;
   bool need_state = false;
 
@@ -75,30 +77,88 @@ std::int64_t sample_step(std::int64_t k, std::int64_t sample_every, std::int64_t
   return k == n_samples - 1 ? n_steps : k * sample_every;
 }
 
+CanonicalState canonical(const Eigen::VectorXd& q, const Eigen::VectorXd& p) {
+  return {std::vector<double>(q.begin(), q.end()), std::vector<double>(p.begin(), p.end())};
+}
+
+/// What trajectory i records beside the statistics (OutputSpec): its samples' maxima for the
+/// summary, and its samples (and states) when it is one of the sampled trajectories.
+struct TrajectoryRecord {
+  bool summary = false, sampled = false, sampled_state = false;
+  std::int64_t reached = 0;  ///< samples taken
+  double max_energy_error = 0.0, max_residual = 0.0;
+  SampledTrajectory samples;
+
+  TrajectoryRecord(const ChoiceRun& run, std::int64_t i, int nq) {
+    const OutputSpec& s = run.prepared.outputs.spec;
+    summary = s.summary;
+    sampled = selected(s.sampled, i);
+    sampled_state = sampled && s.sampled_state;
+    samples.trajectory = i;
+    if (sampled_state) {
+      samples.q.resize(static_cast<std::size_t>(run.n_samples * nq));
+      samples.p.resize(static_cast<std::size_t>(run.n_samples * nq));
+    }
+  }
+
+  void sample(const Stepper& stepper, double h0, Eigen::VectorXd& q, Eigen::VectorXd& p) {
+    if (summary) {
+      double energy = 0.0, residual = 0.0;
+      stepper.energy_and_residual(energy, residual);
+      max_energy_error = std::max(max_energy_error, std::abs(energy - h0));
+      max_residual = std::max(max_residual, residual);
+    }
+    if (sampled_state) {
+      stepper.get_state(q, p);
+      std::copy(q.begin(), q.end(), samples.q.begin() + reached * q.size());
+      std::copy(p.begin(), p.end(), samples.p.begin() + reached * p.size());
+    }
+    ++reached;
+  }
+};
+
 /// Trajectory i from its initial state to t_final, sampled into `samples` ([sample * n_obs +
-/// obs]); its outcome is counted in `block`.
+/// obs]); its outcome and requested outputs go to `block`.
 void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eigen::VectorXd& q,
                     Eigen::VectorXd& p, std::vector<double>& samples, std::int64_t block_size,
                     BlockOutcome& block) {
   const SystemModel& model = *run.prepared.model;
   const auto& observables = run.prepared.observables;
+  const PreparedOutputs& outputs = run.prepared.outputs;
   const std::int64_t se = run.choice.sample_every;
   const double h = run.choice.h;
+  const auto summarise = [&](TrajectorySummary::Status status, double time,
+                             const TrajectoryRecord* record, std::string reason) {
+    if (!outputs.spec.summary) return;
+    TrajectorySummary s{i, status, time, 0.0, 0.0, std::move(reason)};
+    if (record != nullptr) {
+      s.max_abs_energy_error = record->max_energy_error;
+      s.max_constraint_residual = record->max_residual;
+    }
+    block.summary.push_back(std::move(s));
+  };
   std::string reason;
   if (!initial_state(run.initial_conditions, model, i, q, p, reason, run.options.cancel)) {
     if (reason == "cancelled") {  // the generator stopped at the cancel flag
       ++block.cancelled;
+      summarise(TrajectorySummary::Status::kCancelled, 0.0, nullptr, "");
       return;
     }
     ++block.failed;
     block.failures.push_back({i, run.choice.integrator, 0.0, reason});
+    summarise(TrajectorySummary::Status::kFailed, 0.0, nullptr, reason);
     return;
+  }
+  if (run.ci == 0 && selected(outputs.spec.initial_states, i)) {
+    block.initial_states.push_back({i, canonical(q, p)});
   }
   stepper.set_state(q, p);
   const double h0 = stepper.energy();
+  TrajectoryRecord record(run, i, model.nq());
   auto sample = [&](std::int64_t k) {
     sample_observables(observables, run.need_state, model, stepper, h0, q, p,
                        samples.data() + k * static_cast<std::int64_t>(observables.size()));
+    record.sample(stepper, h0, q, p);
   };
   sample(0);
   bool ok = true, stopped = false;
@@ -118,20 +178,44 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
       left -= piece;
       if (r.status != StepStatus::kOk) {
         ok = false;
+        reason = failure_reason(r);
         block.failures.push_back(
-            {i, run.choice.integrator, static_cast<double>(steps_taken) * h, failure_reason(r)});
+            {i, run.choice.integrator, static_cast<double>(steps_taken) * h, reason});
       }
     }
     if (stopped || !ok) break;
     sample(k);
   }
   block.steps += steps_taken;
+  const double time = static_cast<double>(steps_taken) * h;
   if (stopped) {
     ++block.cancelled;
+    summarise(TrajectorySummary::Status::kCancelled, time, &record, "");
   } else if (!ok) {
     ++block.failed;
+    summarise(TrajectorySummary::Status::kFailed, time, &record, reason);
   } else {
     add_successful(block, samples, block_size);
+    summarise(TrajectorySummary::Status::kOk, time, &record, "");
+    if (!outputs.histograms.empty()) {
+      add_to_histograms(outputs, run.ci, samples.data(), observables.size(),
+                        block.histogram_counts);
+    }
+    if (selected(outputs.spec.final_states, i)) {
+      stepper.get_state(q, p);
+      block.final_states.push_back({i, canonical(q, p)});
+    }
+  }
+  if (record.sampled) {
+    const auto n_values = static_cast<std::size_t>(record.reached) * observables.size();
+    record.samples.samples = record.reached;
+    record.samples.values.assign(samples.begin(), samples.begin() + n_values);
+    const auto n_state = static_cast<std::size_t>(record.reached * model.nq());
+    if (record.sampled_state) {
+      record.samples.q.resize(n_state);
+      record.samples.p.resize(n_state);
+    }
+    block.sampled.push_back(std::move(record.samples));
   }
 }
 
@@ -139,6 +223,7 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
 std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
   const auto n_cells = static_cast<std::size_t>(run.n_samples) * run.prepared.observables.size();
   auto block = std::make_unique<BlockOutcome>();
+  block->histogram_counts.assign(run.prepared.outputs.histogram_cells, 0);
   std::vector<double> samples(n_cells);
   std::unique_ptr<Stepper> stepper = run.prepared.model->make_stepper(run.choice);
   const int nq = run.prepared.model->nq();
@@ -202,13 +287,13 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
                          TrajectoryRange range, const RunOptions& options, tbb::task_arena& arena,
                          std::int64_t& done_work, std::int64_t total_work) {
   const IntegratorChoice& choice = spec.integrators[ci];
-  ChoiceRun run{pr, spec.initial_conditions, choice, options, range};
+  ChoiceRun run{pr, spec.initial_conditions, choice, options, range, ci};
   run.n_steps = pr.n_steps[ci];
   run.n_samples = sample_count(choice, run.n_steps);
   run.need_state = observables_need_state(pr.observables);
 
-  ChoicePartial partial =
-      empty_choice_partial(static_cast<std::size_t>(run.n_samples) * pr.observables.size());
+  ChoicePartial partial = empty_choice_partial(
+      static_cast<std::size_t>(run.n_samples) * pr.observables.size(), pr.outputs.histogram_cells);
   const auto t0 = std::chrono::steady_clock::now();
   std::int64_t next_block = range.begin;
   arena.execute([&] {
@@ -267,7 +352,7 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
 
 /// The result of choice `ci` from its merged statistics.
 IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& choice,
-                               std::int64_t n_steps, const ChoicePartial& partial,
+                               std::size_t ci, std::int64_t n_steps, const ChoicePartial& partial,
                                tbb::task_arena& arena) {
   IntegratorResult ir;
   ir.choice = choice_as_run(choice);
@@ -284,6 +369,11 @@ IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& c
   std::vector<std::string> names;
   for (const auto& o : pr.observables) names.push_back(o.name);
   ir.observables = series_statistics(partial, names, ir.sample_times, choice.h, arena);
+  ir.outputs.final_states = partial.final_states;
+  ir.outputs.sampled = partial.sampled;
+  ir.outputs.summary = partial.summary;
+  ir.outputs.histograms =
+      histogram_results(pr.outputs, ir.sample_times, ci, partial.histogram_counts);
   return ir;
 }
 
@@ -340,10 +430,17 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
                             std::to_string(partial.choices[ci].cells.size()) +
                             " statistics cells, the spec " + std::to_string(n_cells));
     }
+    if (partial.choices[ci].histogram_counts.size() != pr.outputs.histogram_cells) {
+      throw PartialMismatch("partial result: integrator choice " + std::to_string(ci) + " has " +
+                            std::to_string(partial.choices[ci].histogram_counts.size()) +
+                            " histogram counts, the spec " +
+                            std::to_string(pr.outputs.histogram_cells));
+    }
     result.integrators.push_back(
-        choice_result(pr, spec.integrators[ci], n_steps, partial.choices[ci], arena));
+        choice_result(pr, spec.integrators[ci], ci, n_steps, partial.choices[ci], arena));
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
+  if (!partial.choices.empty()) result.initial_states = partial.choices[0].initial_states;
   return result;
 }
 
@@ -367,6 +464,13 @@ CostEstimate estimate_cost(const EnsembleSpec& spec) {
   const auto cells = static_cast<double>(cost.cells);
   cost.statistics_bytes = 2.0 * cells * (sizeof(CellStats) + 8.0 * values_per_cell);
   cost.result_bytes += 60.0 * cells;  // count, mean, variance, min, max, 3 quantiles
+  std::vector<std::int64_t> n_samples;
+  for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
+    n_samples.push_back(sample_count(spec.integrators[ci], pr.n_steps[ci]));
+  }
+  cost.output_bytes =
+      output_bytes(pr.outputs, cost.trajectories, pr.model->nq(), pr.observables.size(), n_samples);
+  cost.result_bytes += cost.output_bytes;
   return cost;
 }
 

@@ -73,6 +73,12 @@ void merge_partial(PartialResult& into, const PartialResult& from) {
                             std::to_string(into.choices[ci].cells.size()) + " and " +
                             std::to_string(from.choices[ci].cells.size()) + " statistics cells");
     }
+    if (into.choices[ci].histogram_counts.size() != from.choices[ci].histogram_counts.size()) {
+      throw PartialMismatch("partial results: integrator choice " + std::to_string(ci) + " has " +
+                            std::to_string(into.choices[ci].histogram_counts.size()) + " and " +
+                            std::to_string(from.choices[ci].histogram_counts.size()) +
+                            " histogram counts");
+    }
   }
   std::vector<TrajectoryRange> ranges = union_of(into.ranges, from.ranges);
   for (std::size_t ci = 0; ci < into.choices.size(); ++ci) {

@@ -104,6 +104,8 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   check_shell_reachable(spec, *entry, pr.parameters);
   pr.observables = resolve_observables(spec.observables, pr.model->nq(), pr.model->ng() > 0,
                                        pr.model->observable_names());
+  pr.outputs = prepare_outputs(spec.outputs, trajectory_count(spec.initial_conditions),
+                               pr.observables, spec.integrators, pr.n_steps);
   return pr;
 }
 

@@ -11,6 +11,7 @@
 #include "nhsim/ensemble.hpp"
 #include "nhsim/model.hpp"
 #include "observables.hpp"
+#include "outputs.hpp"
 
 namespace nhsim {
 
@@ -19,10 +20,12 @@ struct PreparedSpec {
   std::unique_ptr<SystemModel> model;        ///< with the spec's controls and loads bound
   std::vector<ObsDef> observables;
   std::vector<std::int64_t> n_steps;  ///< per integrator choice: t_final / h
+  PreparedOutputs outputs;
 };
 
 /// Checks `spec` in this order: system, parameters, controls, loads, t_final, each integrator
-/// choice, the initial conditions, the observables. Throws SpecError naming the first bad field.
+/// choice, the initial conditions, the observables, the outputs. Throws SpecError naming the first
+/// bad field.
 PreparedSpec prepare(const EnsembleSpec& spec);
 
 }  // namespace nhsim

@@ -16,7 +16,59 @@ inline bool bit_equal(const std::vector<double>& a, const std::vector<double>& b
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
 }
 
+inline bool bit_equal(const CanonicalState& a, const CanonicalState& b) {
+  return bit_equal(a.q, b.q) && bit_equal(a.p, b.p);
+}
+
+inline void expect_bit_identical(const std::vector<TrajectoryState>& a,
+                                 const std::vector<TrajectoryState>& b, const std::string& where) {
+  ASSERT_EQ(a.size(), b.size()) << where;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    EXPECT_EQ(a[k].trajectory, b[k].trajectory) << where;
+    EXPECT_TRUE(bit_equal(a[k].state, b[k].state)) << where << " trajectory " << a[k].trajectory;
+  }
+}
+
+/// The per-trajectory outputs of two choices (nhsim/outputs.hpp), bit for bit.
+inline void expect_bit_identical(const ChoiceOutputs& a, const ChoiceOutputs& b,
+                                 const std::string& where) {
+  expect_bit_identical(a.final_states, b.final_states, where + " final_states");
+  ASSERT_EQ(a.sampled.size(), b.sampled.size()) << where;
+  for (std::size_t k = 0; k < a.sampled.size(); ++k) {
+    EXPECT_EQ(a.sampled[k].trajectory, b.sampled[k].trajectory) << where;
+    EXPECT_EQ(a.sampled[k].samples, b.sampled[k].samples) << where;
+    EXPECT_TRUE(bit_equal(a.sampled[k].values, b.sampled[k].values)) << where;
+    EXPECT_TRUE(bit_equal(a.sampled[k].q, b.sampled[k].q)) << where;
+    EXPECT_TRUE(bit_equal(a.sampled[k].p, b.sampled[k].p)) << where;
+  }
+  ASSERT_EQ(a.summary.size(), b.summary.size()) << where;
+  for (std::size_t k = 0; k < a.summary.size(); ++k) {
+    const TrajectorySummary& x = a.summary[k];
+    const TrajectorySummary& y = b.summary[k];
+    EXPECT_EQ(x.trajectory, y.trajectory) << where;
+    EXPECT_EQ(x.status, y.status) << where;
+    EXPECT_TRUE(bit_equal({x.final_time, x.max_abs_energy_error, x.max_constraint_residual},
+                          {y.final_time, y.max_abs_energy_error, y.max_constraint_residual}))
+        << where << " trajectory " << x.trajectory;
+    EXPECT_EQ(x.reason, y.reason) << where;
+  }
+  ASSERT_EQ(a.histograms.size(), b.histograms.size()) << where;
+  for (std::size_t k = 0; k < a.histograms.size(); ++k) {
+    ASSERT_EQ(a.histograms[k].at.size(), b.histograms[k].at.size()) << where;
+    for (std::size_t j = 0; j < a.histograms[k].at.size(); ++j) {
+      const HistogramCounts& x = a.histograms[k].at[j];
+      const HistogramCounts& y = b.histograms[k].at[j];
+      EXPECT_EQ(x.counts, y.counts) << where << " histogram " << k << " time " << x.time;
+      EXPECT_EQ(x.below, y.below) << where;
+      EXPECT_EQ(x.above, y.above) << where;
+      EXPECT_EQ(x.non_finite, y.non_finite) << where;
+    }
+  }
+}
+
+/// Two results, every statistic and output, bit for bit.
 inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& b) {
+  expect_bit_identical(a.initial_states, b.initial_states, "initial_states");
   ASSERT_EQ(a.integrators.size(), b.integrators.size());
   for (std::size_t i = 0; i < a.integrators.size(); ++i) {
     const IntegratorResult& x = a.integrators[i];
@@ -37,6 +89,7 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
       }
       EXPECT_EQ(std::memcmp(&u.variance_slope, &v.variance_slope, sizeof(double)), 0) << where;
     }
+    expect_bit_identical(x.outputs, y.outputs, x.choice.integrator);
   }
 }
 

@@ -13,7 +13,8 @@
 namespace nhsim::server {
 namespace {
 
-/// 450 energy-shell states (beyond the sketches' 400 exact values) with two integrators.
+/// 450 energy-shell states (beyond the sketches' 400 exact values) with two integrators, and
+/// every kind of per-trajectory output.
 v1::SubmitEnsembleRequest spec_request() {
   v1::SubmitEnsembleRequest request;
   request.set_system("chaotic_quartic");
@@ -30,6 +31,16 @@ v1::SubmitEnsembleRequest spec_request() {
   }
   request.set_t_final(1.0);
   request.set_label("round trip");
+  v1::Outputs* outputs = request.mutable_outputs();
+  outputs->mutable_initial_states()->set_all(true);
+  for (const std::int64_t i : {0, 169, 170, 449}) outputs->mutable_final_states()->add_indices(i);
+  for (const std::int64_t i : {3, 300}) outputs->mutable_sampled()->add_indices(i);
+  outputs->set_sampled_state(true);
+  outputs->set_summary(true);
+  v1::Histogram* histogram = outputs->add_histograms();
+  histogram->set_observable("energy_error");
+  histogram->add_times(1.0);
+  for (const double edge : {-1e-2, 0.0, 1e-2}) histogram->add_edges(edge);
   return request;
 }
 
@@ -75,6 +86,8 @@ TEST(PartialResultProto, ThroughTheWireItMergesAndFinishesToTheSameBits) {
   v1::PartialResult wire_a;
   ASSERT_TRUE(wire_a.ParseFromString(to_proto(a, request).SerializeAsString()));
   const PartialResult a_back = from_proto(wire_a);
+  ASSERT_EQ(a_back.choices[0].initial_states.size(), 170u);
+  ASSERT_EQ(a_back.choices[1].summary.size(), 170u);
   EXPECT_EQ(deterministic_bytes(to_proto(a_back, request)), deterministic_bytes(wire_a));
   EXPECT_EQ(wire_a.spec_sha256(), spec_sha256(request));
   EXPECT_EQ(wire_a.format_version(), kPartialResultFormat);
@@ -84,6 +97,15 @@ TEST(PartialResultProto, ThroughTheWireItMergesAndFinishesToTheSameBits) {
   PartialResult through_wire = from_proto(to_proto(b, request));
   merge_partial(through_wire, a_back);
   const v1::EnsembleResult expected = statistics(run_ensemble(spec, one_thread()));
+  EXPECT_EQ(expected.initial_states_size(), 450);
+  EXPECT_EQ(expected.integrators(0).final_states_size(), 4);
+  EXPECT_EQ(expected.integrators(1).sampled_size(), 2);
+  ASSERT_EQ(expected.integrators(1).histograms_size(), 1);
+  std::int64_t binned = 0;
+  for (const std::int64_t count : expected.integrators(1).histograms(0).at(0).counts()) {
+    binned += count;
+  }
+  EXPECT_EQ(binned, 450);
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(
       statistics(finish(spec, through_wire, 1)), expected));
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(

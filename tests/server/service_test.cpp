@@ -537,6 +537,25 @@ TEST_F(ServiceTest, StatisticsOverTheMemoryLimitAreRefusedAtSubmission) {
   EXPECT_THAT(status.error_message(), HasSubstr("--max-job-memory-mb=2048"));
 }
 
+TEST_F(ServiceTest, OutputsOverTheMemoryLimitAreRefusedAtSubmission) {
+  // 1000 trajectories sampled with their states at 2001 times: about 260 MiB of outputs beside
+  // 52 MiB of statistics, over a 64 MiB limit.
+  start_server("", [](ServerOptions& options) { options.max_job_memory_mb = 64; });
+  auto spec = long_spec();
+  spec.set_t_final(0.05 * 200'000);
+  spec.mutable_outputs()->mutable_sampled()->set_all(true);
+  spec.mutable_outputs()->set_sampled_state(true);
+  const auto status = submit_status(spec);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(status.error_message(), StartsWith("outputs: the per-trajectory outputs need about"));
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-job-memory-mb=64"));
+  // The same outputs for 10 chosen trajectories fit.
+  spec.mutable_outputs()->mutable_sampled()->set_all(false);
+  for (int i = 0; i < 10; ++i) spec.mutable_outputs()->mutable_sampled()->add_indices(i * 100);
+  const v1::Job job = client_->submit(spec);
+  EXPECT_EQ(client_->cancel(job.job_id()).job_id(), job.job_id());
+}
+
 TEST_F(ServiceTest, AResultLargerThanOneMessageIsStreamed) {
   start_server("", [](ServerOptions& options) { options.max_message_mb = 1; });
   // One trajectory, 30001 sample times of 3 observables: about 5 MiB of result.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "nhsim/outputs.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/statistics.hpp"
 
@@ -38,6 +39,8 @@ struct EnsembleSpec {
   /// External loads (seed 004 eq. (84)); summed. Empty = unloaded. A system without loads
   /// accepts only an empty list (SpecError "loads").
   std::vector<LoadSpec> loads;
+  /// Per-trajectory outputs and histograms beyond the statistics; empty = none.
+  OutputSpec outputs;
 };
 
 /// Per-sample statistics of one observable over the successful trajectories.
@@ -88,6 +91,7 @@ struct IntegratorResult {
   std::int64_t steps_completed = 0;         ///< steps taken, all trajectories
   double wall_seconds = 0.0;                ///< summed over the shards that computed it
   double steps_per_second = 0.0;            ///< trajectory-steps per wall second
+  ChoiceOutputs outputs;                    ///< what EnsembleSpec::outputs asked for
 };
 
 struct EnsembleResult {
@@ -96,6 +100,9 @@ struct EnsembleResult {
   std::int64_t n_trajectories = 0;
   bool cancelled = false;
   std::vector<IntegratorResult> integrators;  ///< in the order of the spec
+  /// OutputSpec::initial_states, in index order (a trajectory whose initial state could not be
+  /// drawn has none; it is a failure of every choice).
+  std::vector<TrajectoryState> initial_states;
 };
 
 /// Progress callback: trajectories finished (ok + failed + cancelled) and total =
@@ -128,6 +135,13 @@ struct ChoicePartial {
   std::vector<TrajectoryFailure> failures;  ///< in index order
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
   double wall_seconds = 0.0;  ///< not part of the statistics (timing varies)
+  // Per-trajectory outputs (OutputSpec), each in index order.
+  std::vector<TrajectoryState> initial_states;  ///< recorded by the first choice only
+  std::vector<TrajectoryState> final_states;
+  std::vector<SampledTrajectory> sampled;
+  std::vector<TrajectorySummary> summary;
+  /// Histogram counts: per histogram, per time, its bins then below, above and non-finite.
+  std::vector<std::int64_t> histogram_counts;
 };
 
 /// The statistics of a set of trajectory index ranges of one spec, for every integrator choice
@@ -189,8 +203,11 @@ struct CostEstimate {
   /// twice (a checkpoint or merge holds a copy). A planning figure, not a bound.
   double statistics_bytes = 0;
   /// Size of the serialized result without its failure list, bytes (about 60 per cell and 8
-  /// per sample time; each failed trajectory adds its reason, about 100).
+  /// per sample time; each failed trajectory adds its reason, about 100), outputs included.
   double result_bytes = 0;
+  /// The per-trajectory outputs and histograms (EnsembleSpec::outputs), bytes: 8 per value.
+  /// Held in memory while the job runs, and part of result_bytes.
+  double output_bytes = 0;
 };
 
 /// The cost of running `spec`. Throws SpecError like validate().
