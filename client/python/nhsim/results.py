@@ -106,6 +106,32 @@ class Result:
         """See failures_frame()."""
         return failures_frame(self)
 
+    # Per-trajectory outputs (nhsim.outputs), where the spec asked for them.
+    def initial_states(self):
+        """See nhsim.outputs.initial_states_frame()."""
+        from nhsim import outputs  # pylint: disable=import-outside-toplevel (a cycle)
+        return outputs.initial_states_frame(self)
+
+    def final_states(self):
+        """See nhsim.outputs.final_states_frame()."""
+        from nhsim import outputs  # pylint: disable=import-outside-toplevel
+        return outputs.final_states_frame(self)
+
+    def sampled(self):
+        """See nhsim.outputs.sampled_frame()."""
+        from nhsim import outputs  # pylint: disable=import-outside-toplevel
+        return outputs.sampled_frame(self)
+
+    def trajectory_summary(self):
+        """See nhsim.outputs.trajectory_summary_frame()."""
+        from nhsim import outputs  # pylint: disable=import-outside-toplevel
+        return outputs.trajectory_summary_frame(self)
+
+    def histograms(self):
+        """See nhsim.outputs.histograms_frame()."""
+        from nhsim import outputs  # pylint: disable=import-outside-toplevel
+        return outputs.histograms_frame(self)
+
     def save(self, path):
         """Writes the result as protobuf JSON, as `nhsim result JOB --json FILE` does."""
         text = json_format.MessageToJson(self.proto, preserving_proto_field_name=True,
