@@ -8,25 +8,25 @@
 
 nhsim_pairs("ChaoticQuartic<3>" nhsim/systems/chaotic_quartic.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
-  nh_rattle nh_rattle_projected)
+  nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("ChaoticQuartic<Eigen::Dynamic>" nhsim/systems/chaotic_quartic.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
-  nh_rattle nh_rattle_projected)
+  nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("RollingDisk" nhsim/systems/rolling_disk.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2
-  dla nh_rattle nh_rattle_projected)
+  dla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("ChaplyginSleigh" nhsim/systems/chaplygin_sleigh.hpp
   gonzalez avf rk4 itoh_abe midpoint gonzalez_r gonzalez_r_fd)
 nhsim_pairs("Suslov" nhsim/systems/suslov.hpp
   gonzalez avf rk4 itoh_abe midpoint)
 nhsim_pairs("Gearbox" nhsim/systems/gearbox.hpp
-  si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected)
+  si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("NonholonomicParticle" nhsim/systems/nonholonomic_particle.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2
-  dla mla nh_rattle nh_rattle_projected)
+  dla mla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("KnifeEdge" nhsim/systems/knife_edge.hpp
   gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
-  mla nh_rattle nh_rattle_projected)
+  mla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("ChaplyginSleighCom" nhsim/systems/chaplygin_sleigh_com.hpp
   si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2
   rdp_exp rdp_cay)

@@ -63,6 +63,15 @@ concept ConstraintDot = requires(const S& s, const typename S::VecQ& q, typename
   s.constraint_dot(q, q, m);
 };
 
+/// mu(q) evaluates at a complex q (every catalogue system): derivatives of mu are then taken by
+/// the complex step, Im mu(q + i e v) / e = (dmu/dq) v exactly to round-off for e = 1e-20
+/// (no subtraction, so no cancellation).
+template <class S>
+concept ComplexStepConstraint = requires(const S& s, const Eigen::VectorXcd& q,
+                                         Eigen::MatrixXcd& mu) {
+  s.constraint(q, mu);
+};
+
 /// Holonomic constraints in the form GGL needs (seed 003): NG > 0 constraints
 /// (holonomic_constraint, holonomic_jacobian) with constant Hessians contracted by
 /// holonomic_hessian_contract (kQuadraticHolonomic = true), a constant mass matrix, and no

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "nhsim/complex_step.hpp"
 #include "nhsim/integrators/gonzalez_quotient.hpp"
 #include "nhsim/integrators/qr_frame.hpp"
 #include "nhsim/newton.hpp"
@@ -55,13 +56,6 @@
 #include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// True when S::constraint accepts a complex q (then dmu/dq is taken by the complex step).
-template <class S>
-inline constexpr bool kComplexStepMu = requires(const S& s, const Eigen::VectorXcd& q,
-                                                Eigen::MatrixXcd& mu) {
-  s.constraint(q, mu);
-};
 
 /// How dX/dq is obtained.
 enum class FrameDerivative { kAlgorithm1, kCentralDifference };
@@ -204,7 +198,6 @@ class GonzalezRMethod {
   static double fd4_weight(double k) {
     return k == 1.0 ? 8.0 / 12.0 : k == -1.0 ? -8.0 / 12.0 : k == 2.0 ? -1.0 / 12.0 : 1.0 / 12.0;
   }
-  static constexpr double kComplexStep = 1e-20;
 
   /// H(q, rho) = 1/2 rho^T g^-1 rho + V(q) with the frozen-sign frame at q.
   double hamiltonian(const Vec& z) {
@@ -222,7 +215,7 @@ class GonzalezRMethod {
     if constexpr (D == FrameDerivative::kAlgorithm1) {
       // dA/dq^i (see the file comment): complex step where mu accepts complex q, else
       // fourth-order central differences.
-      if constexpr (kComplexStepMu<S>) {
+      if constexpr (ComplexStepConstraint<S>) {
         for (int i = 0; i < n_; ++i) {
           qc_ = qa_.template cast<std::complex<double>>();
           qc_(i) += std::complex<double>(0.0, kComplexStep);

@@ -4,14 +4,16 @@
 //   q' = v := M^-1 p,   p' = f(q, t) + mu(q)^T lambda,
 //   lambda = -(mu M^-1 mu^T)^-1 (mudot(q, v) v + mu M^-1 f(q, t)),
 // lambda from the time derivative of the constraint mu(q) M^-1 p = 0 (seed 002 §3), with
-// mudot(q, v) = sum_i dmu/dq^i v^i supplied by the system (constraint_dot) and f(q, t) =
-// B(q) u(t) - grad V(q). One step: z_1/2 = z + h/2 F(z, t), z' = z + h F(z_1/2, t + h/2).
-// Neither energy nor the constraint is kept: the constraint residual drifts at O(h^2) per unit
-// time (nothing projects it back), which is the point of the comparison.
+// mudot(q, v) = sum_i dmu/dq^i v^i from the system's constraint_dot where it has one, else by
+// the complex step Im mu(q + i e v) / e, e = 1e-20 (exact to round-off, one complex evaluation
+// of mu), and f(q, t) = B(q) u(t) - grad V(q). One step: z_1/2 = z + h/2 F(z, t), z' = z + h
+// F(z_1/2, t + h/2). Neither energy nor the constraint is kept: the constraint residual drifts at
+// O(h^2) per unit time (nothing projects it back), which is the point of the comparison.
 #pragma once
 
 #include <cstdint>
 
+#include "nhsim/complex_step.hpp"
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
@@ -30,6 +32,10 @@ class Rk2Method {
   Rk2Method(const S& sys, double h, NewtonSettings /*unused*/) : sys_(sys), h_(h) {
     q_.setZero();
     p_.setZero();
+    if constexpr (!ConstraintDot<S>) {  // the complex step's workspace
+      qc_.resize(sys.nq());
+      muc_.resize(sys.nc(), sys.nq());
+    }
   }
 
   void set_canonical(const VecQ& q, const VecQ& p) {
@@ -59,7 +65,7 @@ class Rk2Method {
   }
 
   /// The canonical index-1 vector field (dq, dp) = F(q, p, t) above.
-  void field(const VecQ& q, const VecQ& p, double t, VecQ& dq, VecQ& dp) const {
+  void field(const VecQ& q, const VecQ& p, double t, VecQ& dq, VecQ& dp) {
     const int nq = sys_.nq(), nc = sys_.nc();
     VecQ f(nq);
     MatCQ mu(nc, nq), mudot(nc, nq);
@@ -68,7 +74,11 @@ class Rk2Method {
     sys_.inv_mass_times(q, p, dq);
     applied_force(sys_, q, t, f);
     sys_.constraint(q, mu);
-    sys_.constraint_dot(q, dq, mudot);
+    if constexpr (ConstraintDot<S>) {
+      sys_.constraint_dot(q, dq, mudot);
+    } else {
+      constraint_dot_by_complex_step(sys_, q, dq, qc_, muc_, mudot);
+    }
     constraint_gram(sys_, q, mu, minv_mut, gram);
     const VecC rhs = mudot * dq + minv_mut.transpose() * f;
     const VecC lam = -gram.partialPivLu().solve(rhs);
@@ -80,6 +90,8 @@ class Rk2Method {
   double h_;
   VecQ q_, p_;
   std::int64_t k_ = 0;
+  Eigen::VectorXcd qc_;  // complex step: q + i e v, and mu there (sized once)
+  Eigen::MatrixXcd muc_;
 };
 
 struct Rk2Integrator {
@@ -95,9 +107,11 @@ struct Rk2Integrator {
   static constexpr const char* kId = "rk2";
   static constexpr bool kTakesControls = true;
   template <class S>
-  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>&& ConstraintDot<S>;
+  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S> &&
+                                   (ConstraintDot<S> || ComplexStepConstraint<S>);
   static constexpr const char* kRequirement =
-      "a canonical form with a constant mass matrix and constraint_dot (d mu / dt)";
+      "a canonical form with a constant mass matrix, and d mu / dt (constraint_dot, or mu "
+      "evaluable at a complex q for the complex step)";
   template <class S>
   using Method = Rk2Method<S>;
 };
