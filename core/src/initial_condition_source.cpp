@@ -10,6 +10,9 @@ namespace nhsim {
 namespace {
 
 constexpr double kConstraintTolerance = 1e-10;
+/// Smallest singular-value ratio of mu M^-1 mu^T at a velocity perturbation's base state: below,
+/// the projection's solve loses all but about eps / ratio of its digits.
+constexpr double kMinProjectionConditioning = 1e-12;
 
 bool all_finite_vec(const std::vector<double>& v) {
   for (double x : v) {
@@ -88,6 +91,26 @@ void validate(const VelocityPerturbation& g, const SystemModel& model, const std
     throw SpecError(f + ".v_std", "must be finite and > 0");
   }
   check_state(g.base, f + ".base", model, system);
+  // The projection onto D_q = ker mu(q) solves with mu M^-1 mu^T: where the constraint rows are
+  // dependent (a linkage's singular configuration) it is singular and every draw would be
+  // non-finite, so the spec cannot succeed.
+  const int n = model.nq();
+  const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(g.base.q.data(), n);
+  const Eigen::MatrixXd mu = model.constraint_matrix(q);
+  if (mu.rows() == 0) return;
+  const Eigen::MatrixXd gram = mu * model.mass_matrix(q).ldlt().solve(mu.transpose());
+  const Eigen::VectorXd sigma = gram.jacobiSvd().singularValues();
+  const double ratio = sigma(sigma.size() - 1) / sigma(0);
+  if (!(ratio > kMinProjectionConditioning)) {
+    std::ostringstream os;
+    os.precision(3);
+    os << "the constraint rows mu(q) are dependent at the base state (mu M^-1 mu^T has smallest "
+          "/ largest singular value "
+       << ratio << " < " << kMinProjectionConditioning
+       << "), so no velocity can be projected onto the distribution there; move the base away "
+          "from this singular configuration";
+    throw SpecError(f + ".base.q", os.str());
+  }
 }
 
 }  // namespace
