@@ -219,6 +219,8 @@ v1::SystemInfo to_proto(const SystemInfo& system) {
   }
   copy_into(system.invariants, out.mutable_invariants());
   copy_into(system.integrators, out.mutable_integrators());
+  out.mutable_newton_tol_defaults()->insert(system.newton_tol_defaults.begin(),
+                                            system.newton_tol_defaults.end());
   return out;
 }
 

@@ -286,7 +286,7 @@ std::vector<double> sample_times(const IntegratorChoice& choice, std::int64_t n_
 ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::size_t ci,
                          TrajectoryRange range, const RunOptions& options, tbb::task_arena& arena,
                          std::int64_t& done_work, std::int64_t total_work) {
-  const IntegratorChoice& choice = spec.integrators[ci];
+  const IntegratorChoice& choice = pr.choices[ci];
   ChoiceRun run{pr, spec.initial_conditions, choice, options, range, ci};
   run.n_steps = pr.n_steps[ci];
   run.n_samples = sample_count(choice, run.n_steps);
@@ -437,7 +437,7 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
                             std::to_string(pr.outputs.histogram_cells));
     }
     result.integrators.push_back(
-        choice_result(pr, spec.integrators[ci], ci, n_steps, partial.choices[ci], arena));
+        choice_result(pr, pr.choices[ci], ci, n_steps, partial.choices[ci], arena));
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
   if (!partial.choices.empty()) result.initial_states = partial.choices[0].initial_states;

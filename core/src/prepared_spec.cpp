@@ -98,6 +98,12 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   for (std::size_t i = 0; i < spec.integrators.size(); ++i) {
     const std::string f = "integrators[" + std::to_string(i) + "]";
     pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, integrators));
+    IntegratorChoice c = spec.integrators[i];
+    const auto system_default = entry->info.newton_tol_defaults.find(c.integrator);
+    if (c.newton_tol == 0.0 && system_default != entry->info.newton_tol_defaults.end()) {
+      c.newton_tol = system_default->second;
+    }
+    pr.choices.push_back(c);
   }
 
   validate_initial_conditions(spec.initial_conditions, *pr.model, spec.system);

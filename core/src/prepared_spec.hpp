@@ -20,6 +20,9 @@ struct PreparedSpec {
   std::unique_ptr<SystemModel> model;        ///< with the spec's controls and loads bound
   std::vector<ObsDef> observables;
   std::vector<std::int64_t> n_steps;  ///< per integrator choice: t_final / h
+  /// The spec's choices with newton_tol = 0 replaced by the system's default for that
+  /// integrator, where it has one (SystemInfo::newton_tol_defaults).
+  std::vector<IntegratorChoice> choices;
   PreparedOutputs outputs;
 };
 

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
 
 #include "four_bar_support.hpp"
+#include "nhsim/catalog.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/holonomic.hpp"
 #include "nhsim/model.hpp"
@@ -110,6 +112,38 @@ TEST(FourBar, VelocityPerturbationAtASingularConfigurationIsRefused) {
   std::get<VelocityPerturbation>(spec.initial_conditions).base = at_rest(0.3);
   const EnsembleResult r = run_ensemble(spec);
   EXPECT_EQ(r.integrators[0].trajectories_ok, 4);
+}
+
+// ggl's default newton_tol (1e-12) stalls at the first singular configuration (t = 0.707 s of
+// the upright start); the four-bar's own default for ggl, 1e-9, runs through it, and the result
+// echoes the tolerance it ran with.
+TEST(FourBar, GglRunsWithTheSystemsNewtonToleranceWhenTheSpecLeavesItUnset) {
+  const auto systems = list_systems();
+  const auto four_bar = std::find_if(systems.begin(), systems.end(),
+                                     [](const SystemInfo& s) { return s.name == "four_bar"; });
+  ASSERT_NE(four_bar, systems.end());
+  EXPECT_EQ(four_bar->newton_tol_defaults.at("ggl"), 1e-9);
+  EnsembleSpec spec;
+  spec.system = "four_bar";
+  const FourBar fb(1.0, 1.0, 9.81, 0.0);
+  Vec q, p;
+  fb.upright_state(1.0, q, p);
+  spec.initial_conditions =
+      ExplicitStates{{CanonicalState{{q.begin(), q.end()}, {p.begin(), p.end()}}}};
+  IntegratorChoice c;
+  c.integrator = "ggl";
+  c.h = 0.001;
+  c.sample_every = 100;
+  spec.integrators = {c};
+  spec.t_final = 1.0;
+  const EnsembleResult r = run_ensemble(spec);
+  EXPECT_EQ(r.integrators[0].trajectories_ok, 1);
+  EXPECT_EQ(r.integrators[0].choice.newton_tol, 1e-9);
+  // A tolerance the spec gives is kept: at 1e-12 the trajectory fails at the singularity.
+  spec.integrators[0].newton_tol = 1e-12;
+  const EnsembleResult strict = run_ensemble(spec);
+  ASSERT_EQ(strict.integrators[0].trajectories_failed, 1);
+  EXPECT_NEAR(strict.integrators[0].failures[0].time, 0.707, 0.01);
 }
 
 TEST(FourBar, RegistryAppliesGglAndRk2) {

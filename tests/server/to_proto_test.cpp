@@ -105,7 +105,8 @@ TEST(ToProto, CopiesCatalogEntries) {
                                     .min_value = 1,
                                     .max_value = 64}},
                     .invariants = {"momentum"},
-                    .integrators = {"gonzalez", "rk4"}};
+                    .integrators = {"gonzalez", "rk4"},
+                    .newton_tol_defaults = {{"gonzalez", 1e-10}}};
   const v1::SystemInfo s = to_proto(system);
   EXPECT_EQ(s.name(), "s");
   EXPECT_EQ(s.description(), "d");
@@ -122,6 +123,8 @@ TEST(ToProto, CopiesCatalogEntries) {
   EXPECT_EQ(s.invariants(0), "momentum");
   ASSERT_EQ(s.integrators_size(), 2);
   EXPECT_EQ(s.integrators(1), "rk4");
+  ASSERT_EQ(s.newton_tol_defaults_size(), 1);
+  EXPECT_EQ(s.newton_tol_defaults().at("gonzalez"), 1e-10);
 
   IntegratorInfo integrator{.name = "gonzalez",
                             .description = "dg",

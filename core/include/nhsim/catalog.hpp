@@ -2,6 +2,7 @@
 // need, and which pairs apply. Used by ListSystems / ListIntegrators and by validation.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct SystemInfo {
   std::vector<ParameterInfo> parameters;
   std::vector<std::string> invariants;   ///< named invariants besides energy
   std::vector<std::string> integrators;  ///< integrator ids that apply
+  /// Integrator id -> the newton_tol this system needs where the integrator's default does not
+  /// suit it (four_bar: ggl 1e-9, to pass the singular configurations). A choice with
+  /// newton_tol = 0 runs with it; the result echoes it.
+  std::map<std::string, double> newton_tol_defaults;
 };
 
 struct IntegratorInfo {

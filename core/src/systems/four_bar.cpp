@@ -37,6 +37,9 @@ SystemEntry four_bar_entry() {
                     "damping constant of both dampers P1-P5, P2-P6 (0: undamped; paper: 0.5)",
                     false, 0.0, 1e9}};
   info.invariants = {};
+  // At the default 1e-12 ggl's Newton iteration stalls at the first singular configuration
+  // (t = 0.707 s of the upright start); 1e-9 passes them (the paper's tolerance).
+  info.newton_tol_defaults = {{"ggl", 1e-9}};
   return catalogue_entry<FourBar>(std::move(info), &make);
 }
 
