@@ -57,7 +57,7 @@ class SimplifiedNewton {
         jacobian(x, jac_);
         lu_.compute(jac_);
         // Small systems: one mat-vec per iteration beats two triangular solves.
-        inv_ = lu_.inverse();
+        invert_factorisation();
         have_lu_ = true;
         fresh = true;
         ++factorisations_;
@@ -125,6 +125,21 @@ class SimplifiedNewton {
   std::int64_t factorisations() const { return factorisations_; }
 
  private:
+  /// inv_ = lu_.inverse(), which for dynamic sizes allocates three temporaries per call; this is
+  /// Eigen's own solve(I) (P I, then the unit-lower and upper triangular solves) in place, so
+  /// the same bits without heap memory.
+  void invert_factorisation() {
+    if constexpr (NX == Eigen::Dynamic) {
+      inv_.setZero();
+      const auto& perm = lu_.permutationP().indices();
+      for (Eigen::Index i = 0; i < inv_.cols(); ++i) inv_(perm(i), i) = 1.0;
+      lu_.matrixLU().template triangularView<Eigen::UnitLower>().solveInPlace(inv_);
+      lu_.matrixLU().template triangularView<Eigen::Upper>().solveInPlace(inv_);
+    } else {
+      inv_ = lu_.inverse();
+    }
+  }
+
   Vec x0_, r_, dx_, w_;
   Mat jac_, inv_;
   Eigen::PartialPivLU<Mat> lu_;

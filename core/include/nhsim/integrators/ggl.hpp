@@ -56,6 +56,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "nhsim/eigen_util.hpp"
 #include "nhsim/newton.hpp"
@@ -96,7 +97,11 @@ class GglMethod {
         r_(NY),
         dx_(NY),
         jac_(NY, NY),
-        cod_(NY, NY) {
+        cod_(NY, NY),
+        jm_(NY, NQ),
+        cw_(NY),
+        yw_(NY),
+        hw_(NY) {
     q_.setZero();
     p_.setZero();
     lam_.setZero();
@@ -153,7 +158,7 @@ class GglMethod {
           from_scaled(x, yt_);
           jacobian_at(yt_, jac);
           // d/dx = d/dy . dy/dx: p = M x_p / h, Lambda = x_L / (h s), gamma = x_g / (h s).
-          jac.template leftCols<NQ>() = (jac.template leftCols<NQ>() * mass_) / h_;
+          scale_momentum_columns(jac);
           for (int k = 0; k < NG; ++k) {
             jac.col(NQ + k) /= h_ * scale_(k);
             jac.col(NQ + NG + k) /= h_ * scale_(k);
@@ -182,14 +187,14 @@ class GglMethod {
       from_scaled(x_, yt_);
       residual_at(yt_, r_);
       jacobian_at(yt_, jac_);
-      jac_.template leftCols<NQ>() = (jac_.template leftCols<NQ>() * mass_) / h_;
+      scale_momentum_columns(jac_);
       for (int k = 0; k < NG; ++k) {
         jac_.col(NQ + k) /= h_ * scale_(k);
         jac_.col(NQ + NG + k) /= h_ * scale_(k);
       }
       cod_.setThreshold(1e-10);
       cod_.compute(jac_);
-      dx_.noalias() = cod_.solve(r_);
+      min_norm_solve(r_, dx_);
       x_ -= dx_;
       ++fallback_iterations_;
       residual = (dx_.cwiseAbs().array() / x_.cwiseAbs().cwiseMax(1.0).array()).maxCoeff();
@@ -197,6 +202,43 @@ class GglMethod {
       if (residual <= ns_.tol) return constraints_hold_at(x_);
     }
     return false;
+  }
+
+  /// jac's first NQ columns times M / h (the unknowns p scaled to velocities), through a
+  /// workspace: as one expression the product would be a heap temporary at every Jacobian.
+  void scale_momentum_columns(MatY& jac) {
+    jm_.noalias() = jac.template leftCols<NQ>() * mass_;
+    jac.template leftCols<NQ>() = jm_ / h_;
+  }
+
+  /// dx = cod_.solve(b), the minimum-norm least-squares solution, without heap memory:
+  /// Eigen's solve copies b and allocates Householder workspaces on every call. The same
+  /// operations in the same order (Q^T b by the reflectors H_0 ... H_{r-1}, the triangular
+  /// solve with T_11, Z^T by its reflectors, the column permutation), so the same bits.
+  void min_norm_solve(const VecY& b, VecY& dx) {
+    const Eigen::Index n = b.size(), rank = cod_.rank();
+    const MatY& qtz = cod_.matrixQTZ();
+    cw_ = b;
+    for (Eigen::Index k = 0; k < rank; ++k) {
+      cw_.tail(n - k).applyHouseholderOnTheLeft(qtz.col(k).tail(n - k - 1), cod_.hCoeffs().coeff(k),
+                                                hw_.data());
+    }
+    yw_.setZero();
+    if (rank > 0) {
+      yw_.head(rank) = cw_.head(rank);
+      qtz.topLeftCorner(rank, rank)
+          .template triangularView<Eigen::Upper>()
+          .solveInPlace(yw_.head(rank));
+    }
+    for (Eigen::Index k = 0; k < rank && rank < n; ++k) {  // y = Z^T (z, 0): as Eigen's order
+      if (k != rank - 1) std::swap(yw_(k), yw_(rank - 1));
+      yw_.segment(rank - 1, n - rank + 1)
+          .applyHouseholderOnTheLeft(qtz.row(k).tail(n - rank).transpose(), cod_.zCoeffs()(k),
+                                     hw_.data());
+      if (k != rank - 1) std::swap(yw_(k), yw_(rank - 1));
+    }
+    const auto& perm = cod_.colsPermutation().indices();
+    for (Eigen::Index i = 0; i < n; ++i) dx(perm(i)) = yw_(i);
   }
 
   /// The minimum-norm increments drop any residual component outside range(J), so a stalled
@@ -294,6 +336,8 @@ class GglMethod {
   VecY y_, x_, yt_, r_, dx_;
   MatY jac_;
   Eigen::CompleteOrthogonalDecomposition<MatY> cod_;
+  Eigen::Matrix<double, NYw, NQ> jm_;  // scale_momentum_columns
+  VecY cw_, yw_, hw_;  // min_norm_solve: Q^T b, the permuted solution, a Householder workspace
   std::int64_t fallback_iterations_ = 0;
   VecQ gradv_, u_, w_, v_, qbar_, q1_, ej_;
   VecG gval_;

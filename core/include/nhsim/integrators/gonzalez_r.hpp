@@ -97,13 +97,17 @@ class GonzalezRMethod {
         muc_(nc_, n_),
         x_(n_, m_),
         xp_(n_, m_),
-        mass_(n_, n_),
+        mass_(sys.mass_matrix_dyn(VecQ::Zero(sys.nq()))),
         mp_(n_, n_),
         gm_(m_, m_),
         ct_(m_, m_),
+        skew_(m_, m_),
+        xtm_(m_, n_),
         mu_(nc_, n_),
         mu1_(nc_, n_),
         a_(n_, nc_),
+        tn_(n_),
+        tm_(m_),
         da_(static_cast<std::size_t>(n_), Mat(n_, nc_)),
         dx_(static_cast<std::size_t>(n_), Mat(n_, m_)),
         dm_(static_cast<std::size_t>(n_), Mat(n_, n_)),
@@ -175,7 +179,8 @@ class GonzalezRMethod {
     q_ = z1_.head(n_);
     frame_.compute(constraint_t(q_));
     mass(q_, mass_);
-    gm_.noalias() = frame_.x().transpose() * mass_ * frame_.x();
+    xtm_.noalias() = frame_.x().transpose() * mass_;  // (X^T M) X, as Eigen would, in place
+    gm_.noalias() = xtm_ * frame_.x();
     llt_.compute(gm_);
     ua_ = llt_.solve(z1_.tail(m_));
     va_.noalias() = frame_.x() * ua_;
@@ -190,7 +195,10 @@ class GonzalezRMethod {
     return a_;
   }
 
-  void mass(const Vec& q, Mat& out) const { out = sys_.mass_matrix_dyn(q); }
+  /// M(q); a constant mass matrix is the one computed at construction (no copy, no heap).
+  void mass(const Vec& q, Mat& out) const {
+    if constexpr (!S::kConstantMass) out = sys_.mass_matrix_dyn(q);
+  }
 
   /// Increment of the fourth-order central differences: truncation ~ e^4, round-off ~ eps / e.
   static double fd_step(double x) { return 1e-3 * std::max(1.0, std::abs(x)); }
@@ -204,7 +212,8 @@ class GonzalezRMethod {
     qa_ = z.head(n_);
     frame_.compute(constraint_t(qa_));
     mass(qa_, mass_);
-    gm_.noalias() = frame_.x().transpose() * mass_ * frame_.x();
+    xtm_.noalias() = frame_.x().transpose() * mass_;
+    gm_.noalias() = xtm_ * frame_.x();
     llt_.compute(gm_);
     ua_ = llt_.solve(z.tail(m_));
     return 0.5 * z.tail(m_).dot(ua_) + sys_.potential(qa_);
@@ -274,16 +283,19 @@ class GonzalezRMethod {
   void gradient(const Vec& z, Vec& g) {
     qa_ = z.head(n_);
     frame_with_derivatives();
-    gm_.noalias() = x_.transpose() * mass_ * x_;
+    xtm_.noalias() = x_.transpose() * mass_;
+    gm_.noalias() = xtm_ * x_;
     llt_.compute(gm_);
     ua_ = llt_.solve(z.tail(m_));
     va_.noalias() = x_ * ua_;
     pa_.noalias() = mass_ * va_;
     sys_.grad_potential(qa_, dv_);
     for (int i = 0; i < n_; ++i) {
-      double gi = dv_(i) - pa_.dot(dx_[static_cast<std::size_t>(i)] * ua_);
+      tn_.noalias() = dx_[static_cast<std::size_t>(i)] * ua_;
+      double gi = dv_(i) - pa_.dot(tn_);
       if constexpr (!S::kConstantMass) {
-        gi -= 0.5 * va_.dot(dm_[static_cast<std::size_t>(i)] * va_);
+        tn_.noalias() = dm_[static_cast<std::size_t>(i)] * va_;
+        gi -= 0.5 * va_.dot(tn_);
       }
       g(i) = gi;
     }
@@ -295,11 +307,14 @@ class GonzalezRMethod {
     // T_ab = sum_i (dX_i^T p)_a X_b^i;  -C rho = T - T^T.
     ct_.setZero();
     for (int i = 0; i < n_; ++i) {
-      ct_.noalias() += (dx_[static_cast<std::size_t>(i)].transpose() * pa_) * x_.row(i);
+      tm_.noalias() = dx_[static_cast<std::size_t>(i)].transpose() * pa_;
+      ct_.noalias() += tm_ * x_.row(i);
     }
     out.head(n_).noalias() = x_ * v.tail(m_);
-    out.tail(m_).noalias() = -(x_.transpose() * v.head(n_));
-    out.tail(m_).noalias() += (ct_ - ct_.transpose()) * v.tail(m_);
+    out.tail(m_).noalias() = x_.transpose() * v.head(n_);
+    out.tail(m_) = -out.tail(m_);
+    skew_ = ct_ - ct_.transpose();
+    out.tail(m_).noalias() += skew_ * v.tail(m_);
   }
 
   /// f(z) = Pi(z) grad H(z), eq. (9).
@@ -321,7 +336,8 @@ class GonzalezRMethod {
   Vec qa_, va_, pa_, dv_, ua_;
   Eigen::VectorXcd qc_;
   Eigen::MatrixXcd muc_;
-  Mat x_, xp_, mass_, mp_, gm_, ct_, mu_, mu1_, a_;
+  Mat x_, xp_, mass_, mp_, gm_, ct_, skew_, xtm_, mu_, mu1_, a_;
+  Vec tn_, tm_;  // products taken apart so that no temporary is allocated
   std::vector<Mat> da_, dx_, dm_;
   Eigen::LLT<Mat> llt_;
 };

@@ -33,6 +33,8 @@ class HouseholderFrame {
         u_(nc),
         du_(nc),
         qw_(nq),
+        outer1_(nq, nc),
+        outer2_(nq, nc),
         dq_(nq, Eigen::MatrixXd(nq, nq)),
         dr_(nq, Eigen::MatrixXd(nq, nc)) {
     s_.setOnes();
@@ -100,7 +102,11 @@ class HouseholderFrame {
         dw_ = (dwt_ * nw - wt_ * dnw) / (nw * nw);
         du_.noalias() = r_.transpose() * dw_;
         du_.noalias() += dr.transpose() * w_;
-        dr.noalias() -= 2.0 * (dw_ * u_.transpose() + w_ * du_.transpose());
+        // dR' = dR - 2 (dw u^T + w du^T), the outer products in place (a sum of products in
+        // one expression would allocate each as a temporary).
+        outer1_.noalias() = dw_ * u_.transpose();
+        outer2_.noalias() = w_ * du_.transpose();
+        dr.noalias() -= 2.0 * (outer1_ + outer2_);
         // dQ' = dQ - 2 dQ w w^T - 2 Q (dw w^T + w dw^T)
         qw_.noalias() = dq * w_;
         dq.noalias() -= 2.0 * qw_ * w_.transpose();
@@ -119,6 +125,7 @@ class HouseholderFrame {
   Eigen::VectorXd s_;
   Eigen::MatrixXd q_, r_;
   Eigen::VectorXd wt_, w_, dwt_, dw_, u_, du_, qw_;
+  Eigen::MatrixXd outer1_, outer2_;  // nq x nc
   std::vector<Eigen::MatrixXd> dq_, dr_;
 };
 

@@ -1,0 +1,111 @@
+// The step loop takes no heap memory: for every integrator choice of every example spec, the
+// stepper advances its first trajectory (and is sampled: energy, residual, state) without one
+// malloc, calloc or realloc. This executable interposes glibc's malloc family to count the
+// calls made while counting is switched on; Eigen and operator new allocate through malloc.
+// Under AddressSanitizer or ThreadSanitizer, whose runtimes own malloc, the test is skipped.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nhsim/client/files.hpp"
+#include "nhsim/initial_conditions.hpp"
+#include "nhsim/model.hpp"
+#include "nhsim/server/from_proto.hpp"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define NHSIM_COUNT_MALLOC 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define NHSIM_COUNT_MALLOC 0
+#endif
+#endif
+#ifndef NHSIM_COUNT_MALLOC
+#define NHSIM_COUNT_MALLOC 1
+#endif
+
+namespace {
+thread_local bool counting = false;
+thread_local long allocations = 0;
+}  // namespace
+
+#if NHSIM_COUNT_MALLOC
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* ptr, std::size_t size);
+void __libc_free(void* ptr);
+
+void* malloc(std::size_t size) {
+  if (counting) ++allocations;
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  if (counting) ++allocations;
+  return __libc_calloc(n, size);
+}
+void* realloc(void* ptr, std::size_t size) {
+  if (counting) ++allocations;
+  return __libc_realloc(ptr, size);
+}
+void free(void* ptr) { __libc_free(ptr); }
+}
+#endif
+
+namespace nhsim {
+namespace {
+
+/// Heap allocations made by f() on this thread.
+template <class F>
+long allocations_in(F&& f) {
+  allocations = 0;
+  counting = true;
+  f();
+  counting = false;
+  return allocations;
+}
+
+TEST(StepLoop, TakesNoHeapMemoryForAnyExampleChoice) {
+  if (!NHSIM_COUNT_MALLOC) GTEST_SKIP() << "the sanitizer's runtime owns malloc";
+  ASSERT_GT(allocations_in([] { std::vector<double> v(100); }), 0) << "malloc is not counted";
+  std::vector<std::filesystem::path> specs;
+  for (const auto& f : std::filesystem::directory_iterator(NHSIM_EXAMPLES_DIR)) {
+    if (f.path().extension() == ".json") specs.push_back(f.path());
+  }
+  std::sort(specs.begin(), specs.end());
+  ASSERT_GT(specs.size(), 20u);
+  for (const auto& path : specs) {
+    const EnsembleSpec spec = server::from_proto(client::load_spec(path));
+    const SystemEntry& entry = *find_system(spec.system);
+    const auto model = entry.make(complete_parameters(entry, spec.parameters));
+    model->set_controls(spec.controls);
+    model->set_loads(spec.loads);
+    Eigen::VectorXd q, p;
+    std::string reason;
+    ASSERT_TRUE(initial_state(spec.initial_conditions, *model, 0, q, p, reason)) << reason;
+    for (const IntegratorChoice& choice : spec.integrators) {
+      const std::string where = path.filename().string() + " " + choice.integrator;
+      const auto stepper = model->make_stepper(choice);
+      stepper->set_state(q, p);
+      ASSERT_EQ(stepper->advance(1).status, StepStatus::kOk) << where;  // warm-up
+      const auto steps = std::min<std::int64_t>(2000, std::llround(spec.t_final / choice.h) - 1);
+      double energy = 0.0, residual = 0.0;
+      Eigen::VectorXd qk = q, pk = p;  // sized: get_state then only copies
+      const long during = allocations_in([&] {
+        for (std::int64_t k = 0; k < steps; k += choice.sample_every) {
+          (void)stepper->advance(std::min(choice.sample_every, steps - k));
+          stepper->energy_and_residual(energy, residual);
+          stepper->get_state(qk, pk);
+        }
+      });
+      EXPECT_EQ(during, 0) << where << ": heap allocations in " << steps << " steps";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nhsim
