@@ -3,6 +3,7 @@
 // 001 §4.1.3) on the chaotic quartic system (n = 3) and the rolling disk.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -89,6 +90,38 @@ TEST(IDla, KeepsTheDiscreteConstraintAndBoundedEnergyError) {
   RecordProperty("i_dla_max_discrete_constraint", sci(max_disc));
   RecordProperty("i_dla_max_canonical_constraint", sci(max_res));
   RecordProperty("i_dla_max_rel_energy_error", sci(max_rel));
+}
+
+// Issue 18: on the rolling disk (V = 0, H quadratic) i_dla keeps H exactly in exact arithmetic
+// (H(z') - H(z) = h lambda mu(qbar) M^-1 pbar = 0), so its energy error is round-off plus what
+// Newton leaves. Turning at 1.5 rad/s in both angles, h = 0.1, 2000 steps take theta and phi
+// from 0 to ~300 rad; max |H - H0| / H0 over the run stays below 1e-14 for newton_tol 1e-12,
+// 1e-14 and 1e-16 (measured 5.0e-15, 1.3e-15, 1.8e-15). Solved for q1 instead of the increment
+// (before) it reached 3.7e-13, 3.1e-13, 3.1e-13: the tolerance, relative to |q1|, was 300
+// newton_tol on the angles, and the iteration stalled at the round-off of q1 - q0.
+TEST(IDla, RollingDiskEnergyStaysAtRoundOffAtLargeAngles) {
+  const RollingDisk disk(1.0, 1.0, 1.0, 1.0);
+  RollingDisk::VecQ q0 = RollingDisk::VecQ::Zero(), p0;
+  disk.from_reduced(q0, RollingDisk::VecR(3.0, 1.5), p0);  // phi' = 3 / 2, theta' = 1.5 / 1
+  const double h0 = disk.hamiltonian(q0, p0);
+  for (const double tol : {1e-12, 1e-14, 1e-16}) {
+    IntegratorChoice c;
+    c.integrator = "i_dla";
+    c.h = 0.1;
+    c.newton_tol = tol;
+    auto st = make_stepper_for(disk, c);
+    st->set_state(q0, p0);
+    double max_rel = 0.0;
+    for (int k = 0; k < 2000; ++k) {
+      ASSERT_EQ(st->advance(1).status, StepStatus::kOk) << tol;
+      max_rel = std::max(max_rel, std::abs(st->energy() - h0) / h0);
+    }
+    Eigen::VectorXd q(4), p(4);
+    st->get_state(q, p);
+    EXPECT_GT(std::min(q(2), q(3)), 299.0) << "the angles reach ~300 rad";
+    EXPECT_LT(max_rel, 1e-14) << tol;
+    RecordProperty("max_rel_energy_error_tol" + sci(tol), sci(max_rel));
+  }
 }
 
 // Observed order by step halving against a fine rk4 reference at t = 10 (seed 001 Fig. 2 top
