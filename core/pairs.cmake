@@ -7,29 +7,30 @@
 # nhsim_pairs(<C++ type> <system header> <integrator ids...>)
 
 nhsim_pairs("ChaoticQuartic<3>" nhsim/systems/chaotic_quartic.hpp
-  gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
-  nh_rattle nh_rattle_projected rk2)
-nhsim_pairs("ChaoticQuartic<Eigen::Dynamic>" nhsim/systems/chaotic_quartic.hpp
-  gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
-  nh_rattle nh_rattle_projected rk2)
-nhsim_pairs("RollingDisk" nhsim/systems/rolling_disk.hpp
-  gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2
+  gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2
   dla nh_rattle nh_rattle_projected rk2)
+nhsim_pairs("ChaoticQuartic<Eigen::Dynamic>" nhsim/systems/chaotic_quartic.hpp
+  gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2
+  dla nh_rattle nh_rattle_projected rk2)
+nhsim_pairs("RollingDisk" nhsim/systems/rolling_disk.hpp
+  gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd
+  spark2 dla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("ChaplyginSleigh" nhsim/systems/chaplygin_sleigh.hpp
   gonzalez avf rk4 itoh_abe midpoint gonzalez_r gonzalez_r_fd)
 nhsim_pairs("Suslov" nhsim/systems/suslov.hpp
   gonzalez avf rk4 itoh_abe midpoint)
 nhsim_pairs("Gearbox" nhsim/systems/gearbox.hpp
-  si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2)
+  si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
+  rk2)
 nhsim_pairs("NonholonomicParticle" nhsim/systems/nonholonomic_particle.hpp
-  gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2
-  dla mla nh_rattle nh_rattle_projected rk2)
+  gonzalez avf si_dla rk4 itoh_abe midpoint exact gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd
+  spark2 dla mla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("KnifeEdge" nhsim/systems/knife_edge.hpp
-  gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla
-  mla nh_rattle nh_rattle_projected rk2)
+  gonzalez avf si_dla rk4 itoh_abe midpoint gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2
+  dla mla nh_rattle nh_rattle_projected rk2)
 nhsim_pairs("ChaplyginSleighCom" nhsim/systems/chaplygin_sleigh_com.hpp
-  si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2
-  rdp_exp rdp_cay)
+  si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
+  rk2 rdp_exp rdp_cay)
 nhsim_pairs("Snakeboard" nhsim/systems/snakeboard.hpp
   nh_rattle nh_rattle_projected rk2 rdp_exp rdp_cay)
 nhsim_pairs("NontwistingBody" nhsim/systems/director_body.hpp
@@ -37,6 +38,8 @@ nhsim_pairs("NontwistingBody" nhsim/systems/director_body.hpp
 nhsim_pairs("RigidBody" nhsim/systems/director_body.hpp
   dla nh_rattle nh_rattle_projected rk2 em)
 nhsim_pairs("GyroscopicTop" nhsim/systems/gyroscopic_top.hpp
-  si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2 ggl)
+  si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
+  rk2 ggl)
 nhsim_pairs("FourBar" nhsim/systems/four_bar.hpp
-  si_dla gonzalez_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected rk2 ggl)
+  si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
+  rk2 ggl)

@@ -432,7 +432,7 @@ TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
       {"nh_rattle", 2, false, false},   {"nh_rattle_projected", 2, false, false},
       {"rk2", 2, false, false},         {"rdp_exp", 2, true, false},
       {"rdp_cay", 2, true, false},      {"em", 2, true, true},
-      {"ggl", 1, true, false}};
+      {"ggl", 1, true, false},          {"avf_f", 2, true, true}};
   for (const Expected& e : expected) {
     const IntegratorInfo info = integrator_named(all, e.name);
     EXPECT_EQ(info.name, e.name);

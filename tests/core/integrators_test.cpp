@@ -211,10 +211,10 @@ TEST(Integrators, RegistryRefusesPairsThatDoNotApply) {
   const auto why = integrator_not_applicable<CanonicalOnly>("gonzalez");
   ASSERT_TRUE(why.has_value());
   EXPECT_EQ(*why, "gonzalez needs a reduced form on D* (adapted frame)");
-  EXPECT_EQ(
-      applicable_integrators<CanonicalOnly>(),
-      (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r", "gonzalez_r_fd",
-                                "spark2", "dla", "nh_rattle", "nh_rattle_projected", "rk2"}));
+  EXPECT_EQ(applicable_integrators<CanonicalOnly>(),
+            (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r",
+                                      "gonzalez_r_fd", "spark2", "dla", "nh_rattle",
+                                      "nh_rattle_projected", "rk2", "avf_f"}));
   // The same refusal through a catalogue model: the gearbox has no reduced form.
   const auto gearbox =
       find_system("gearbox")->make(complete_parameters(*find_system("gearbox"), {}));
@@ -239,7 +239,7 @@ TEST(Integrators, ApplicabilityIsDeclared) {
   EXPECT_EQ(
       ids, (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe", "midpoint",
                                      "gonzalez_f", "i_dla", "gonzalez_r", "gonzalez_r_fd", "spark2",
-                                     "dla", "nh_rattle", "nh_rattle_projected", "rk2"}));
+                                     "dla", "nh_rattle", "nh_rattle_projected", "rk2", "avf_f"}));
   // The chaotic quartic system has no explicit solution: `exact` is refused with the reason.
   const auto why = integrator_not_applicable<Sys>("exact");
   ASSERT_TRUE(why.has_value());

@@ -212,7 +212,7 @@ TEST(KnifeEdge, RegistryAppliesTheIntegratorsItHasDataFor) {
       continue;
     }
     EXPECT_LT(std::abs(st->energy() - h0), 1e-2 * std::abs(h0)) << id;
-    if (id != "i_dla" && id != "gonzalez_f") {
+    if (id != "i_dla" && id != "gonzalez_f" && id != "avf_f") {
       EXPECT_LT(st->constraint_residual(), 1e-13) << id;
     }
   }

@@ -220,10 +220,10 @@ TEST(RollingDisk, EveryMethodConvergesToTheExactSolutionAtItsOrder) {
   const double t = 10.0;
   const Eigen::VectorXd ref = state_at("exact", t, t, ic);
   const auto ids = applicable_integrators<RollingDisk>();
-  ASSERT_EQ(ids,
-            (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe", "midpoint",
-                                      "exact", "gonzalez_f", "i_dla", "gonzalez_r", "gonzalez_r_fd",
-                                      "spark2", "dla", "nh_rattle", "nh_rattle_projected", "rk2"}));
+  ASSERT_EQ(ids, (std::vector<std::string>{"gonzalez", "avf", "si_dla", "rk4", "itoh_abe",
+                                           "midpoint", "exact", "gonzalez_f", "i_dla", "gonzalez_r",
+                                           "gonzalez_r_fd", "spark2", "dla", "nh_rattle",
+                                           "nh_rattle_projected", "rk2", "avf_f"}));
   for (const IntegratorInfo& info : list_integrators()) {
     if (info.name == "exact" || std::find(ids.begin(), ids.end(), info.name) == ids.end()) {
       continue;
@@ -346,8 +346,8 @@ TEST(RollingDisk, EnsembleRunsAndIsBitIdenticalForOneAndTwoThreads) {
   o2.threads = 2;
   const EnsembleResult a = run_ensemble(s, o1);
   const EnsembleResult b = run_ensemble(s, o2);
-  ASSERT_EQ(a.integrators.size(), 16u);
-  ASSERT_EQ(b.integrators.size(), 16u);
+  ASSERT_EQ(a.integrators.size(), 17u);
+  ASSERT_EQ(b.integrators.size(), 17u);
   for (std::size_t i = 0; i < a.integrators.size(); ++i) {
     const auto& x = a.integrators[i];
     const auto& y = b.integrators[i];
@@ -368,7 +368,7 @@ TEST(RollingDisk, EnsembleRunsAndIsBitIdenticalForOneAndTwoThreads) {
       emax = std::max({emax, std::abs(x.observables[0].min[k]), std::abs(x.observables[0].max[k])});
       cmax = std::max(cmax, x.observables[2].max[k]);
     }
-    if (id == "gonzalez_f" || id == "i_dla") {
+    if (id == "gonzalez_f" || id == "avf_f" || id == "i_dla") {
       // Canonical methods with a midpoint constraint: mu(q) M^-1 p = 0 holds only to O(h^2)
       // at the step points (seed 001 §3.3), so the residual is small but not round-off.
       EXPECT_GT(cmax, 1e-10) << id;
@@ -381,7 +381,7 @@ TEST(RollingDisk, EnsembleRunsAndIsBitIdenticalForOneAndTwoThreads) {
       EXPECT_LT(cmax, 1e-13) << id;
     }
     // H depends on rho only and every method keeps rho = const here (the rho-rows of
-    // Pi grad H vanish; SI-DLA's p stays on the rolling mode; for gonzalez_f and i_dla,
+    // Pi grad H vanish; SI-DLA's p stays on the rolling mode; for gonzalez_f, avf_f and i_dla,
     // H(z') - H(z) = h lambda mu(qbar) M^-1 pbar = 0 for this quadratic H): energy at
     // round-off for all.
     if (id == "nh_rattle" || id == "nh_rattle_projected" || id == "rk2") {

@@ -155,7 +155,7 @@ TEST(Snakeboard, ControlsAreTheTorquesOnTheShape) {
     EXPECT_EQ(f.tail<3>().norm(), 0.0);
   }
   // Integrators that would drop the control forces are refused, with the reason.
-  for (const char* id : {"gonzalez_f", "si_dla", "i_dla", "gonzalez_r"}) {
+  for (const char* id : {"gonzalez_f", "avf_f", "si_dla", "i_dla", "gonzalez_r"}) {
     const auto why = integrator_not_applicable<S>(id);
     ASSERT_TRUE(why.has_value()) << id;
     EXPECT_NE(why->find("control"), std::string::npos) << *why;

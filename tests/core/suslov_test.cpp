@@ -234,7 +234,7 @@ TEST(Suslov, RegistryDefaultsAndApplicability) {
   EXPECT_EQ(params.at("I33"), kI33);
   EXPECT_EQ(params.at("I13"), kI13);
   EXPECT_EQ(params.at("I23"), kI23);
-  for (const char* id : {"si_dla", "i_dla", "gonzalez_f"}) {
+  for (const char* id : {"si_dla", "i_dla", "gonzalez_f", "avf_f"}) {
     const auto why = e->not_applicable(id);
     ASSERT_TRUE(why.has_value()) << id;
     EXPECT_NE(why->find("constant mass"), std::string::npos) << *why;

@@ -41,15 +41,19 @@ class SimplifiedNewton {
   /// angle wound up to |q3| ~ 1e3 (the gearbox of seed 001 §4.4 over t = 50000) carries an
   /// absolute error ~ 1e3 eps into sin(q3) and hence into every momentum update.
   /// Componentwise, so that large coordinates (a position far from the origin) do not loosen
-  /// the tolerance on the small ones (momenta). Returns kOk or kNewtonFailed;
-  /// `last_increment` is the final |dx|_w.
+  /// the tolerance on the small ones (momenta). `state_scale` (>= 0, default 0) is for methods
+  /// whose unknowns are increments of a state (x = q1 - q0, ...): the largest |component| of that
+  /// state, whose round-off reaches the residual although it is not among the unknowns (a
+  /// wound-up angle q0 enters sin(q0 + dq / 2)); the floor above then uses
+  /// max(1, max_i |x0_i|, state_scale). Returns kOk or kNewtonFailed; `last_increment` is the
+  /// final |dx|_w.
   template <class Residual, class Jacobian>
   StepStatus solve(Vec& x, Residual&& residual, Jacobian&& jacobian, const NewtonSettings& s,
-                   double& last_increment) {
+                   double& last_increment, double state_scale = 0.0) {
     x0_ = x;
     w_ = x0_.cwiseAbs().cwiseMax(1.0).cwiseInverse();
     constexpr double kAbsoluteFloor = 1e3 * std::numeric_limits<double>::epsilon();
-    const double floor = kAbsoluteFloor * std::max(1.0, x0_.cwiseAbs().maxCoeff());
+    const double floor = kAbsoluteFloor * std::max({1.0, x0_.cwiseAbs().maxCoeff(), state_scale});
     for (int attempt = 0; attempt < 2; ++attempt) {
       bool fresh = false;
       x = x0_;

@@ -3,8 +3,8 @@
 // eq. (92)-(95) for the non-twisting body, with average-vector-field constraint Jacobians
 // (eq. (89), (93)).
 //
-// Unknowns q_{n+1}, lambda (NG multipliers of g(q) = 0), mu (the nonholonomic multipliers);
-// v_n = M^-1 p_n is known. Eq. (86)/(92) with the midpoint momenta (87):
+// In the paper's unknowns q_{n+1}, lambda (NG multipliers of g(q) = 0), mu (the nonholonomic
+// multipliers), with v_n = M^-1 p_n known, eq. (86)/(92) with the midpoint momenta (87):
 //   (2 / h^2) M (q_{n+1} - q_n - h v_n) - Q_ext(q_{n+1/2}, t_{n+1/2}) + H_d^T lambda
 //                                                                  + G_d^T mu = 0        (NQ)
 //   g(q_{n+1}) = 0                                                                       (NG)
@@ -12,18 +12,35 @@
 //   v_{n+1} = 2 (q_{n+1} - q_n) / h - v_n,   p_{n+1} = M v_{n+1}.
 // H_d and G_d are the AVF averages (1/2) int_{-1}^{1} of the constraint rows along the segment
 // q(xi) (eq. (89), (93)), computed with 2-point Gauss-Legendre quadrature (exact for rows up to
-// cubic in q; the director rows are linear, so it is the midpoint value). Multiplied by h, the
-// first block reads p_{n+1} = p_n + h (Q - H_d^T lambda - G_d^T mu): the residual is written in
-// that form with the scaled multipliers h lambda, h mu as unknowns.
+// cubic in q; the director rows are linear, so it is the midpoint value).
+// Unknowns (scaled so that Newton's componentwise tolerance and its round-off floor are those of
+// the step itself, not of the coordinates): the mean velocity vbar = (q_{n+1} - q_n) / h [1/s]
+// and the half impulses kappa = (h/2) (lambda, mu) [momentum units]. Multiplied by h/2, the
+// first block reads M vbar = p_n + (h/2) (Q - H_d^T lambda - G_d^T mu). g(q_{n+1}) = 0 is
+// imposed in two parts, which together are the same equation: the solve imposes
+// H_d (q_{n+1} - q_n) = 0, i.e. g(q_{n+1}) = g(q_n) for quadratic g (H_d dq = g(q_{n+1}) - g(q_n)
+// exactly, eq. (90), the form eq. (97) uses), and q_{n+1} = q_n + h vbar is then projected onto
+// g = 0 by one Gauss-Newton step, q <- q - G^T (G G^T)^-1 g(q). The residual
+//   (M vbar - p_n - (h/2) Q + Mu_d^T kappa,  Mu_d vbar)
+// has round-off ~ eps |p| and eps |vbar|, independent of h; p_{n+1} = 2 M vbar - p_n.
+// With exact solves and arithmetic g(q_n) = 0 and the projection does nothing; in floating
+// point it removes the g(q) the solve left (round-off, the Newton tolerance) from the positions
+// only. Imposing g(q_{n+1}) = 0 inside the solve instead puts that g(q_n) into vbar as a
+// velocity g(q_n) / h and hence into p_{n+1}: with g(q_n) ~ eps, max |Pi3| of case 1 grew like
+// 1 / h at any tolerance (2.6e-10 at h = 3.125e-4, newton_tol 1e-14). The earlier unknowns
+// (q_{n+1}, h lambda, h mu) also had round-off ~ eps |q| in q_{n+1} - q_n, amplified by 2/h
+// into the residual and the multipliers: Newton stalled at an increment ~ 1e-12 for
+// h <= 6.25e-4 (issue 18).
 // Properties (Thm 8, 9): with Q = 0, K_{n+1} = K_n exactly (eq. (97): the reactions do no work
 // since H_d dq = g(q_{n+1}) - g(q_n) = 0 for quadratic g, and G_d dq = 0); Pi1, Pi2 of the
 // non-twisting body are conserved (eq. (98)-(110)); the holonomic constraints hold at the nodes
-// to the Newton tolerance. The velocity-level constraints (G(q_n) v_n = 0) hold only at the
-// midpoints (eq. (94)), so at the nodes Pi3 and the velocity residuals are O(h^2), not zero.
+// to round-off (the projection above). The velocity-level constraints (G(q_n) v_n = 0) hold only at
+// the midpoints (eq. (94)), so at the nodes Pi3 and the velocity residuals are O(h^2), not zero.
 // Second order.
 //
 // Newton: SimplifiedNewton with a forward-difference Jacobian (reused across steps), relative
-// componentwise tolerance = the spec's newton_tol (default 1e-10, seed 004 §6).
+// componentwise tolerance = the spec's newton_tol on (vbar, kappa) (default 1e-10, seed 004 §6;
+// tolerances down to ~1e-14 are reached).
 // Times: t_n = n h counted from the last set_canonical (loads are functions of t).
 #pragma once
 
@@ -83,19 +100,31 @@ class EmMethod {
     };
     const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;
-    q1_ = x_.template head<NQ>();
-    dq_ = q1_ - q_;
-    p_ = (2.0 / h_) * (m_ * dq_) - p_;
-    q_ = q1_;
+    vbar_ = x_.template head<NQ>();
+    p_ = 2.0 * (m_ * vbar_) - p_;
+    q_ += h_ * vbar_;
+    project_positions();
     ++k_;
     return StepStatus::kOk;
   }
 
  private:
-  /// Predictor for q_{n+1}: each director rotated by the Cayley map of h w, w = 1/2 sum_i d_i x
+  /// q <- q - G^T (G G^T)^-1 g(q), G = Dg(q) (NG x NQ): one Gauss-Newton step onto g = 0, which
+  /// removes what the solve left in g (the Newton tolerance, round-off) from the positions only.
+  void project_positions() {
+    sys_.holonomic_constraint(q_, g_);
+    sys_.holonomic_jacobian(q_, gjac_);
+    ggt_.noalias() = gjac_ * gjac_.transpose();
+    ldlt_.compute(ggt_);
+    y_ = ldlt_.solve(g_);
+    q_.noalias() -= gjac_.transpose() * y_;
+  }
+
+  /// Predictor for vbar: each director rotated by the Cayley map of h w, w = 1/2 sum_i d_i x
   /// d_i' (the angular velocity of a rigid motion, d_i' = w x d_i), which is the EM step of the
   /// free rigid motion about a fixed axis (the midpoint rule gives tan(phi/2) = |w| h / 2) and
   /// keeps Newton in its basin at |w| h ~ 2 (seed 004 case 2 after the load: |w| h ~ 2.2).
+  /// vbar = (cay(2a) - I) d_i / h with cay(2a) - I = 2 / (1 + |a|^2) (a^ + a^ a^), a = h w / 2.
   void predict() {
     Eigen::Vector3d w = Eigen::Vector3d::Zero();
     for (int i = 0; i < 3; ++i) {
@@ -105,37 +134,30 @@ class EmMethod {
     const Eigen::Vector3d a = (0.25 * h_) * w;  // h w / 2 (the sum above is 2 w)
     Eigen::Matrix3d ah;
     ah << 0.0, -a(2), a(1), a(2), 0.0, -a(0), -a(1), a(0), 0.0;
-    // cay(2a) = I + 2 / (1 + |a|^2) (a^ + a^ a^)
-    const Eigen::Matrix3d r =
-        Eigen::Matrix3d::Identity() + (2.0 / (1.0 + a.squaredNorm())) * (ah + ah * ah);
+    const Eigen::Matrix3d rmi = (2.0 / (h_ * (1.0 + a.squaredNorm()))) * (ah + ah * ah);
     for (int i = 0; i < 3; ++i) {
-      x_.template segment<3>(3 * i) = r * q_.template segment<3>(3 * i);
+      x_.template segment<3>(3 * i) = rmi * q_.template segment<3>(3 * i);
     }
-    for (int i = 3 * 3; i < NQ; ++i) x_(i) = q_(i) + h_ * v_(i);
+    for (int i = 3 * 3; i < NQ; ++i) x_(i) = v_(i);
   }
 
-  /// r = ((2/h) M dq - 2 p_n - h Q + Mu_d^T (h lambda, h mu), g(q1), G_d dq / h); Mu_d the AVF
+  /// r = (M vbar - p_n - (h/2) Q + Mu_d^T kappa, Mu_d vbar), x = (vbar, kappa); Mu_d the AVF
   /// average of the constraint rows (first NG rows: H_d, the rest: G_d).
   void eval_residual(const VecX& x, VecX& r) {
-    q1_ = x.template head<NQ>();
-    dq_ = q1_ - q_;
+    vbar_ = x.template head<NQ>();
+    dq_ = h_ * vbar_;
     // AVF average, 2-point Gauss-Legendre on xi in [-1, 1]: xi = +-1/sqrt(3), weights 1.
     constexpr double kGauss = 0.57735026918962576451;
-    qa_ = 0.5 * (q_ + q1_) - (0.5 * kGauss) * dq_;
-    qb_ = 0.5 * (q_ + q1_) + (0.5 * kGauss) * dq_;
+    qm_ = q_ + 0.5 * dq_;
+    qa_ = qm_ - (0.5 * kGauss) * dq_;
+    qb_ = qm_ + (0.5 * kGauss) * dq_;
     sys_.constraint(qa_, mua_);
     sys_.constraint(qb_, mub_);
     mud_ = 0.5 * (mua_ + mub_);
-    qm_ = 0.5 * (q_ + q1_);
     applied_force(sys_, qm_, tmid_, f_);
     r.template head<NQ>() =
-        (2.0 / h_) * (m_ * dq_) - 2.0 * p_ - h_ * f_ + mud_.transpose() * x.template tail<NC>();
-    typename S::VecG g;
-    sys_.holonomic_constraint(q1_, g);
-    r.template segment<S::NG>(NQ) = g;
-    if constexpr (NC > S::NG) {
-      r.template tail<NC - S::NG>() = mud_.template bottomRows<NC - S::NG>() * dq_ / h_;
-    }
+        m_ * vbar_ - p_ - (0.5 * h_) * f_ + mud_.transpose() * x.template tail<NC>();
+    r.template tail<NC>() = mud_ * vbar_;
   }
 
   const S& sys_;
@@ -143,7 +165,11 @@ class EmMethod {
   NewtonSettings ns_;
   SimplifiedNewton<NX> newton_;
   MatQ m_;
-  VecQ q_, p_, v_, q1_, dq_, qa_, qb_, qm_, f_;
+  VecQ q_, p_, v_, vbar_, dq_, qa_, qb_, qm_, f_;
+  typename S::VecG g_, y_;
+  typename S::MatGQ gjac_;
+  Eigen::Matrix<double, S::NG, S::NG> ggt_;
+  Eigen::LDLT<Eigen::Matrix<double, S::NG, S::NG>> ldlt_;
   MatCQ mua_, mub_, mud_;
   VecX x_, r0_, r1_, xt_;
   std::int64_t k_ = 0;

@@ -14,6 +14,7 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/avf.hpp"
+#include "nhsim/integrators/avf_f.hpp"
 #include "nhsim/integrators/dla.hpp"
 #include "nhsim/integrators/em.hpp"
 #include "nhsim/integrators/exact.hpp"
@@ -42,7 +43,7 @@ using AllIntegrators =
                MidpointIntegrator, ExactIntegrator, GonzalezFIntegrator, IDlaIntegrator,
                GonzalezRIntegrator, GonzalezRFdIntegrator, Spark2Integrator, DlaIntegrator,
                MlaIntegrator, NhRattleIntegrator, NhRattleProjectedIntegrator, Rk2Integrator,
-               RdpExpIntegrator, RdpCayIntegrator, EmIntegrator, GglIntegrator>;
+               RdpExpIntegrator, RdpCayIntegrator, EmIntegrator, GglIntegrator, AvfFIntegrator>;
 
 template <class I>
 IntegratorInfo integrator_info() {
