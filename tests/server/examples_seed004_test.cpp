@@ -3,6 +3,7 @@
 // discrete Lagrange-d'Alembert integrator (dla), cases 1-3 of §6 on [0, 5] s, h = 0.005 s.
 #include <gtest/gtest.h>
 
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -117,6 +118,64 @@ TEST(ExamplesSeed004, Cases2And3InvariantsAfterTheLoad) {
       EXPECT_GT(std::abs(a - b), 1e-3 * std::abs(a)) << obs;  // but different (Table 9)
     }
   }
+}
+
+// Why dla cannot run case 2 at h = 0.005 s. Its multipliers act at the node (mu(q_k)), and for
+// the director constraints d_i.d_j = delta_ij they change only the symmetric part of
+// D_k^T (D_{k+1} - D_k); the skew part is fixed by the momentum at h W_k. A rotation by theta
+// per step has skew part sin(theta), so the discrete equations have no solution once the turn
+// per step, |w| h, passes 1 rad (exactly so for E = I, about so here). In case 2 the load spins
+// the body up to 353 rad/s: |w| h passes 1 at t = 0.495 s for h = 0.005 s, where dla fails
+// (last good state t = 0.505 s, with any Newton setting: 1000 full-Newton iterations, newton_tol
+// 1e-8, or a predictor that rotates the directors exactly all fail there), and stays below 0.9
+// for h = 0.0025 s, which runs to t = 5 s.
+TEST(ExamplesSeed004, DlaCase2FailsWhereTheTurnPerStepPassesOneRadian) {
+  const auto spec =
+      client::load_spec(std::filesystem::path(NHSIM_EXAMPLES_DIR) / "nontwisting_case2.json");
+  // |w| along em's trajectory, from its sampled states: w = 1/2 sum_i d_i x d_i', d' = E^-1 p.
+  v1::SubmitEnsembleRequest em_spec = spec;
+  em_spec.mutable_integrators()->DeleteSubrange(1, 1);
+  em_spec.mutable_integrators(0)->set_sample_every(1);
+  em_spec.mutable_outputs()->mutable_sampled()->add_indices(0);
+  em_spec.mutable_outputs()->set_sampled_state(true);
+  const EnsembleResult em = run_ensemble(from_proto(em_spec));
+  const SampledTrajectory& path = em.integrators[0].outputs.sampled.at(0);
+  const auto& par = em.parameters;
+  Eigen::Matrix3d e;
+  e << par.at("E11"), par.at("E12"), 0.0, par.at("E12"), par.at("E22"), 0.0, 0.0, 0.0,
+      par.at("E33");
+  const Eigen::Matrix3d e_inv = e.inverse();
+  double first_over_one = -1.0, w_max = 0.0;
+  for (std::int64_t k = 0; k < path.samples; ++k) {
+    Eigen::Matrix3d d, p;  // rows: d_i and p_i
+    for (int i = 0; i < 9; ++i) {
+      d(i / 3, i % 3) = path.q[static_cast<std::size_t>(9 * k + i)];
+      p(i / 3, i % 3) = path.p[static_cast<std::size_t>(9 * k + i)];
+    }
+    const Eigen::Matrix3d d_dot = e_inv * p;
+    Eigen::Vector3d w = Eigen::Vector3d::Zero();
+    for (int i = 0; i < 3; ++i) w += 0.5 * d.row(i).transpose().cross(d_dot.row(i).transpose());
+    w_max = std::max(w_max, w.norm());
+    if (first_over_one < 0.0 && w.norm() * 0.005 >= 1.0) {
+      first_over_one = em.integrators[0].sample_times[static_cast<std::size_t>(k)];
+    }
+  }
+  RecordProperty("max_angular_speed", std::to_string(w_max));
+  EXPECT_NEAR(first_over_one, 0.50, 0.01);
+  EXPECT_NEAR(w_max, 353.0, 1.0);
+  EXPECT_LT(w_max * 0.0025, 0.9);
+  // dla fails right there at h = 0.005 s, and runs through at h = 0.0025 s.
+  v1::SubmitEnsembleRequest dla_spec = spec;
+  dla_spec.mutable_integrators()->DeleteSubrange(0, 1);
+  auto* second = dla_spec.add_integrators();
+  *second = dla_spec.integrators(0);
+  second->set_h(0.0025);
+  second->set_sample_every(40);
+  const EnsembleResult dla = run_ensemble(from_proto(dla_spec));
+  ASSERT_EQ(dla.integrators[0].trajectories_failed, 1);
+  // Within three steps of em's crossing (dla's own |w| differs a little: E != I).
+  EXPECT_NEAR(dla.integrators[0].failures.at(0).time, first_over_one, 0.015);
+  EXPECT_EQ(dla.integrators[1].trajectories_ok, 1);
 }
 
 // Appendix A, Table 1: second quotient of precision of case 1, |q_h - q_{h/2}| /
