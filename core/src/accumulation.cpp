@@ -24,6 +24,19 @@ void append_failures(std::vector<TrajectoryFailure>& into,
   std::inplace_merge(into.begin(), into.begin() + middle, into.end(), by_trajectory);
 }
 
+/// The per-trajectory outputs and histogram counts of `from` (a block or a partial) added to
+/// `into`, each list kept in index order.
+template <class Outputs>
+void merge_outputs(ChoicePartial& into, const Outputs& from) {
+  merge_by_trajectory(into.initial_states, from.initial_states);
+  merge_by_trajectory(into.final_states, from.final_states);
+  merge_by_trajectory(into.sampled, from.sampled);
+  merge_by_trajectory(into.summary, from.summary);
+  for (std::size_t j = 0; j < from.histogram_counts.size(); ++j) {
+    into.histogram_counts[j] += from.histogram_counts[j];
+  }
+}
+
 }  // namespace
 
 ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells) {
@@ -54,13 +67,7 @@ void merge_block(ChoicePartial& into, const BlockOutcome& block) {
   into.failed += block.failed;
   into.cancelled += block.cancelled;
   into.steps += block.steps;
-  merge_by_trajectory(into.initial_states, block.initial_states);
-  merge_by_trajectory(into.final_states, block.final_states);
-  merge_by_trajectory(into.sampled, block.sampled);
-  merge_by_trajectory(into.summary, block.summary);
-  for (std::size_t j = 0; j < block.histogram_counts.size(); ++j) {
-    into.histogram_counts[j] += block.histogram_counts[j];
-  }
+  merge_outputs(into, block);
 }
 
 void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
@@ -71,13 +78,7 @@ void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
   into.cancelled += from.cancelled;
   into.steps += from.steps;
   into.wall_seconds += from.wall_seconds;
-  merge_by_trajectory(into.initial_states, from.initial_states);
-  merge_by_trajectory(into.final_states, from.final_states);
-  merge_by_trajectory(into.sampled, from.sampled);
-  merge_by_trajectory(into.summary, from.summary);
-  for (std::size_t j = 0; j < from.histogram_counts.size(); ++j) {
-    into.histogram_counts[j] += from.histogram_counts[j];
-  }
+  merge_outputs(into, from);
 }
 
 std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
