@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "outputs.hpp"
@@ -55,13 +56,70 @@ void add_successful(BlockOutcome& block, const std::vector<double>& samples,
   block.ok_samples.insert(block.ok_samples.end(), samples.begin(), samples.end());
 }
 
-void merge_block(ChoicePartial& into, const BlockOutcome& block) {
+void append_outcome(BlockOutcome& into, BlockOutcome&& from) {
+  const auto append = [](auto& a, auto& b) {
+    a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
+  };
+  append(into.ok_samples, from.ok_samples);
+  append(into.failures, from.failures);
+  into.ok += from.ok;
+  into.failed += from.failed;
+  into.cancelled += from.cancelled;
+  into.steps += from.steps;
+  append(into.initial_states, from.initial_states);
+  append(into.final_states, from.final_states);
+  append(into.sampled, from.sampled);
+  append(into.summary, from.summary);
+  for (std::size_t j = 0; j < from.histogram_counts.size(); ++j) {
+    into.histogram_counts[j] += from.histogram_counts[j];
+  }
+}
+
+namespace {
+
+/// The block's samples of cells [begin, end) added to them.
+void add_samples(ChoicePartial& into, const BlockOutcome& block, std::size_t begin,
+                 std::size_t end) {
   const std::size_t n_cells = into.cells.size();
   const std::size_t n_ok = n_cells > 0 ? block.ok_samples.size() / n_cells : 0;
-  for (std::size_t j = 0; j < n_cells && n_ok > 0; ++j) {
+  for (std::size_t j = begin; j < end && n_ok > 0; ++j) {
     CellStats& cell = into.cells[j];
     for (std::size_t m = 0; m < n_ok; ++m) cell.add(block.ok_samples[m * n_cells + j]);
   }
+}
+
+}  // namespace
+
+void merge_block(ChoicePartial& into, const BlockOutcome& block) {
+  add_samples(into, block, 0, into.cells.size());
+  merge_block_outcome(into, block);
+}
+
+void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStripes& stripes,
+                       std::size_t first) {
+  if (block.ok_samples.empty() || stripes.size() == 0) return;
+  const std::size_t n = stripes.size();
+  const auto add_stripe = [&](std::size_t s) {
+    add_samples(into, block, s * CellStripes::kCells,
+                std::min(stripes.n_cells(), (s + 1) * CellStripes::kCells));
+  };
+  std::vector<std::size_t> busy;  // stripes another thread held when this one came by
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t s = (first + k) % n;
+    std::unique_lock<std::mutex> lock(stripes.lock(s), std::try_to_lock);
+    if (!lock.owns_lock()) {
+      busy.push_back(s);
+      continue;
+    }
+    add_stripe(s);
+  }
+  for (std::size_t s : busy) {
+    const std::lock_guard<std::mutex> lock(stripes.lock(s));
+    add_stripe(s);
+  }
+}
+
+void merge_block_outcome(ChoicePartial& into, const BlockOutcome& block) {
   append_failures(into.failures, block.failures);
   into.ok += block.ok;
   into.failed += block.failed;

@@ -5,6 +5,7 @@
 #include <tbb/task_arena.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,41 @@ ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_ce
 void add_successful(BlockOutcome& block, const std::vector<double>& samples,
                     std::int64_t block_size);
 
+/// Appends `from`, the outcome of trajectories that all come after those of `into`, to `into`
+/// (the lane path records each lane apart, then appends them in index order).
+void append_outcome(BlockOutcome& into, BlockOutcome&& from);
+
 /// Adds a block's samples, failures, counts and outputs to `into`.
 void merge_block(ChoicePartial& into, const BlockOutcome& block);
+
+/// Locks over contiguous ranges of a choice's cells, so that blocks add their samples to
+/// different ranges at the same time (the statistics are associative: the order in which blocks
+/// add to a cell does not change its bits).
+class CellStripes {
+ public:
+  /// Cells per stripe: a few hundred kB of CellStats, each block's samples of them adjacent.
+  static constexpr std::size_t kCells = 64;
+  explicit CellStripes(std::size_t n_cells)
+      : n_cells_(n_cells), locks_((n_cells + kCells - 1) / kCells) {}
+  std::size_t size() const { return locks_.size(); }
+  std::size_t n_cells() const { return n_cells_; }
+  std::mutex& lock(std::size_t stripe) { return locks_[stripe]; }
+
+ private:
+  std::size_t n_cells_;
+  std::vector<std::mutex> locks_;
+};
+
+/// Adds a block's samples to the cells of `into`, stripe by stripe under the stripe's lock,
+/// from stripe `first` on (callers start at different stripes); safe to call from several
+/// threads at once for different blocks. A stripe held by another thread is done after the
+/// others.
+void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStripes& stripes,
+                       std::size_t first);
+
+/// Adds a block's failures, counts and outputs to `into` (everything merge_block() adds but the
+/// samples). Not thread-safe.
+void merge_block_outcome(ChoicePartial& into, const BlockOutcome& block);
 
 /// Merges `from` into `into` (same number of cells and histogram counts); failures and
 /// outputs stay in index order.

@@ -1,14 +1,17 @@
 // The ensemble's parallel driver (DESIGN.md "Ensemble semantics"). The pieces it drives:
 // prepared_spec.cpp (validation), initial_condition_source.cpp (trajectory i's state),
-// observables.cpp (sampling) and accumulation.cpp (statistics and their merge).
+// observables.cpp (sampling), accumulation.cpp (statistics and their merge) and, where a pair has
+// lane kernels, its LaneStepper (nhsim/lanes.hpp, core/src/lanes/).
 //
-// Parallel structure: a range of trajectories is cut into blocks of kBlock indices; a oneTBB
-// pipeline runs blocks in parallel (each block sequentially, in index order) and a serial stage
-// adds each finished block's samples to the choice's cells. The statistics are associative
+// Parallel structure: a range of trajectories is cut into blocks (block_size()); a oneTBB
+// pipeline runs blocks in parallel, each block in index order, one trajectory at a time with one
+// Stepper or a lane batch at a time with one LaneStepper (the same bits either way). The stage
+// that runs a block also adds its samples to the choice's cells, under per-stripe locks; a serial
+// stage merges the rest (counts, failures, outputs). The statistics are associative
 // (nhsim/statistics.hpp), so the order in which blocks finish does not matter: the result is
-// bit-identical for any thread count and any split of the trajectories into partial results
-// (partial_result.cpp merges them). Memory holds the cells and at most a few blocks' samples,
-// independent of the number of trajectories.
+// bit-identical for any thread count, lane width and any split of the trajectories into partial
+// results (partial_result.cpp merges them). Memory holds the cells and at most a few blocks'
+// samples, independent of the number of trajectories.
 #include "nhsim/ensemble.hpp"
 
 #include <tbb/parallel_pipeline.h>
@@ -16,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -24,6 +28,7 @@
 #include "accumulation.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
+#include "nhsim/lanes.hpp"
 #include "observables.hpp"
 #include "outputs.hpp"
 #include "partial_result.hpp"
@@ -33,7 +38,10 @@
 namespace nhsim {
 namespace {
 
-constexpr std::int64_t kBlock = 8;
+/// Blocks hold a multiple of 8 trajectories (every lane width divides it), from 8 to 64.
+constexpr std::int64_t kMinBlock = 8, kMaxBlock = 64;
+/// The samples a block may hold before they are added to the cells.
+constexpr double kBlockSampleBytes = 2.0 * 1024 * 1024;
 /// Steps between two looks at the cancel flag: at most about 70 ms for the slowest pair
 /// (four_bar ggl, 15k steps/s), so that a cancel or shutdown takes effect promptly.
 constexpr std::int64_t kStepsPerCancelCheck = 1024;
@@ -64,6 +72,8 @@ struct ChoiceRun {
   std::size_t ci = 0;  ///< the choice's index in the spec
   std::int64_t n_steps = 0, n_samples = 0;
   bool need_state = false;
+  LaneSettings lanes = {};         ///< resolved (resolve_lane_settings())
+  std::int64_t block = kMinBlock;  ///< trajectories per block (block_size())
 
   bool cancelled() const {
     return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
@@ -101,15 +111,17 @@ struct TrajectoryRecord {
     }
   }
 
-  void sample(const Stepper& stepper, double h0, Eigen::VectorXd& q, Eigen::VectorXd& p) {
+  /// Source: a Stepper, or a LaneView of one lane.
+  template <class Source>
+  void sample(const Source& source, double h0, Eigen::VectorXd& q, Eigen::VectorXd& p) {
     if (summary) {
       double energy = 0.0, residual = 0.0;
-      stepper.energy_and_residual(energy, residual);
+      source.energy_and_residual(energy, residual);
       max_energy_error = std::max(max_energy_error, std::abs(energy - h0));
       max_residual = std::max(max_residual, residual);
     }
     if (sampled_state) {
-      stepper.get_state(q, p);
+      source.get_state(q, p);
       std::copy(q.begin(), q.end(), samples.q.begin() + reached * q.size());
       std::copy(p.begin(), p.end(), samples.p.begin() + reached * p.size());
     }
@@ -117,118 +129,267 @@ struct TrajectoryRecord {
   }
 };
 
-/// Trajectory i from its initial state to t_final, sampled into `samples` ([sample * n_obs +
-/// obs]); its outcome and requested outputs go to `block`.
-void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eigen::VectorXd& q,
-                    Eigen::VectorXd& p, std::vector<double>& samples, std::int64_t block_size,
-                    BlockOutcome& block) {
-  const SystemModel& model = *run.prepared.model;
-  const auto& observables = run.prepared.observables;
-  const PreparedOutputs& outputs = run.prepared.outputs;
-  const std::int64_t se = run.choice.sample_every;
-  const double h = run.choice.h;
-  const auto summarise = [&](TrajectorySummary::Status status, double time,
-                             const TrajectoryRecord* record, std::string reason) {
-    if (!outputs.spec.summary) return;
-    TrajectorySummary s{i, status, time, 0.0, 0.0, std::move(reason)};
+/// Trajectory i of one choice from its initial state to t_final, whoever steps it (a Stepper, or
+/// a lane of a LaneStepper: the Source of the member templates): its samples go to `samples`
+/// ([sample * n_obs + obs]), its outcome and requested outputs to `block`, as the trajectory
+/// goes. The caller draws the initial state, sets it, then calls start(), took() and fail() or
+/// cancel() as it steps, sample() at each sample time while running(), and finish().
+class TrajectoryRun {
+ public:
+  TrajectoryRun(const ChoiceRun& run, std::int64_t i, std::vector<double>& samples,
+                std::int64_t block_size, BlockOutcome& block)
+      : run_(run),
+        i_(i),
+        samples_(samples),
+        block_size_(block_size),
+        block_(block),
+        record_(run, i, run.prepared.model->nq()) {}
+
+  /// Trajectory i's initial state into q, p. False when it has none: the trajectory is then
+  /// recorded (failed, or cancelled where the generator saw the cancel flag) and done.
+  bool draw_initial_state(Eigen::VectorXd& q, Eigen::VectorXd& p) {
+    std::string reason;
+    if (!initial_state(run_.initial_conditions, *run_.prepared.model, i_, q, p, reason,
+                       run_.options.cancel)) {
+      if (reason == "cancelled") {  // the generator stopped at the cancel flag
+        ++block_.cancelled;
+        summarise(TrajectorySummary::Status::kCancelled, 0.0, nullptr, "");
+        return false;
+      }
+      ++block_.failed;
+      block_.failures.push_back({i_, run_.choice.integrator, 0.0, reason});
+      summarise(TrajectorySummary::Status::kFailed, 0.0, nullptr, reason);
+      return false;
+    }
+    if (run_.ci == 0 && selected(run_.prepared.outputs.spec.initial_states, i_)) {
+      block_.initial_states.push_back({i_, canonical(q, p)});
+    }
+    return true;
+  }
+
+  /// The state is set: H0, and sample 0.
+  template <class Source>
+  void start(const Source& source, Eigen::VectorXd& q, Eigen::VectorXd& p) {
+    h0_ = source.energy();
+    sample(0, source, q, p);
+  }
+
+  /// Sample k of the current state.
+  template <class Source>
+  void sample(std::int64_t k, const Source& source, Eigen::VectorXd& q, Eigen::VectorXd& p) {
+    const auto n_obs = static_cast<std::int64_t>(run_.prepared.observables.size());
+    sample_observables(run_.prepared.observables, run_.need_state, *run_.prepared.model, source,
+                       h0_, q, p, samples_.data() + k * n_obs);
+    record_.sample(source, h0_, q, p);
+  }
+
+  /// `steps` more steps succeeded.
+  void took(std::int64_t steps) { steps_taken_ += steps; }
+  /// The last step failed: the trajectory ends at the last good state.
+  void fail(std::string reason) {
+    reason_ = std::move(reason);
+    failed_ = true;
+    block_.failures.push_back({i_, run_.choice.integrator, time(), reason_});
+  }
+  /// The cancel flag was seen: the trajectory ends here.
+  void cancel() { stopped_ = true; }
+  bool running() const { return !failed_ && !stopped_; }
+
+  /// Records the outcome: counts, summary, and for a successful trajectory its samples,
+  /// histogram counts and final state; and the sampled trajectory if it is one.
+  template <class Source>
+  void finish(const Source& source, Eigen::VectorXd& q, Eigen::VectorXd& p) {
+    const PreparedOutputs& outputs = run_.prepared.outputs;
+    block_.steps += steps_taken_;
+    if (stopped_) {
+      ++block_.cancelled;
+      summarise(TrajectorySummary::Status::kCancelled, time(), &record_, "");
+    } else if (failed_) {
+      ++block_.failed;
+      summarise(TrajectorySummary::Status::kFailed, time(), &record_, reason_);
+    } else {
+      add_successful(block_, samples_, block_size_);
+      summarise(TrajectorySummary::Status::kOk, time(), &record_, "");
+      if (!outputs.histograms.empty()) {
+        add_to_histograms(outputs, run_.ci, samples_.data(), run_.prepared.observables.size(),
+                          block_.histogram_counts);
+      }
+      if (selected(outputs.spec.final_states, i_)) {
+        source.get_state(q, p);
+        block_.final_states.push_back({i_, canonical(q, p)});
+      }
+    }
+    if (record_.sampled) {
+      const auto n_values =
+          static_cast<std::size_t>(record_.reached) * run_.prepared.observables.size();
+      record_.samples.samples = record_.reached;
+      record_.samples.values.assign(samples_.begin(), samples_.begin() + n_values);
+      const auto n_state = static_cast<std::size_t>(record_.reached * run_.prepared.model->nq());
+      if (record_.sampled_state) {
+        record_.samples.q.resize(n_state);
+        record_.samples.p.resize(n_state);
+      }
+      block_.sampled.push_back(std::move(record_.samples));
+    }
+  }
+
+ private:
+  double time() const { return static_cast<double>(steps_taken_) * run_.choice.h; }
+
+  void summarise(TrajectorySummary::Status status, double time, const TrajectoryRecord* record,
+                 std::string reason) {
+    if (!run_.prepared.outputs.spec.summary) return;
+    TrajectorySummary s{i_, status, time, 0.0, 0.0, std::move(reason)};
     if (record != nullptr) {
       s.max_abs_energy_error = record->max_energy_error;
       s.max_constraint_residual = record->max_residual;
     }
-    block.summary.push_back(std::move(s));
-  };
-  std::string reason;
-  if (!initial_state(run.initial_conditions, model, i, q, p, reason, run.options.cancel)) {
-    if (reason == "cancelled") {  // the generator stopped at the cancel flag
-      ++block.cancelled;
-      summarise(TrajectorySummary::Status::kCancelled, 0.0, nullptr, "");
-      return;
-    }
-    ++block.failed;
-    block.failures.push_back({i, run.choice.integrator, 0.0, reason});
-    summarise(TrajectorySummary::Status::kFailed, 0.0, nullptr, reason);
-    return;
+    block_.summary.push_back(std::move(s));
   }
-  if (run.ci == 0 && selected(outputs.spec.initial_states, i)) {
-    block.initial_states.push_back({i, canonical(q, p)});
-  }
+
+  const ChoiceRun& run_;
+  std::int64_t i_;
+  std::vector<double>& samples_;
+  std::int64_t block_size_;
+  BlockOutcome& block_;
+  TrajectoryRecord record_;
+  double h0_ = 0.0;
+  std::int64_t steps_taken_ = 0;
+  bool failed_ = false, stopped_ = false;
+  std::string reason_;
+};
+
+/// The steps of sample interval k (from sample k - 1 to sample k).
+std::int64_t interval_steps(const ChoiceRun& run, std::int64_t k) {
+  return sample_step(k, run.choice.sample_every, run.n_samples, run.n_steps) -
+         (k - 1) * run.choice.sample_every;
+}
+
+/// Trajectory i with one Stepper.
+void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eigen::VectorXd& q,
+                    Eigen::VectorXd& p, std::vector<double>& samples, std::int64_t block_size,
+                    BlockOutcome& block) {
+  TrajectoryRun t(run, i, samples, block_size, block);
+  if (!t.draw_initial_state(q, p)) return;
   stepper.set_state(q, p);
-  const double h0 = stepper.energy();
-  TrajectoryRecord record(run, i, model.nq());
-  auto sample = [&](std::int64_t k) {
-    sample_observables(observables, run.need_state, model, stepper, h0, q, p,
-                       samples.data() + k * static_cast<std::int64_t>(observables.size()));
-    record.sample(stepper, h0, q, p);
-  };
-  sample(0);
-  bool ok = true, stopped = false;
-  std::int64_t steps_taken = 0;
-  for (std::int64_t k = 1; k < run.n_samples && ok; ++k) {
-    const std::int64_t todo = sample_step(k, se, run.n_samples, run.n_steps) - (k - 1) * se;
+  t.start(stepper, q, p);
+  for (std::int64_t k = 1; k < run.n_samples && t.running(); ++k) {
     // A long sample interval is advanced in pieces, so that a cancel is seen within
     // kStepsPerCancelCheck steps (advance(a) then advance(b) is advance(a + b), bit for bit).
-    for (std::int64_t left = todo; left > 0 && ok;) {
+    for (std::int64_t left = interval_steps(run, k); left > 0 && t.running();) {
       if (run.cancelled()) {
-        stopped = true;
+        t.cancel();
         break;
       }
       const std::int64_t piece = std::min(left, kStepsPerCancelCheck);
       const AdvanceResult r = stepper.advance(piece);
-      steps_taken += r.steps_done;
+      t.took(r.steps_done);
       left -= piece;
-      if (r.status != StepStatus::kOk) {
-        ok = false;
-        reason = failure_reason(r);
-        block.failures.push_back(
-            {i, run.choice.integrator, static_cast<double>(steps_taken) * h, reason});
-      }
+      if (r.status != StepStatus::kOk) t.fail(failure_reason(r));
     }
-    if (stopped || !ok) break;
-    sample(k);
+    if (t.running()) t.sample(k, stepper, q, p);
   }
-  block.steps += steps_taken;
-  const double time = static_cast<double>(steps_taken) * h;
-  if (stopped) {
-    ++block.cancelled;
-    summarise(TrajectorySummary::Status::kCancelled, time, &record, "");
-  } else if (!ok) {
-    ++block.failed;
-    summarise(TrajectorySummary::Status::kFailed, time, &record, reason);
-  } else {
-    add_successful(block, samples, block_size);
-    summarise(TrajectorySummary::Status::kOk, time, &record, "");
-    if (!outputs.histograms.empty()) {
-      add_to_histograms(outputs, run.ci, samples.data(), observables.size(),
-                        block.histogram_counts);
-    }
-    if (selected(outputs.spec.final_states, i)) {
-      stepper.get_state(q, p);
-      block.final_states.push_back({i, canonical(q, p)});
-    }
-  }
-  if (record.sampled) {
-    const auto n_values = static_cast<std::size_t>(record.reached) * observables.size();
-    record.samples.samples = record.reached;
-    record.samples.values.assign(samples.begin(), samples.begin() + n_values);
-    const auto n_state = static_cast<std::size_t>(record.reached * model.nq());
-    if (record.sampled_state) {
-      record.samples.q.resize(n_state);
-      record.samples.p.resize(n_state);
-    }
-    block.sampled.push_back(std::move(record.samples));
-  }
+  t.finish(stepper, q, p);
 }
 
-/// Trajectories [b, min(end, b + kBlock)) with one stepper, in index order.
+/// Trajectories [i0, i0 + n) (n <= lanes.width()) together, one lane each. Every lane goes
+/// through what run_trajectory() does, with the same steps between the same looks at the cancel
+/// flag; Stepper::advance's failure (a state no longer finite after a piece of steps: none of
+/// the piece's steps count) is checked per lane. Each lane records into its own outcome, appended
+/// to `block` in index order, so that the block holds what the scalar path's would.
+void run_lanes(const ChoiceRun& run, std::int64_t i0, int n, LaneStepper& lanes, Eigen::VectorXd& q,
+               Eigen::VectorXd& p, std::vector<std::vector<double>>& samples, BlockOutcome& block) {
+  std::vector<BlockOutcome> outcomes(static_cast<std::size_t>(n));
+  std::vector<std::unique_ptr<TrajectoryRun>> runs;
+  std::vector<LaneView> views;
+  views.reserve(static_cast<std::size_t>(lanes.width()));
+  std::vector<int> live;  // lanes with a state, in order
+  for (int l = 0; l < lanes.width(); ++l) {
+    views.emplace_back(lanes, l);
+    if (l >= n) {  // an empty lane steps zeros
+      q.setZero();
+      p.setZero();
+      lanes.set_state(l, q, p);
+      continue;
+    }
+    BlockOutcome& outcome = outcomes[static_cast<std::size_t>(l)];
+    outcome.histogram_counts.assign(block.histogram_counts.size(), 0);
+    runs.push_back(std::make_unique<TrajectoryRun>(
+        run, i0 + l, samples[static_cast<std::size_t>(l)], 1, outcome));
+    if (runs.back()->draw_initial_state(q, p)) {
+      lanes.set_state(l, q, p);
+      runs.back()->start(views.back(), q, p);
+      live.push_back(l);
+    } else {
+      runs.back().reset();
+      q.setZero();
+      p.setZero();
+      lanes.set_state(l, q, p);
+    }
+  }
+  const auto running = [&] {
+    for (int l : live) {
+      if (runs[static_cast<std::size_t>(l)]->running()) return true;
+    }
+    return false;
+  };
+  for (std::int64_t k = 1; k < run.n_samples && running(); ++k) {
+    for (std::int64_t left = interval_steps(run, k); left > 0 && running();) {
+      if (run.cancelled()) {
+        for (int l : live) runs[static_cast<std::size_t>(l)]->cancel();
+        break;
+      }
+      const std::int64_t piece = std::min(left, kStepsPerCancelCheck);
+      lanes.advance(piece);
+      left -= piece;
+      for (int l : live) {
+        TrajectoryRun& t = *runs[static_cast<std::size_t>(l)];
+        if (!t.running()) continue;
+        if (lanes.finite(l)) {
+          t.took(piece);
+        } else {
+          t.fail(failure_reason({StepStatus::kNonFinite, 0, 0.0}));
+        }
+      }
+    }
+    for (int l : live) {
+      TrajectoryRun& t = *runs[static_cast<std::size_t>(l)];
+      if (t.running()) t.sample(k, views[static_cast<std::size_t>(l)], q, p);
+    }
+  }
+  for (int l : live)
+    runs[static_cast<std::size_t>(l)]->finish(views[static_cast<std::size_t>(l)], q, p);
+  for (BlockOutcome& outcome : outcomes) append_outcome(block, std::move(outcome));
+}
+
+/// Trajectories [b, min(end, b + run.block)) in index order: in lane batches where the pair has
+/// lane kernels and lanes are on, else one at a time with one stepper.
 std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
   const auto n_cells = static_cast<std::size_t>(run.n_samples) * run.prepared.observables.size();
   auto block = std::make_unique<BlockOutcome>();
   block->histogram_counts.assign(run.prepared.outputs.histogram_cells, 0);
-  std::vector<double> samples(n_cells);
-  std::unique_ptr<Stepper> stepper = run.prepared.model->make_stepper(run.choice);
   const int nq = run.prepared.model->nq();
   Eigen::VectorXd q(nq), p(nq);
-  const std::int64_t i0 = b, i1 = std::min(run.range.end, i0 + kBlock);
+  const std::int64_t i0 = b, i1 = std::min(run.range.end, i0 + run.block);
+  if (std::unique_ptr<LaneStepper> lanes =
+          run.lanes.isa == LaneIsa::kOff
+              ? nullptr
+              : run.prepared.model->make_lane_stepper(run.choice, run.lanes)) {
+    const int w = lanes->width();
+    std::vector<std::vector<double>> samples(static_cast<std::size_t>(w),
+                                             std::vector<double>(n_cells));
+    for (std::int64_t i = i0; i < i1; i += w) {
+      const int n = static_cast<int>(std::min<std::int64_t>(w, i1 - i));
+      if (run.cancelled()) {
+        block->cancelled += n;
+        continue;
+      }
+      run_lanes(run, i, n, *lanes, q, p, samples, *block);
+    }
+    return block;
+  }
+  std::vector<double> samples(n_cells);
+  std::unique_ptr<Stepper> stepper = run.prepared.model->make_stepper(run.choice);
   for (std::int64_t i = i0; i < i1; ++i) {
     if (run.cancelled()) {
       ++block->cancelled;
@@ -281,24 +442,49 @@ std::vector<double> sample_times(const IntegratorChoice& choice, std::int64_t n_
   return t;
 }
 
+/// Trajectories per block for `n` trajectories, `n_cells` statistics cells and `concurrency`
+/// threads: at least 4 blocks per thread where n allows (balance), at most about
+/// kBlockSampleBytes of samples, a multiple of 8 in [kMinBlock, kMaxBlock]. Any size gives the
+/// same bits (the statistics are associative). Larger blocks add each cell's values in larger
+/// batches: a cell's exact sums and sketch then move between the cores' caches once per 64
+/// trajectories instead of once per 8, which is what limited 2-thread scaling once the steps
+/// got cheap (lanes).
+std::int64_t block_size(std::int64_t n, std::size_t n_cells, int concurrency) {
+  const std::int64_t balance = (n + 4 * concurrency - 1) / (4 * std::max(1, concurrency));
+  const auto by_memory = static_cast<std::int64_t>(
+      kBlockSampleBytes / (8.0 * static_cast<double>(std::max<std::size_t>(n_cells, 1))));
+  const std::int64_t b = std::min(balance, by_memory);
+  return std::clamp((b + kMinBlock - 1) / kMinBlock * kMinBlock, kMinBlock, kMaxBlock);
+}
+
 /// Runs the trajectories of `range` with integrator choice `ci`; `done_work` counts finished
 /// trajectories over all choices for the progress callback.
 ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::size_t ci,
-                         TrajectoryRange range, const RunOptions& options, tbb::task_arena& arena,
-                         std::int64_t& done_work, std::int64_t total_work) {
+                         TrajectoryRange range, const RunOptions& options,
+                         const LaneSettings& lanes, tbb::task_arena& arena, std::int64_t& done_work,
+                         std::int64_t total_work) {
   const IntegratorChoice& choice = pr.choices[ci];
   ChoiceRun run{pr, spec.initial_conditions, choice, options, range, ci};
+  run.lanes = lanes;
   run.n_steps = pr.n_steps[ci];
   run.n_samples = sample_count(choice, run.n_steps);
   run.need_state = observables_need_state(pr.observables);
 
   ChoicePartial partial = empty_choice_partial(
       static_cast<std::size_t>(run.n_samples) * pr.observables.size(), pr.outputs.histogram_cells);
+  CellStripes stripes(partial.cells.size());
+  // Blocks running at once start at stripes far apart (a Weyl sequence over the block number).
+  const auto first_stripe = [&](std::int64_t b) {
+    const double golden = 0.6180339887498949 * static_cast<double>((b - range.begin) / run.block);
+    return static_cast<std::size_t>((golden - std::floor(golden)) *
+                                    static_cast<double>(stripes.size()));
+  };
   const auto t0 = std::chrono::steady_clock::now();
   std::int64_t next_block = range.begin;
   arena.execute([&] {
-    const auto tokens =
-        static_cast<std::size_t>(2 * std::max(1, tbb::this_task_arena::max_concurrency()));
+    const int concurrency = std::max(1, tbb::this_task_arena::max_concurrency());
+    const auto tokens = static_cast<std::size_t>(2 * concurrency);
+    run.block = block_size(range.end - range.begin, partial.cells.size(), concurrency);
     // Each filter is a hand-off of oneTBB's, stated for ThreadSanitizer (tsan.hpp).
     auto next = [&](tbb::flow_control& fc) -> std::int64_t {
       tbb_handoff_acquire();
@@ -307,7 +493,7 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
         fc.stop();
       } else {
         b = next_block;
-        next_block += kBlock;
+        next_block += run.block;
       }
       tbb_handoff_release();
       return b;
@@ -316,16 +502,20 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
     // pointer token is the pointer itself, while a class-type token (a smart pointer) would be
     // moved through oneTBB's own storage between threads, out of ThreadSanitizer's sight. (An
     // exception that cancels the pipeline leaks the blocks in flight; only bad_alloc can.)
+    // The block adds its samples to the cells in the parallel stage, under the stripes' locks
+    // (they cost the most: exact sums and quantile sketches of every value); the serial stage
+    // merges the rest (counts, failures and outputs in index order) and reports progress.
     auto block = [&](std::int64_t b) -> BlockOutcome* {
       tbb_handoff_acquire();
       BlockOutcome* outcome = run_block(run, b).release();
+      add_block_samples(partial, *outcome, stripes, first_stripe(b));
       tbb_handoff_release();
       return outcome;
     };
     auto merge = [&](BlockOutcome* received) {
       tbb_handoff_acquire();
       const std::unique_ptr<BlockOutcome> a(received);
-      merge_block(partial, *a);
+      merge_block_outcome(partial, *a);
       done_work += a->ok + a->failed + a->cancelled;
       if (options.progress) options.progress(done_work, total_work);
       tbb_handoff_release();
@@ -399,10 +589,11 @@ PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
   const std::int64_t total_work =
       (range.end - range.begin) * static_cast<std::int64_t>(spec.integrators.size());
   std::int64_t done_work = 0;
+  const LaneSettings lanes = resolve_lane_settings(options.lanes);
   tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     partial.choices.push_back(
-        run_choice(pr, spec, ci, range, options, arena, done_work, total_work));
+        run_choice(pr, spec, ci, range, options, lanes, arena, done_work, total_work));
   }
   return partial;
 }

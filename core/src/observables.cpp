@@ -1,8 +1,6 @@
 // The ensemble's observables: name resolution and sampling (observables.hpp).
 #include "observables.hpp"
 
-#include <cmath>
-
 #include "join.hpp"
 #include "nhsim/spec_types.hpp"
 
@@ -77,45 +75,6 @@ bool observables_need_state(const std::vector<ObsDef>& observables) {
     }
   }
   return false;
-}
-
-void sample_observables(const std::vector<ObsDef>& observables, bool need_state,
-                        const SystemModel& model, const Stepper& stepper, double h0,
-                        Eigen::VectorXd& q, Eigen::VectorXd& p, double* row) {
-  if (need_state) stepper.get_state(q, p);
-  double energy = 0.0, residual = 0.0;
-  stepper.energy_and_residual(energy, residual);
-  for (std::size_t j = 0; j < observables.size(); ++j) {
-    const ObsDef& o = observables[j];
-    switch (o.kind) {
-      case ObsKind::kEnergyError:
-        row[j] = energy - h0;
-        break;
-      case ObsKind::kRelativeEnergyError: {
-        const double d = std::abs(energy - h0);
-        row[j] = h0 != 0.0 ? d / std::abs(h0) : d;
-        break;
-      }
-      case ObsKind::kConstraintResidual:
-        row[j] = residual;
-        break;
-      case ObsKind::kPositionResidual:
-        row[j] = model.position_constraint_residual(q);
-        break;
-      case ObsKind::kVelocityResidual:
-        row[j] = model.velocity_constraint_residual(q, p);
-        break;
-      case ObsKind::kQ:
-        row[j] = q(o.index);
-        break;
-      case ObsKind::kP:
-        row[j] = p(o.index);
-        break;
-      case ObsKind::kSystem:
-        row[j] = model.observable(o.index, q, p);
-        break;
-    }
-  }
 }
 
 }  // namespace nhsim

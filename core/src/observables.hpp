@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,46 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& names, i
 bool observables_need_state(const std::vector<ObsDef>& observables);
 
 /// Samples every observable of the stepper's current state into row[0 .. size): h0 is H at
-/// t = 0; q, p (length nq) are workspace, filled from the stepper when `need_state`.
+/// t = 0; q, p (length nq) are workspace, filled from the stepper when `need_state`. Source: a
+/// Stepper, or one lane of a LaneStepper (LaneView): get_state() and energy_and_residual().
+template <class Source>
 void sample_observables(const std::vector<ObsDef>& observables, bool need_state,
-                        const SystemModel& model, const Stepper& stepper, double h0,
-                        Eigen::VectorXd& q, Eigen::VectorXd& p, double* row);
+                        const SystemModel& model, const Source& stepper, double h0,
+                        Eigen::VectorXd& q, Eigen::VectorXd& p, double* row) {
+  if (need_state) stepper.get_state(q, p);
+  double energy = 0.0, residual = 0.0;
+  stepper.energy_and_residual(energy, residual);
+  for (std::size_t j = 0; j < observables.size(); ++j) {
+    const ObsDef& o = observables[j];
+    switch (o.kind) {
+      case ObsKind::kEnergyError:
+        row[j] = energy - h0;
+        break;
+      case ObsKind::kRelativeEnergyError: {
+        const double d = std::abs(energy - h0);
+        row[j] = h0 != 0.0 ? d / std::abs(h0) : d;
+        break;
+      }
+      case ObsKind::kConstraintResidual:
+        row[j] = residual;
+        break;
+      case ObsKind::kPositionResidual:
+        row[j] = model.position_constraint_residual(q);
+        break;
+      case ObsKind::kVelocityResidual:
+        row[j] = model.velocity_constraint_residual(q, p);
+        break;
+      case ObsKind::kQ:
+        row[j] = q(o.index);
+        break;
+      case ObsKind::kP:
+        row[j] = p(o.index);
+        break;
+      case ObsKind::kSystem:
+        row[j] = model.observable(o.index, q, p);
+        break;
+    }
+  }
+}
 
 }  // namespace nhsim

@@ -3,6 +3,9 @@
 // the generated translation unit of I (core/pairs.cmake), so a pair missing from that list fails
 // to link, naming the pair. One translation unit: editing an integrator header recompiles this
 // file, not every system's registration.
+#include <type_traits>
+
+#include "lanes/chaotic_quartic_lanes.hpp"
 #include "nhsim/integrators/registry.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
@@ -43,9 +46,24 @@ std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& 
 
 /// Instantiates make_stepper_for, integrator_not_applicable and applicable_integrators for the
 /// catalogue system type given as the argument.
+template <class S>
+std::unique_ptr<LaneStepper> make_lane_stepper_for(const S& sys, const IntegratorChoice& choice,
+                                                   const LaneSettings& lanes) {
+  if constexpr (std::is_same_v<S, ChaoticQuartic<3>>) {
+    return make_chaotic_quartic_lanes(sys, choice, lanes);
+  } else {
+    (void)sys;
+    (void)choice;
+    (void)lanes;
+    return nullptr;
+  }
+}
+
 #define NHSIM_INSTANTIATE_STEPPER_FACTORY(...)                                                    \
   template std::unique_ptr<Stepper> make_stepper_for<__VA_ARGS__>(const __VA_ARGS__&,             \
                                                                   const IntegratorChoice&);       \
+  template std::unique_ptr<LaneStepper> make_lane_stepper_for<__VA_ARGS__>(                       \
+      const __VA_ARGS__&, const IntegratorChoice&, const LaneSettings&);                          \
   template std::optional<std::string> integrator_not_applicable<__VA_ARGS__>(const std::string&); \
   template std::vector<std::string> applicable_integrators<__VA_ARGS__>()
 

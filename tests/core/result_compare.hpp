@@ -76,6 +76,13 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
     EXPECT_EQ(x.trajectories_ok, y.trajectories_ok);
     EXPECT_EQ(x.trajectories_failed, y.trajectories_failed);
     EXPECT_EQ(x.steps_completed, y.steps_completed);
+    ASSERT_EQ(x.failures.size(), y.failures.size());
+    for (std::size_t k = 0; k < x.failures.size(); ++k) {
+      EXPECT_EQ(x.failures[k].trajectory, y.failures[k].trajectory);
+      EXPECT_EQ(x.failures[k].integrator, y.failures[k].integrator);
+      EXPECT_TRUE(bit_equal({x.failures[k].time}, {y.failures[k].time}));
+      EXPECT_EQ(x.failures[k].reason, y.failures[k].reason);
+    }
     ASSERT_EQ(x.observables.size(), y.observables.size());
     for (std::size_t j = 0; j < x.observables.size(); ++j) {
       const SeriesStats& u = x.observables[j];

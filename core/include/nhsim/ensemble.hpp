@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "nhsim/lane_settings.hpp"
 #include "nhsim/outputs.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/statistics.hpp"
@@ -114,6 +115,10 @@ struct RunOptions {
   int threads = 0;                            ///< 0 = oneTBB default
   const std::atomic<bool>* cancel = nullptr;  ///< set to stop promptly; result.cancelled
   ProgressFn progress;                        ///< optional
+  /// SIMD lanes for the pairs that have lane kernels (nhsim/lane_settings.hpp); the result is
+  /// the same bits for every setting. Throws std::invalid_argument (from run_partial) for an
+  /// instruction set this CPU lacks.
+  LaneSettings lanes;
 };
 
 /// Trajectory indices [begin, end).

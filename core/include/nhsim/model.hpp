@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nhsim/catalog.hpp"
+#include "nhsim/lanes.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -35,6 +36,13 @@ class SystemModel {
   /// choice mean the integrator's defaults. Throws SpecError("integrator", ...) if the
   /// integrator does not apply to this system.
   virtual std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const = 0;
+  /// A lane stepper for `choice` (nhsim/lanes.hpp) with resolved `lanes` settings
+  /// (resolve_lane_settings(), not kAuto), where this system and integrator have lane kernels;
+  /// nullptr otherwise (and for kOff): the ensemble then steps one trajectory at a time.
+  virtual std::unique_ptr<LaneStepper> make_lane_stepper(const IntegratorChoice& /*choice*/,
+                                                         const LaneSettings& /*lanes*/) const {
+    return nullptr;
+  }
   /// Number of holonomic constraints g(q) = 0 (seed 003 eq. (1), seed 004 §3.5); 0 for none.
   virtual int ng() const { return 0; }
   /// max_k |g_k(q)|, the position-level residual; 0 without holonomic constraints.

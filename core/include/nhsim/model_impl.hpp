@@ -43,6 +43,10 @@ class ModelImpl final : public SystemModel {
     if (!st) throw SpecError("integrator", "unknown integrator '" + choice.integrator + "'");
     return st;
   }
+  std::unique_ptr<LaneStepper> make_lane_stepper(const IntegratorChoice& choice,
+                                                 const LaneSettings& lanes) const override {
+    return make_lane_stepper_for(sys_, choice, lanes);
+  }
   int ng() const override {
     if constexpr (HasHolonomicConstraints<S>) {
       return S::NG;

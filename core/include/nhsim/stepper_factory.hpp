@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "nhsim/lanes.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -23,6 +24,13 @@ namespace nhsim {
 /// integrator does not apply to S. Precondition: choice.h > 0.
 template <class S>
 std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& choice);
+
+/// A lane stepper of `choice` on `sys` with resolved `lanes` settings (resolve_lane_settings()),
+/// where (S, choice.integrator) has lane kernels (core/src/lanes/); nullptr otherwise or for
+/// LaneIsa::kOff.
+template <class S>
+std::unique_ptr<LaneStepper> make_lane_stepper_for(const S& sys, const IntegratorChoice& choice,
+                                                   const LaneSettings& lanes);
 
 /// Why integrator `id` does not apply to system type S ("<id> needs <requirement>");
 /// std::nullopt if it applies or the id is unknown.

@@ -36,18 +36,31 @@ class Rk4Method {
   std::int64_t newton_iterations() const { return 0; }
 
   StepStatus step(double& /*residual*/) {
-    sys_.reduced_rhs(z_, g_, k1_);
-    t_ = z_ + (0.5 * h_) * k1_;
-    sys_.reduced_rhs(t_, g_, k2_);
-    t_ = z_ + (0.5 * h_) * k2_;
-    sys_.reduced_rhs(t_, g_, k3_);
-    t_ = z_ + h_ * k3_;
-    sys_.reduced_rhs(t_, g_, k4_);
-    z_ += (h_ / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
+    if constexpr (S::NZ == Eigen::Dynamic) {
+      step_impl(z_, k1_, k2_, k3_, k4_, t_, g_);
+    } else {
+      // Fixed size: work on locals the compiler can keep in registers (members written through
+      // references might alias the state, forcing every value through memory).
+      VecZ z = z_, k1, k2, k3, k4, t, g;
+      step_impl(z, k1, k2, k3, k4, t, g);
+      z_ = z;
+    }
     return StepStatus::kOk;
   }
 
  private:
+  EIGEN_STRONG_INLINE void step_impl(VecZ& z, VecZ& k1, VecZ& k2, VecZ& k3, VecZ& k4, VecZ& t,
+                                     VecZ& g) const {
+    sys_.reduced_rhs(z, g, k1);
+    t = z + (0.5 * h_) * k1;
+    sys_.reduced_rhs(t, g, k2);
+    t = z + (0.5 * h_) * k2;
+    sys_.reduced_rhs(t, g, k3);
+    t = z + h_ * k3;
+    sys_.reduced_rhs(t, g, k4);
+    z += (h_ / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+  }
+
   const S& sys_;
   double h_;
   VecZ z_, k1_, k2_, k3_, k4_, t_, g_;

@@ -54,11 +54,20 @@ class ChaoticQuartic {
     if (N != Eigen::Dynamic && n != N) throw std::invalid_argument("n does not match N");
   }
 
-  int n() const { return n_; }
-  int nq() const { return 2 * n_ + 1; }
+  /// n: the compile-time N where the type fixes it, so that every loop over the blocks has a
+  /// constant trip count and constant indices (unrolled, the state kept in registers); the
+  /// operations and their order are the same either way.
+  int n() const {
+    if constexpr (N == Eigen::Dynamic) {
+      return n_;
+    } else {
+      return N;
+    }
+  }
+  int nq() const { return 2 * n() + 1; }
   int nc() const { return 1; }
-  int nr() const { return 2 * n_; }
-  int nz() const { return 4 * n_ + 1; }
+  int nr() const { return 2 * n(); }
+  int nz() const { return 4 * n() + 1; }
 
   // ---- canonical form: H(q, p) = 1/2 p^T p + V(q), seed 001 eq. (6c-d), (19)-(20) ----
 
@@ -66,8 +75,8 @@ class ChaoticQuartic {
   template <class VQ>
   double potential(const VQ& q) const {
     double s = q.squaredNorm();
-    if (n_ >= 2) s += q(z(0)) * q(z(0)) * q(z(1)) * q(z(1));
-    for (int i = 0; i < n_; ++i) s += q(w(i)) * q(w(i)) * q(z(i)) * q(z(i));
+    if (n() >= 2) s += q(z(0)) * q(z(0)) * q(z(1)) * q(z(1));
+    for (int i = 0; i < n(); ++i) s += q(w(i)) * q(w(i)) * q(z(i)) * q(z(i));
     return 0.5 * s;
   }
 
@@ -75,12 +84,12 @@ class ChaoticQuartic {
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
     g(0) = q(0);
-    for (int i = 0; i < n_; ++i) {
+    for (int i = 0; i < n(); ++i) {
       const double wi = q(w(i)), zi = q(z(i));
       g(w(i)) = wi + wi * zi * zi;
       g(z(i)) = zi + wi * wi * zi;
     }
-    if (n_ >= 2) {
+    if (n() >= 2) {
       const double z1 = q(z(0)), z2 = q(z(1));
       g(z(0)) += z1 * z2 * z2;
       g(z(1)) += z1 * z1 * z2;
@@ -108,14 +117,14 @@ class ChaoticQuartic {
   void constraint(const VQ& q, Out& mu) const {
     mu.setZero();
     mu(0, 0) = 1.0;
-    for (int i = 0; i < n_; ++i) mu(0, z(i)) = q(w(i));
+    for (int i = 0; i < n(); ++i) mu(0, z(i)) = q(w(i));
   }
 
   /// mu(q) M^-1 p = p_x + sum_i w_i p_{z_i} (the constraint eq. (6d)).
   template <class VQ, class VP>
   double constraint_value(const VQ& q, const VP& p) const {
     double c = p(0);
-    for (int i = 0; i < n_; ++i) c += q(w(i)) * p(z(i));
+    for (int i = 0; i < n(); ++i) c += q(w(i)) * p(z(i));
     return c;
   }
 
@@ -130,9 +139,9 @@ class ChaoticQuartic {
   /// rho = X(q)^T p, eq. (16b). p must have length nq, rho gets length nr.
   template <class VQ, class VP, class Out>
   void to_reduced(const VQ& q, const VP& p, Out& rho) const {
-    for (int i = 0; i < n_; ++i) {
+    for (int i = 0; i < n(); ++i) {
       rho(i) = p(w(i));
-      rho(n_ + i) = q(w(i)) * p(0) - p(z(i));
+      rho(n() + i) = q(w(i)) * p(0) - p(z(i));
     }
   }
 
@@ -141,8 +150,8 @@ class ChaoticQuartic {
   void from_reduced(const VQ& q, const VRho& rho, Out& p) const {
     const double k = kappa(q, rho);
     double px = 0.0;
-    for (int i = 0; i < n_; ++i) {
-      const double u_eta = rho(n_ + i) - k * q(w(i));
+    for (int i = 0; i < n(); ++i) {
+      const double u_eta = rho(n() + i) - k * q(w(i));
       px += q(w(i)) * u_eta;
       p(w(i)) = rho(i);
       p(z(i)) = -u_eta;
@@ -154,8 +163,8 @@ class ChaoticQuartic {
   template <class VQ, class VRho>
   double kappa(const VQ& q, const VRho& rho) const {
     double we = 0.0, ww = 0.0;
-    for (int i = 0; i < n_; ++i) {
-      we += q(w(i)) * rho(n_ + i);
+    for (int i = 0; i < n(); ++i) {
+      we += q(w(i)) * rho(n() + i);
       ww += q(w(i)) * q(w(i));
     }
     return we / (1.0 + ww);
@@ -165,8 +174,8 @@ class ChaoticQuartic {
   double reduced_hamiltonian(const VecZ& zeta) const {
     const auto q = head_n<NQ>(zeta, nq());
     double kin = 0.0, we = 0.0, ww = 0.0;
-    for (int i = 0; i < n_; ++i) {
-      const double xi = zeta(nq() + i), eta = zeta(nq() + n_ + i), wi = q(w(i));
+    for (int i = 0; i < n(); ++i) {
+      const double xi = zeta(nq() + i), eta = zeta(nq() + n() + i), wi = q(w(i));
       kin += xi * xi + eta * eta;
       we += wi * eta;
       ww += wi * wi;
@@ -179,20 +188,20 @@ class ChaoticQuartic {
   void reduced_gradient(const VecZ& zeta, Out& g) const {
     const int o = nq();
     double we = 0.0, ww = 0.0;
-    for (int i = 0; i < n_; ++i) {
-      we += zeta(w(i)) * zeta(o + n_ + i);
+    for (int i = 0; i < n(); ++i) {
+      we += zeta(w(i)) * zeta(o + n() + i);
       ww += zeta(w(i)) * zeta(w(i));
     }
     const double k = we / (1.0 + ww);
     g(0) = zeta(0);
-    for (int i = 0; i < n_; ++i) {
-      const double wi = zeta(w(i)), zi = zeta(z(i)), eta = zeta(o + n_ + i);
+    for (int i = 0; i < n(); ++i) {
+      const double wi = zeta(w(i)), zi = zeta(z(i)), eta = zeta(o + n() + i);
       g(w(i)) = wi + wi * zi * zi - k * eta + k * k * wi;
       g(z(i)) = zi + wi * wi * zi;
       g(o + i) = zeta(o + i);
-      g(o + n_ + i) = eta - k * wi;
+      g(o + n() + i) = eta - k * wi;
     }
-    if (n_ >= 2) {
+    if (n() >= 2) {
       const double z1 = zeta(z(0)), z2 = zeta(z(1));
       g(z(0)) += z1 * z2 * z2;
       g(z(1)) += z1 * z1 * z2;
@@ -204,21 +213,21 @@ class ChaoticQuartic {
   void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
     const int o = nq();
     double we = 0.0, ww = 0.0, wve = 0.0;
-    for (int i = 0; i < n_; ++i) {
+    for (int i = 0; i < n(); ++i) {
       const double wi = zeta(w(i));
-      we += wi * zeta(o + n_ + i);
+      we += wi * zeta(o + n() + i);
       ww += wi * wi;
-      wve += wi * v(o + n_ + i);
+      wve += wi * v(o + n() + i);
     }
     const double k = we / (1.0 + ww);
     out(0) = wve;
     const double vx = v(0);
-    for (int i = 0; i < n_; ++i) {
-      const double vxi = v(o + i), veta = v(o + n_ + i);
+    for (int i = 0; i < n(); ++i) {
+      const double vxi = v(o + i), veta = v(o + n() + i);
       out(w(i)) = vxi;
       out(z(i)) = -veta;
       out(o + i) = -v(w(i)) - k * veta;
-      out(o + n_ + i) = -zeta(w(i)) * vx + v(z(i)) + k * vxi;
+      out(o + n() + i) = -zeta(w(i)) * vx + v(z(i)) + k * vxi;
     }
   }
 
@@ -230,7 +239,7 @@ class ChaoticQuartic {
   }
 
   int w(int i) const { return 1 + i; }
-  int z(int i) const { return 1 + n_ + i; }
+  int z(int i) const { return 1 + n() + i; }
 
  private:
   int n_;

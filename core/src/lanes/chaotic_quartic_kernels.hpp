@@ -1,0 +1,168 @@
+// Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla and
+// rk4 advancing W trajectories at once, one SIMD lane each, structure of arrays.
+//
+// Included by one translation unit per instruction set (kernels_<isa>.cpp), each compiled with
+// its own -m flags and -ffp-contract=off. Everything here has internal linkage (an anonymous
+// namespace, no library templates), so that no function compiled for one instruction set is
+// shared with another by the linker.
+//
+// Same bits as the scalar path: each lane performs the scalar stepper's floating-point
+// operations (core/include/nhsim/integrators/si_dla.hpp, rk4.hpp and
+// systems/chaotic_quartic.hpp) in the same order, as the same IEEE operations (+, -, *, /, each
+// correctly rounded; no fused multiply-add: -ffp-contract=off), so every lane's state is the
+// scalar state bit for bit whatever W and the instruction set. Where Eigen evaluates an expression
+// in an order of its own, the comment says which.
+#pragma once
+
+#include <cstdint>
+
+namespace {
+
+/// W doubles, one per lane (GCC/Clang vector extension: elementwise IEEE arithmetic, split into
+/// the instruction set's registers).
+template <int W>
+struct Lanes {
+  typedef double D __attribute__((vector_size(8 * W)));
+  static_assert(sizeof(D) == 8 * W, "the vector extension must apply");
+};
+
+// By reference, not by value: a vector wider than the baseline registers passed by value would
+// change the ABI (-Wpsabi); everything here is inlined anyway.
+template <int W>
+inline void load(typename Lanes<W>::D& v, const double* p) {
+  __builtin_memcpy(&v, p, sizeof v);
+}
+
+template <int W>
+inline void store(double* p, const typename Lanes<W>::D& v) {
+  __builtin_memcpy(p, &v, sizeof v);
+}
+
+/// si_dla on the chaotic quartic system, k steps of size h of W lanes: q and p are [7][W]
+/// (component-major). SiDlaMethod<ChaoticQuartic<3>>::step_impl with M = I, one constraint, and
+/// the affine solve (kSiDlaConstraintAffine): x = (x, w_1..w_3, z_1..z_3).
+template <int W>
+void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
+  using D = typename Lanes<W>::D;
+  D q[7], p[7];
+  for (int j = 0; j < 7; ++j) {
+    load<W>(q[j], q_io + j * W);
+    load<W>(p[j], p_io + j * W);
+  }
+  const double half_h = 0.5 * h;
+  const double half_h2 = 0.5 * h * h;
+  const D zero = D{} + 0.0, one = D{} + 1.0;
+  for (std::int64_t s = 0; s < k; ++s) {
+    D qh[7], g[7], pt[7], q1[7];
+    for (int j = 0; j < 7; ++j) qh[j] = q[j] + half_h * p[j];
+    // grad V(q_h) (ChaoticQuartic::grad_potential)
+    g[0] = qh[0];
+    for (int i = 0; i < 3; ++i) {
+      const D wi = qh[1 + i], zi = qh[4 + i];
+      g[1 + i] = wi + wi * zi * zi;
+      g[4 + i] = zi + wi * wi * zi;
+    }
+    g[4] += qh[4] * qh[5] * qh[5];
+    g[5] += qh[4] * qh[4] * qh[5];
+    for (int j = 0; j < 7; ++j) pt[j] = p[j] - h * g[j];
+    // mu(q_h) = (1, 0, 0, 0, w_h); lambda = 0: q_1 = q_h + h/2 p_t
+    for (int j = 0; j < 7; ++j) q1[j] = qh[j] + half_h * pt[j];
+    // c = mu(q_1) p_t and the Jacobian h mu(q_1) mu(q_h)^T (ChaoticQuartic::constraint_value)
+    D c = pt[0];
+    D m = one;
+    for (int i = 0; i < 3; ++i) {
+      c += q1[1 + i] * pt[4 + i];
+      m += q1[1 + i] * qh[1 + i];
+    }
+    const D jac = h * m;
+    const D lam = zero - c / jac;
+    // p = p_t + h mu_h^T lambda and q = q_1 + (h^2/2) mu_h^T lambda: Eigen evaluates
+    // s * (mu^T * lambda) as (s * mu^T) * lambda, including the structural zeros of mu_h.
+    p[0] = pt[0] + (h * 1.0) * lam;
+    q[0] = q1[0] + (half_h2 * 1.0) * lam;
+    for (int i = 1; i < 4; ++i) {
+      p[i] = pt[i] + (h * 0.0) * lam;
+      q[i] = q1[i] + (half_h2 * 0.0) * lam;
+    }
+    for (int i = 0; i < 3; ++i) {
+      p[4 + i] = pt[4 + i] + (h * qh[1 + i]) * lam;
+      q[4 + i] = q1[4 + i] + (half_h2 * qh[1 + i]) * lam;
+    }
+  }
+  for (int j = 0; j < 7; ++j) {
+    store<W>(q_io + j * W, q[j]);
+    store<W>(p_io + j * W, p[j]);
+  }
+}
+
+/// f(zeta) = Pi(zeta) grad H(zeta) of W lanes (ChaoticQuartic::reduced_gradient, then
+/// apply_pi), zeta = (x, w[3], z[3], xi[3], eta[3]).
+template <int W>
+inline void reduced_rhs(const typename Lanes<W>::D* z, typename Lanes<W>::D* out) {
+  using D = typename Lanes<W>::D;
+  const D zero = D{} + 0.0;
+  D we = zero, ww = zero;
+  for (int i = 0; i < 3; ++i) {
+    we += z[1 + i] * z[10 + i];
+    ww += z[1 + i] * z[1 + i];
+  }
+  // apply_pi recomputes kappa from the same values by the same operations: the same bits.
+  const D k = we / (1.0 + ww);
+  D g[13];
+  g[0] = z[0];
+  for (int i = 0; i < 3; ++i) {
+    const D wi = z[1 + i], zi = z[4 + i], eta = z[10 + i];
+    g[1 + i] = wi + wi * zi * zi - k * eta + k * k * wi;
+    g[4 + i] = zi + wi * wi * zi;
+    g[7 + i] = z[7 + i];
+    g[10 + i] = eta - k * wi;
+  }
+  g[4] += z[4] * z[5] * z[5];
+  g[5] += z[4] * z[4] * z[5];
+  D wve = zero;
+  for (int i = 0; i < 3; ++i) wve += z[1 + i] * g[10 + i];
+  out[0] = wve;
+  const D vx = g[0];
+  for (int i = 0; i < 3; ++i) {
+    const D vxi = g[7 + i], veta = g[10 + i];
+    out[1 + i] = vxi;
+    out[4 + i] = -veta;
+    out[7 + i] = -g[1 + i] - k * veta;
+    out[10 + i] = -z[1 + i] * vx + g[4 + i] + k * vxi;
+  }
+}
+
+/// rk4 on the reduced ODE, k steps of size h of W lanes: zeta is [13][W] (Rk4Method::step).
+template <int W>
+void rk4_steps(double* zeta_io, std::int64_t k, double h) {
+  using D = typename Lanes<W>::D;
+  D z[13];
+  for (int j = 0; j < 13; ++j) load<W>(z[j], zeta_io + j * W);
+  const double half_h = 0.5 * h;
+  const double sixth_h = h / 6.0;
+  for (std::int64_t s = 0; s < k; ++s) {
+    // k1 + 2 k2 + 2 k3 + k4 summed as it goes, in Eigen's order ((k1 + 2 k2) + 2 k3) + k4: four
+    // arrays live instead of six.
+    D kk[13], acc[13], t[13];
+    reduced_rhs<W>(z, kk);
+    for (int j = 0; j < 13; ++j) {
+      acc[j] = kk[j];
+      t[j] = z[j] + half_h * kk[j];
+    }
+    reduced_rhs<W>(t, kk);
+    for (int j = 0; j < 13; ++j) {
+      acc[j] = acc[j] + 2.0 * kk[j];
+      t[j] = z[j] + half_h * kk[j];
+    }
+    reduced_rhs<W>(t, kk);
+    for (int j = 0; j < 13; ++j) {
+      acc[j] = acc[j] + 2.0 * kk[j];
+      t[j] = z[j] + h * kk[j];
+    }
+    reduced_rhs<W>(t, kk);
+    for (int j = 0; j < 13; ++j) z[j] = z[j] + sixth_h * (acc[j] + kk[j]);
+  }
+  for (int j = 0; j < 13; ++j) store<W>(zeta_io + j * W, z[j]);
+}
+
+}  // namespace

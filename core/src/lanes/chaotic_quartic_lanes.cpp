@@ -1,0 +1,162 @@
+// Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp). The
+// state lives here, in structure of arrays; the steps are the kernels of the chosen instruction
+// set (kernels_<isa>.cpp). Everything a lane reports (finiteness, state, energy, residual) is
+// computed by gathering the lane into the scalar stepper's own vector types and calling the same
+// functions the scalar stepper calls, in this translation unit's (baseline) instruction set.
+#include "chaotic_quartic_lanes.hpp"
+
+#include <array>
+
+#include "kernels.hpp"
+#include "nhsim/integrators/reduced_state.hpp"
+#include "nhsim/stepper.hpp"
+
+namespace nhsim {
+namespace {
+
+using Sys = ChaoticQuartic<3>;
+using VecQ = Sys::VecQ;
+using VecZ = Sys::VecZ;
+constexpr int kMaxWidth = 8;
+
+/// Rows of W doubles, component-major: entry (row, lane) at row W + lane.
+template <int kRows>
+class LaneRows {
+ public:
+  explicit LaneRows(int width) : w_(width) { x_.fill(0.0); }
+  double* row(int r) { return x_.data() + r * w_; }
+  template <class V>
+  void put(int lane, int row0, const V& v) {
+    for (int j = 0; j < v.size(); ++j) x_[static_cast<std::size_t>((row0 + j) * w_ + lane)] = v(j);
+  }
+  template <class V>
+  void take(int lane, int row0, V& v) const {
+    for (int j = 0; j < v.size(); ++j) v(j) = x_[static_cast<std::size_t>((row0 + j) * w_ + lane)];
+  }
+
+ private:
+  alignas(64) std::array<double, kRows * kMaxWidth> x_;
+  int w_;
+};
+
+const lanes::ChaoticQuarticKernels& kernels(LaneIsa isa) {
+#if defined(__x86_64__)
+  if (isa == LaneIsa::kAvx512) return lanes::kChaoticQuarticAvx512;
+  if (isa == LaneIsa::kAvx2) return lanes::kChaoticQuarticAvx2;
+#endif
+  (void)isa;
+  return lanes::kChaoticQuarticBaseline;
+}
+
+/// si_dla: the canonical state (q, p), as SiDlaMethod keeps it.
+class SiDlaLanes final : public LaneStepper {
+ public:
+  SiDlaLanes(const Sys& sys, double h, int width, lanes::SiDlaKernel kernel)
+      : sys_(sys), h_(h), width_(width), kernel_(kernel), q_(width), p_(width) {}
+  int width() const override { return width_; }
+  void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
+    q_.put(lane, 0, VecQ(q));
+    p_.put(lane, 0, VecQ(p));
+  }
+  void advance(std::int64_t k) override { kernel_(q_.row(0), p_.row(0), k, h_); }
+  bool finite(int lane) const override {
+    VecQ q, p;
+    gather(lane, q, p);
+    return all_finite(q) && all_finite(p);  // SiDlaMethod::state_finite
+  }
+  void get_state(int lane, Eigen::VectorXd& q, Eigen::VectorXd& p) const override {
+    VecQ qq, pp;
+    gather(lane, qq, pp);
+    q = qq;
+    p = pp;
+  }
+  double energy(int lane) const override {
+    VecQ q, p;
+    gather(lane, q, p);
+    return sys_.hamiltonian(q, p);
+  }
+  void energy_and_residual(int lane, double& energy, double& residual) const override {
+    VecQ q, p;
+    gather(lane, q, p);
+    energy = sys_.hamiltonian(q, p);
+    residual = sys_.constraint_residual(q, p);
+  }
+
+ private:
+  void gather(int lane, VecQ& q, VecQ& p) const {
+    q_.take(lane, 0, q);
+    p_.take(lane, 0, p);
+  }
+  Sys sys_;
+  double h_;
+  int width_;
+  lanes::SiDlaKernel kernel_;
+  LaneRows<7> q_, p_;
+};
+
+/// rk4: the reduced state zeta = (q, rho) on D*, as Rk4Method keeps it.
+class Rk4Lanes final : public LaneStepper {
+ public:
+  Rk4Lanes(const Sys& sys, double h, int width, lanes::Rk4Kernel kernel)
+      : sys_(sys), h_(h), width_(width), kernel_(kernel), z_(width) {}
+  int width() const override { return width_; }
+  void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
+    VecZ z;
+    zeta_from_canonical(sys_, VecQ(q), VecQ(p), z);  // Rk4Method::set_canonical
+    z_.put(lane, 0, z);
+  }
+  void advance(std::int64_t k) override { kernel_(z_.row(0), k, h_); }
+  bool finite(int lane) const override {
+    VecZ z;
+    z_.take(lane, 0, z);
+    return all_finite(z);  // Rk4Method::state_finite
+  }
+  void get_state(int lane, Eigen::VectorXd& q, Eigen::VectorXd& p) const override {
+    VecQ qq, pp;
+    canonical(lane, qq, pp);
+    q = qq;
+    p = pp;
+  }
+  double energy(int lane) const override {
+    VecQ q, p;
+    canonical(lane, q, p);
+    return sys_.hamiltonian(q, p);
+  }
+  void energy_and_residual(int lane, double& energy, double& residual) const override {
+    VecQ q, p;
+    canonical(lane, q, p);
+    energy = sys_.hamiltonian(q, p);
+    residual = sys_.constraint_residual(q, p);
+  }
+
+ private:
+  void canonical(int lane, VecQ& q, VecQ& p) const {
+    VecZ z;
+    z_.take(lane, 0, z);
+    canonical_from_zeta(sys_, z, q, p);  // Rk4Method::canonical
+  }
+  Sys sys_;
+  double h_;
+  int width_;
+  lanes::Rk4Kernel kernel_;
+  LaneRows<13> z_;
+};
+
+}  // namespace
+
+std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
+                                                        const IntegratorChoice& choice,
+                                                        const LaneSettings& settings) {
+  const LaneSettings s = resolve_lane_settings(settings);
+  if (s.isa == LaneIsa::kOff) return nullptr;
+  const lanes::ChaoticQuarticKernels& k = kernels(s.isa);
+  const int w = lanes::width_index(s.width);
+  if (choice.integrator == "si_dla") {
+    return std::make_unique<SiDlaLanes>(sys, choice.h, s.width, k.si_dla[w]);
+  }
+  if (choice.integrator == "rk4")
+    return std::make_unique<Rk4Lanes>(sys, choice.h, s.width, k.rk4[w]);
+  return nullptr;
+}
+
+}  // namespace nhsim

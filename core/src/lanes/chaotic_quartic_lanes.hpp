@@ -1,0 +1,19 @@
+// Internal: the lane steppers of the chaotic quartic system (chaotic_quartic_lanes.cpp).
+#pragma once
+
+#include <memory>
+
+#include "nhsim/lanes.hpp"
+#include "nhsim/spec_types.hpp"
+#include "nhsim/systems/chaotic_quartic.hpp"
+
+namespace nhsim {
+
+/// A lane stepper of `choice` (si_dla or rk4; h = choice.h) on `sys` with the resolved
+/// `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
+/// std::invalid_argument as resolve_lane_settings() does.
+std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
+                                                        const IntegratorChoice& choice,
+                                                        const LaneSettings& settings);
+
+}  // namespace nhsim

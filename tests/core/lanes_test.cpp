@@ -1,0 +1,233 @@
+// Lanes (nhsim/lanes.hpp, DESIGN.md "Lanes"): stepping trajectories in SIMD lanes gives the scalar
+// path's bits, with lanes off and at every width of every instruction set this CPU runs: lane
+// states step by step, then whole ensembles (the variance example, failures, outputs).
+#include "nhsim/lanes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "nhsim/ensemble.hpp"
+#include "nhsim/initial_conditions.hpp"
+#include "nhsim/model_impl.hpp"
+#include "nhsim/systems/chaotic_quartic.hpp"
+#include "result_compare.hpp"
+
+namespace nhsim {
+namespace {
+
+/// Every forced setting this CPU runs: each available instruction set at widths 2, 4 and 8.
+std::vector<LaneSettings> forced_settings() {
+  std::vector<LaneSettings> out;
+  for (LaneIsa isa : available_lane_isas()) {
+    for (int width : {2, 4, 8}) out.push_back({isa, width});
+  }
+  return out;
+}
+
+std::string name(const LaneSettings& s) {
+  return std::string(lane_isa_name(s.isa)) + ":" + std::to_string(s.width);
+}
+
+bool same_bits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), static_cast<std::size_t>(a.size()) * sizeof(double)) == 0;
+}
+
+TEST(Lanes, BaselineIsAlwaysAvailable) {
+  const std::vector<LaneIsa> isas = available_lane_isas();
+  ASSERT_FALSE(isas.empty());
+  EXPECT_EQ(isas.front(), LaneIsa::kBaseline);
+  std::string names;
+  for (LaneIsa isa : isas) names += std::string(" ") + lane_isa_name(isa);
+  RecordProperty("lane_isas", names);
+}
+
+TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
+  using Sys = ChaoticQuartic<3>;
+  const ModelImpl<Sys> model(Sys(3));
+  EnergyShellGenerator g;
+  g.energy = 3.06;
+  g.seed = 11;
+  for (const char* id : {"si_dla", "rk4"}) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = 0.05;
+    for (const LaneSettings& s : forced_settings()) {
+      const std::unique_ptr<LaneStepper> lanes = model.make_lane_stepper(c, s);
+      ASSERT_NE(lanes, nullptr) << id << " " << name(s);
+      ASSERT_EQ(lanes->width(), s.width);
+      std::vector<std::unique_ptr<Stepper>> scalar;
+      Eigen::VectorXd q, p;
+      std::string reason;
+      for (int l = 0; l < s.width; ++l) {
+        ASSERT_TRUE(energy_shell_state(model, g, l, q, p, reason)) << reason;
+        scalar.push_back(model.make_stepper(c));
+        scalar.back()->set_state(q, p);
+        lanes->set_state(l, q, p);
+      }
+      // Pieces of different lengths, as the ensemble advances them between samples.
+      for (std::int64_t piece : {1, 7, 20, 1000}) {
+        lanes->advance(piece);
+        for (int l = 0; l < s.width; ++l) {
+          ASSERT_EQ(scalar[l]->advance(piece).status, StepStatus::kOk);
+          ASSERT_TRUE(lanes->finite(l));
+          Eigen::VectorXd q1(7), p1(7), q2(7), p2(7);
+          scalar[l]->get_state(q1, p1);
+          lanes->get_state(l, q2, p2);
+          EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2))
+              << id << " " << name(s) << " lane " << l << " after " << piece;
+          double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
+          scalar[l]->energy_and_residual(e1, r1);
+          lanes->energy_and_residual(l, e2, r2);
+          EXPECT_EQ(std::memcmp(&e1, &e2, sizeof e1), 0);
+          EXPECT_EQ(std::memcmp(&r1, &r2, sizeof r1), 0);
+        }
+      }
+    }
+  }
+}
+
+TEST(Lanes, OnlyPairsWithKernelsHaveLanes) {
+  const ModelImpl<ChaoticQuartic<3>> model(ChaoticQuartic<3>(3));
+  IntegratorChoice c;
+  c.h = 0.05;
+  for (const char* id : {"gonzalez", "avf", "rk2"}) {
+    c.integrator = id;
+    EXPECT_EQ(model.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr) << id;
+  }
+  c.integrator = "rk4";
+  EXPECT_EQ(model.make_lane_stepper(c, {LaneIsa::kOff, 0}), nullptr);
+  const ModelImpl<ChaoticQuartic<Eigen::Dynamic>> dynamic(ChaoticQuartic<Eigen::Dynamic>(3));
+  EXPECT_EQ(dynamic.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr);
+}
+
+/// examples/chaotic_variance.json (seed 001 Fig. 2, bottom right): 200 trajectories on the energy
+/// shell H = 3.06 with gonzalez, avf, si_dla and rk4, h = 0.05, every 20 steps; here to
+/// t_final (1000 in the example) and with every per-trajectory output.
+EnsembleSpec variance_example(double t_final, const std::vector<std::string>& ids) {
+  EnsembleSpec s;
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 3}};
+  s.initial_conditions = EnergyShellGenerator{3.06, 20261122, 200, 0.5, 10000};
+  for (const std::string& id : ids) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = 0.05;
+    c.sample_every = 20;
+    s.integrators.push_back(c);
+  }
+  s.t_final = t_final;
+  s.outputs.initial_states.all = true;
+  s.outputs.final_states.all = true;
+  s.outputs.sampled.indices = {0, 5, 9, 100, 199};
+  s.outputs.sampled_state = true;
+  s.outputs.summary = true;
+  s.outputs.histograms.push_back({"energy_error", {0.0, t_final}, {-1e-4, -1e-7, 0.0, 1e-7, 1e-4}});
+  return s;
+}
+
+RunOptions with_lanes(const LaneSettings& s, int threads = 2) {
+  RunOptions o;
+  o.threads = threads;
+  o.lanes = s;
+  return o;
+}
+
+TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
+  // The whole example (cut to t = 50: gonzalez and avf have no lanes and cost the most) with
+  // lanes off and on; then its lane pairs to t = 200 at every width of every instruction set.
+  const EnsembleSpec all = variance_example(50.0, {"gonzalez", "avf", "si_dla", "rk4"});
+  const EnsembleResult off = run_ensemble(all, with_lanes({LaneIsa::kOff, 0}));
+  ASSERT_EQ(off.integrators[3].trajectories_ok, 200);
+  test::expect_bit_identical(off, run_ensemble(all, with_lanes({LaneIsa::kAuto, 0})));
+
+  const EnsembleSpec lane_pairs = variance_example(200.0, {"si_dla", "rk4"});
+  const EnsembleResult reference = run_ensemble(lane_pairs, with_lanes({LaneIsa::kOff, 0}));
+  for (const LaneSettings& s : forced_settings()) {
+    SCOPED_TRACE(name(s));
+    test::expect_bit_identical(reference, run_ensemble(lane_pairs, with_lanes(s)));
+  }
+  // One thread and one block per lane batch boundary: the same bits again.
+  test::expect_bit_identical(reference,
+                             run_ensemble(lane_pairs, with_lanes({LaneIsa::kBaseline, 2}, 1)));
+}
+
+TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
+  // Explicit states of growing size: stiff for h = 0.05, they blow up after different numbers
+  // of steps (and at different samples), each in its own lane among ordinary ones.
+  EnsembleSpec s = variance_example(20.0, {"si_dla", "rk4"});
+  s.outputs.histograms.clear();
+  s.outputs.histograms.push_back({"energy_error", {0.0, 20.0}, {-1.0, 0.0, 1.0}});
+  ExplicitStates states;
+  const ModelImpl<ChaoticQuartic<3>> model(ChaoticQuartic<3>(3));
+  EnergyShellGenerator g{3.06, 5, 0, 0.5, 10000};
+  for (int i = 0; i < 19; ++i) {
+    Eigen::VectorXd q, p;
+    std::string reason;
+    if (i % 3 == 1) {
+      const double a = 3.0 * (i + 1);  // |q| from 6 to 60
+      q = Eigen::VectorXd::Zero(7);
+      p = Eigen::VectorXd::Zero(7);
+      q << 0.0, a, -a, 0.5 * a, a, 0.25 * a, -a;
+    } else {
+      ASSERT_TRUE(energy_shell_state(model, g, i, q, p, reason)) << reason;
+    }
+    states.states.push_back({{q.begin(), q.end()}, {p.begin(), p.end()}});
+  }
+  s.initial_conditions = states;
+  s.outputs.sampled.indices = {0, 1, 4, 7, 18};
+  const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
+  for (const IntegratorResult& r : off.integrators) {
+    EXPECT_GT(r.trajectories_failed, 0) << r.choice.integrator;
+    EXPECT_GT(r.trajectories_ok, 0) << r.choice.integrator;
+  }
+  for (const LaneSettings& l : forced_settings()) {
+    SCOPED_TRACE(name(l));
+    test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
+  }
+}
+
+TEST(Lanes, CancelledBeforeStartCountsEveryTrajectory) {
+  const EnsembleSpec s = variance_example(10.0, {"si_dla", "rk4"});
+  std::atomic<bool> cancel{true};
+  RunOptions o = with_lanes({LaneIsa::kBaseline, 4});
+  o.cancel = &cancel;
+  const EnsembleResult r = run_ensemble(s, o);
+  EXPECT_TRUE(r.cancelled);
+  for (const IntegratorResult& ir : r.integrators) {
+    EXPECT_EQ(ir.trajectories_ok + ir.trajectories_failed + ir.trajectories_cancelled, 200);
+  }
+}
+
+TEST(Lanes, SettingsAreResolvedAndBadOnesRefused) {
+  EXPECT_EQ(resolve_lane_settings({LaneIsa::kOff, 0}).isa, LaneIsa::kOff);
+  const LaneSettings base = resolve_lane_settings({LaneIsa::kBaseline, 0});
+  EXPECT_EQ(base.isa, LaneIsa::kBaseline);
+  EXPECT_EQ(base.width, 4);
+  EXPECT_THROW(resolve_lane_settings({LaneIsa::kBaseline, 3}), std::invalid_argument);
+  ::unsetenv("NHSIM_LANES");
+  EXPECT_EQ(resolve_lane_settings({}).isa, available_lane_isas().back());
+  ::setenv("NHSIM_LANES", "off", 1);
+  EXPECT_EQ(resolve_lane_settings({}).isa, LaneIsa::kOff);
+  ::setenv("NHSIM_LANES", "baseline:8", 1);
+  const LaneSettings env = resolve_lane_settings({});
+  EXPECT_EQ(env.isa, LaneIsa::kBaseline);
+  EXPECT_EQ(env.width, 8);
+  // An explicit setting is not overridden by the environment.
+  EXPECT_EQ(resolve_lane_settings({LaneIsa::kOff, 0}).isa, LaneIsa::kOff);
+  for (const char* bad : {"sse9", "avx2:3", "baseline:", "on"}) {
+    ::setenv("NHSIM_LANES", bad, 1);
+    EXPECT_THROW(resolve_lane_settings({}), std::invalid_argument) << bad;
+  }
+  ::unsetenv("NHSIM_LANES");
+}
+
+}  // namespace
+}  // namespace nhsim
