@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "nhsim/custom/definition.hpp"
+#include "nhsim/custom/model.hpp"
 #include "nhsim/model.hpp"
 
 namespace nhsim {
@@ -13,12 +14,8 @@ namespace nhsim {
 inline constexpr const char* kCustomSystemName = "custom_system";
 
 /// The entry of every user-defined system: which integrators apply and why others do not.
-/// `make` is null (use make_custom_model); no potential_lower_bound.
+/// `make` is null (use make_custom_model, nhsim/custom/model.hpp); no potential_lower_bound.
 SystemEntry custom_system_entry();
-
-/// The model of a compiled definition (a size of kCustomSizes).
-std::unique_ptr<SystemModel> make_custom_model(
-    const std::shared_ptr<const CustomSystemDefinition>& def);
 
 /// check_custom_system_at() at the explicit initial states (or the velocity perturbation's
 /// base state), after validate_initial_conditions(). The states an energy-shell generator draws
