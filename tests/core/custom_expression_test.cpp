@@ -178,6 +178,43 @@ TEST(CustomExpression, DerivativesAgreeWithClosedForms) {
   EXPECT_EQ(def->mass_inverse(2, 2), 0.25);
 }
 
+bool same_tape(const custom::Tape& a, const custom::Tape& b) {
+  if (a.num_inputs() != b.num_inputs() || a.outputs() != b.outputs() ||
+      a.code().size() != b.code().size()) {
+    return false;
+  }
+  for (std::size_t k = 0; k < a.code().size(); ++k) {
+    const auto &x = a.code()[k], &y = b.code()[k];
+    if (x.op != y.op || x.a != y.a || x.b != y.b || x.value != y.value) return false;
+  }
+  return true;
+}
+
+// GiNaC orders sums and products by hashes of symbol serial numbers, which grow with every
+// symbol the process makes; the tapes must not depend on them (same spec, same bits).
+TEST(CustomExpression, TheSameDefinitionGivesTheSameTapeWhateverGinacDidBefore) {
+  CustomSystemSpec s;
+  s.coordinates = {"x", "w1", "w2", "w3", "z1", "z2", "z3"};
+  for (int i = 0; i < 7; ++i) {
+    std::vector<std::string> row;
+    for (int j = 0; j < 7; ++j) row.emplace_back(i == j ? "2" : "0");
+    s.mass_matrix.push_back(row);
+  }
+  s.potential =
+      "(x^2 + w1^2 + w2^2 + w3^2 + z1^2 + z2^2 + z3^2 + z1^2*z2^2 + w1^2*z1^2 + w2^2*z2^2 + "
+      "w3^2*z3^2) / 2 + sin(x*w1 - z3) * exp(w2 + z1) / (1 + z2^2)";
+  s.constraints = {{"1", "0", "0", "0", "w1*z2", "w2 - z1", "w3 + x*z3"}};
+  const auto first = compile_custom_system(s);
+  std::vector<GiNaC::realsymbol> others;
+  for (int round = 0; round < 20; ++round) {
+    for (int k = 0; k < 7 * round + 3; ++k) others.emplace_back("t");  // new serials
+    const auto again = compile_custom_system(s);
+    EXPECT_TRUE(same_tape(first->potential, again->potential)) << round;
+    EXPECT_TRUE(same_tape(first->grad_potential, again->grad_potential)) << round;
+    EXPECT_TRUE(same_tape(first->constraint, again->constraint)) << round;
+  }
+}
+
 /// The SpecError of compile_custom_system(s): field and reason.
 std::pair<std::string, std::string> error_of(const CustomSystemSpec& s) {
   try {

@@ -1,8 +1,10 @@
 // GiNaC expression trees -> register tape (tape_compiler.hpp).
 #include "custom/tape_compiler.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -93,16 +95,56 @@ bool negative(const GiNaC::numeric& c) { return c.is_real() && c.is_negative(); 
 
 }  // namespace
 
+const std::string& TapeCompiler::key(const GiNaC::ex& e) {
+  if (const auto it = keys_.find(e); it != keys_.end()) return it->second;
+  std::ostringstream os;
+  auto operands = [&](const char* tag, bool sorted) {
+    std::vector<std::string> ks;
+    for (std::size_t i = 0; i < e.nops(); ++i) ks.push_back(key(e.op(i)));
+    if (sorted) std::sort(ks.begin(), ks.end());
+    os << tag << '(';
+    for (const auto& k : ks) os << k << ',';
+    os << ')';
+  };
+  if (GiNaC::is_a<GiNaC::symbol>(e)) {
+    os << "s:" << GiNaC::ex_to<GiNaC::symbol>(e).get_name();
+  } else if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+    operands("+", true);
+  } else if (GiNaC::is_exactly_a<GiNaC::mul>(e)) {
+    operands("*", true);
+  } else if (GiNaC::is_exactly_a<GiNaC::power>(e)) {
+    operands("^", false);
+  } else if (GiNaC::is_a<GiNaC::function>(e)) {
+    operands(GiNaC::ex_to<GiNaC::function>(e).get_name().c_str(), false);
+  } else {
+    os << "v:" << e;  // numbers and constants print the same whatever the symbols' serials
+  }
+  return keys_.emplace(e, os.str()).first->second;
+}
+
+std::vector<GiNaC::ex> TapeCompiler::sorted_operands(const GiNaC::ex& e) {
+  std::vector<GiNaC::ex> out;
+  for (std::size_t i = 0; i < e.nops(); ++i) out.push_back(e.op(i));
+  sort_by_key(out);
+  return out;
+}
+
+void TapeCompiler::sort_by_key(std::vector<GiNaC::ex>& es) {
+  std::stable_sort(es.begin(), es.end(),
+                   [&](const GiNaC::ex& a, const GiNaC::ex& b) { return key(a) < key(b); });
+}
+
 int TapeCompiler::compile_add(const GiNaC::ex& e) {
   // Start from a term with a positive coefficient where there is one: x - y, not -y + x.
-  const std::size_t n = e.nops();
+  const std::vector<GiNaC::ex> terms = sorted_operands(e);
+  const std::size_t n = terms.size();
   std::size_t first = 0;
-  while (first < n && negative(coefficient(e.op(first)))) ++first;
+  while (first < n && negative(coefficient(terms[first]))) ++first;
   if (first == n) first = 0;
-  int acc = compile(e.op(first));
+  int acc = compile(terms[first]);
   for (std::size_t i = 0; i < n; ++i) {
     if (i == first) continue;
-    const GiNaC::ex t = e.op(i);
+    const GiNaC::ex& t = terms[i];
     if (negative(coefficient(t))) {
       acc = emit(TapeOp::kSub, acc, compile(-t));
     } else {
@@ -128,6 +170,8 @@ int TapeCompiler::compile_mul(const GiNaC::ex& e) {
     }
   }
   if (!c.is_real()) throw std::domain_error("a complex coefficient");
+  sort_by_key(num);
+  sort_by_key(den);
   auto product = [&](const std::vector<GiNaC::ex>& fs) {
     int r = compile(fs[0]);
     for (std::size_t i = 1; i < fs.size(); ++i) r = emit(TapeOp::kMul, r, compile(fs[i]));

@@ -12,12 +12,20 @@
 //   * sin, cos, tan, exp, log, abs; and, from derivatives only: csgn (sign), real_part and
 //     conjugate (identities: the inputs are real), imag_part (0).
 // Anything else throws std::domain_error naming it (the caller reports the field).
+//
+// Determinism: GiNaC orders the operands of a sum or product by hashes of its symbols' serial
+// numbers, which depend on how many symbols the process made before, so the same definition
+// can come out of GiNaC in another order in another process or job. The compiler sorts
+// operands by a key built from names and values only (key()), so the same definition always
+// gives the same tape, hence the same bits (DESIGN.md: results do not depend on shards,
+// resumes or machines).
 #pragma once
 
 #include <ginac/ginac.h>
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -47,12 +55,18 @@ class TapeCompiler {
   int constant(double v);
   int emit(TapeOp op, int a, int b = 0, double value = 0.0);
   bool depends_on_inputs(const GiNaC::ex& e) const;
+  /// A string naming e's structure from symbol names, function names and printed numbers, with
+  /// the operands of sums and products in sorted order (independent of GiNaC's order).
+  const std::string& key(const GiNaC::ex& e);
+  std::vector<GiNaC::ex> sorted_operands(const GiNaC::ex& e);
+  void sort_by_key(std::vector<GiNaC::ex>& es);
 
   std::vector<GiNaC::ex> inputs_;
   std::vector<TapeInstruction> code_;
   std::vector<std::int32_t> outputs_;
   std::map<GiNaC::ex, int, GiNaC::ex_is_less> by_tree_;
   std::map<std::tuple<int, int, int, std::uint64_t>, int> by_instruction_;
+  std::map<GiNaC::ex, std::string, GiNaC::ex_is_less> keys_;
 };
 
 }  // namespace nhsim::custom
