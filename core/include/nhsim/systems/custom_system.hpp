@@ -47,6 +47,11 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
     }
     m_ = def_->mass;
     minv_ = def_->mass_inverse;
+    minv_diagonal_ = minv_.diagonal();
+    const bool diagonal = minv_.isDiagonal(0.0);
+    mass_kind_ = !diagonal               ? MassKind::kGeneral
+                 : minv_.isIdentity(0.0) ? MassKind::kIdentity
+                                         : MassKind::kDiagonal;
   }
 
   int nq() const { return NQ; }
@@ -71,10 +76,21 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
     for (int i = 0; i < NQ; ++i) g(i) = out[i];
   }
 
-  /// v = M^-1 p (length NQ).
+  /// v = M^-1 p (length NQ): a copy for M = I and a scaling for a diagonal M (the same values
+  /// as the product, which adds only zeros), else the product.
   template <class VQ, class VP, class Out>
   void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
-    v.noalias() = minv_ * p;
+    switch (mass_kind_) {
+      case MassKind::kIdentity:
+        v = p;
+        return;
+      case MassKind::kDiagonal:
+        v = minv_diagonal_.cwiseProduct(p);
+        return;
+      case MassKind::kGeneral:
+        v.noalias() = minv_ * p;
+        return;
+    }
   }
 
   /// M, NQ x NQ (constant).
@@ -124,9 +140,13 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
     for (int i = 0; i < NQ; ++i) in[i] = q(i);
   }
 
+  enum class MassKind { kIdentity, kDiagonal, kGeneral };
+
   std::shared_ptr<const CustomSystemDefinition> def_;
   MatQ m_;
   MatQ minv_;
+  VecQ minv_diagonal_;
+  MassKind mass_kind_ = MassKind::kGeneral;
 };
 
 }  // namespace nhsim
