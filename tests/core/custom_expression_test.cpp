@@ -215,6 +215,41 @@ TEST(CustomExpression, TheSameDefinitionGivesTheSameTapeWhateverGinacDidBefore) 
   }
 }
 
+// Random token soup (a deterministic stand-in for a fuzzer, which this release lacks): every
+// string either compiles or is refused with a SpecError on the potential, nothing else.
+TEST(CustomExpression, RandomStringsCompileOrAreRefusedWithTheField) {
+  const std::vector<std::string> tokens = {
+      "x",     "y",     "phi",  "k",    "eps",      "pi",   "1",     "0",    "2.5",
+      "1e-3",  "1e308", "+",    "-",    "*",        "/",    "^",     "(",    ")",
+      ",",     "sin(",  "cos(", "tan(", "exp(",     "log(", "sqrt(", "abs(", "pow(",
+      "asin(", "q",     "$",    " ",    "10^10^10", ".",    "e",     "E5"};
+  std::mt19937_64 rng(16);
+  std::uniform_int_distribution<std::size_t> pick(0, tokens.size() - 1), len(1, 40);
+  int compiled = 0, refused = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    CustomSystemSpec s;
+    s.coordinates = {"x", "y", "phi"};
+    s.parameters = {{"k", 2.0}, {"eps", 0.1}};
+    s.mass_matrix = {{"1", "0", "0"}, {"0", "1", "0"}, {"0", "0", "1"}};
+    s.constraints = {{"sin(phi)", "eps - cos(phi)", "0"}};
+    const std::size_t n = len(rng);
+    for (std::size_t i = 0; i < n; ++i) s.potential += tokens[pick(rng)];
+    try {
+      (void)compile_custom_system(s);
+      ++compiled;
+    } catch (const SpecError& e) {
+      EXPECT_EQ(e.field(), "custom_system.potential") << s.potential << ": " << e.what();
+      ++refused;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "'" << s.potential << "': " << e.what();
+    }
+  }
+  RecordProperty("compiled", compiled);
+  RecordProperty("refused", refused);
+  EXPECT_GT(compiled, 0);
+  EXPECT_GT(refused, 0);
+}
+
 /// The SpecError of compile_custom_system(s): field and reason.
 std::pair<std::string, std::string> error_of(const CustomSystemSpec& s) {
   try {
