@@ -27,6 +27,24 @@ EnergyShellGenerator from_proto(const v1::EnergyShell& shell) {
   return out;
 }
 
+std::vector<std::vector<std::string>> from_proto(
+    const google::protobuf::RepeatedPtrField<v1::ExpressionRow>& rows) {
+  std::vector<std::vector<std::string>> out;
+  out.reserve(static_cast<std::size_t>(rows.size()));
+  for (const auto& row : rows) out.emplace_back(row.entries().begin(), row.entries().end());
+  return out;
+}
+
+CustomSystemSpec from_proto(const v1::CustomSystem& system) {
+  CustomSystemSpec out;
+  out.coordinates.assign(system.coordinates().begin(), system.coordinates().end());
+  for (const auto& p : system.parameters()) out.parameters.emplace_back(p.name(), p.value());
+  out.mass_matrix = from_proto(system.mass_matrix());
+  out.potential = system.potential();
+  out.constraints = from_proto(system.constraints());
+  return out;
+}
+
 IntegratorChoice from_proto(const v1::IntegratorChoice& choice) {
   IntegratorChoice out;
   out.integrator = choice.integrator();
@@ -297,6 +315,7 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
     spec.loads.push_back(std::move(l));
   }
   spec.outputs = from_proto(request.outputs());
+  if (request.has_custom_system()) spec.custom_system = from_proto(request.custom_system());
   return spec;
 }
 

@@ -31,7 +31,10 @@ v1::Job to_job(const JobRecord& record) {
   job.set_error(record.error);
   job.set_label(record.label);
   job.set_owner(record.owner);
-  if (record.request) job.set_system(record.request->system());
+  if (record.request) {
+    job.set_system(record.request->has_custom_system() ? "custom_system"
+                                                       : record.request->system());
+  }
   job.set_cancel_requested(record.cancel && record.cancel->load());
   const std::chrono::system_clock::time_point unset{};
   if (record.created_time != unset) set_time(record.created_time, job.mutable_created_time());

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <variant>
 
+#include "custom/custom_entry.hpp"
 #include "join.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
@@ -27,7 +28,8 @@ std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const
                     "unknown integrator " + echo(c.integrator) + "; known: " + join(known));
   }
   if (auto why = entry.not_applicable(c.integrator)) {
-    throw SpecError(f + ".integrator", "does not apply to system '" + spec.system + "': " + *why);
+    throw SpecError(f + ".integrator",
+                    "does not apply to system '" + entry.info.name + "': " + *why);
   }
   if (!std::isfinite(c.h) || c.h <= 0.0) throw SpecError(f + ".h", "must be finite and > 0");
   if (c.sample_every < 1) throw SpecError(f + ".sample_every", "must be >= 1");
@@ -68,7 +70,7 @@ void check_shell_reachable(const EnsembleSpec& spec, const SystemEntry& entry,
   std::ostringstream os;
   os.precision(17);
   os << shell->energy << " cannot be reached: V >= " << bound << " everywhere for system '"
-     << spec.system << "' with these parameters, so no state has this energy with positive "
+     << entry.info.name << "' with these parameters, so no state has this energy with positive "
      << "kinetic energy";
   throw SpecError("initial_conditions.energy_shell.energy", os.str());
 }
@@ -77,14 +79,38 @@ void check_shell_reachable(const EnsembleSpec& spec, const SystemEntry& entry,
 
 PreparedSpec prepare(const EnsembleSpec& spec) {
   PreparedSpec pr;
-  const SystemEntry* entry = find_system(spec.system);
-  if (entry == nullptr) {
-    std::vector<std::string> known;
-    for (const auto& e : system_registry()) known.push_back(e.info.name);
-    throw SpecError("system", "unknown system " + echo(spec.system) + "; known: " + join(known));
+  const SystemEntry* entry = nullptr;
+  std::shared_ptr<const CustomSystemDefinition> custom;
+  if (spec.custom_system) {
+    if (!spec.system.empty()) {
+      throw SpecError("custom_system",
+                      "set either system (a catalogue name) or custom_system, "
+                      "not both");
+    }
+    if (!spec.parameters.empty()) {
+      throw SpecError("parameters",
+                      "does not apply to custom_system: its parameters are "
+                      "custom_system.parameters");
+    }
+    static const SystemEntry kCustomEntry = custom_system_entry();
+    entry = &kCustomEntry;
+    custom = compile_custom_system(*spec.custom_system);
+    pr.model = make_custom_model(custom);
+    for (const auto& [name, value] : spec.custom_system->parameters) pr.parameters[name] = value;
+  } else {
+    entry = find_system(spec.system);
+    if (entry == nullptr) {
+      std::vector<std::string> known;
+      for (const auto& e : system_registry()) known.push_back(e.info.name);
+      if (spec.system.empty()) {
+        throw SpecError("system",
+                        "no system: set system (known: " + join(known) + ") or custom_system");
+      }
+      throw SpecError("system", "unknown system " + echo(spec.system) + "; known: " + join(known));
+    }
+    pr.parameters = complete_parameters(*entry, spec.parameters);
+    pr.model = entry->make(pr.parameters);
   }
-  pr.parameters = complete_parameters(*entry, spec.parameters);
-  pr.model = entry->make(pr.parameters);
   pr.model->set_controls(spec.controls);
   pr.model->set_loads(spec.loads);
 
@@ -106,7 +132,9 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
     pr.choices.push_back(c);
   }
 
-  validate_initial_conditions(spec.initial_conditions, *pr.model, spec.system);
+  validate_initial_conditions(spec.initial_conditions, *pr.model,
+                              custom ? kCustomSystemName : spec.system);
+  if (custom) check_custom_initial_states(*custom, spec.initial_conditions);
   check_shell_reachable(spec, *entry, pr.parameters);
   pr.observables = resolve_observables(spec.observables, pr.model->nq(), pr.model->ng() > 0,
                                        pr.model->observable_names());

@@ -11,6 +11,7 @@
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/chaplygin_sleigh.hpp"
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
+#include "nhsim/systems/custom_system.hpp"
 #include "nhsim/systems/director_body.hpp"
 #include "nhsim/systems/four_bar.hpp"
 #include "nhsim/systems/gearbox.hpp"
@@ -81,5 +82,7 @@ NHSIM_INSTANTIATE_STEPPER_FACTORY(RigidBody);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(RollingDisk);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(Snakeboard);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(Suslov);
+NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<3, 1>);
+NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<7, 1>);
 
 }  // namespace nhsim

@@ -56,6 +56,27 @@ double max_of(const v1::SeriesStats& s) {
   return m;
 }
 
+// A user-defined system (issue 16): the contact oscillator as custom_system. gonzalez_r keeps
+// energy and constraint to round-off; si_dla and dla keep the constraint only (their energy error
+// is O(h^2)).
+TEST(Examples, CustomContactOscillatorGonzalezRConservesEnergyAndConstraint) {
+  const auto result = run_example("custom_contact_oscillator.json");
+  EXPECT_EQ(result.system(), "custom_system");
+  for (const auto& r : result.integrators()) {
+    const std::string id = r.choice().integrator();
+    SCOPED_TRACE(id);
+    ASSERT_EQ(r.trajectories_ok(), 50);
+    EXPECT_LT(max_of(series(r, "constraint_residual")), 1e-13);
+    const double energy = max_of(series(r, "relative_energy_error"));
+    if (id == "gonzalez_r") {
+      EXPECT_LT(energy, 1e-12);
+    } else {
+      EXPECT_GT(energy, 1e-6);
+      EXPECT_LT(energy, 1e-1);
+    }
+  }
+}
+
 // seed 001 Fig. 2 top left: all five methods are second order (errors at t = 10 against rk4 at
 // h = 0.001, whose own error is ~1e-12, far below the smallest error measured here).
 TEST(Examples, ChaoticFig2OrderPlotIsSecondOrderForAllFiveMethods) {

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "nhsim/client/files.hpp"
+#include "nhsim/custom/model.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/server/from_proto.hpp"
@@ -80,8 +82,13 @@ TEST(StepLoop, TakesNoHeapMemoryForAnyExampleChoice) {
   ASSERT_GT(specs.size(), 20u);
   for (const auto& path : specs) {
     const EnsembleSpec spec = server::from_proto(client::load_spec(path));
-    const SystemEntry& entry = *find_system(spec.system);
-    const auto model = entry.make(complete_parameters(entry, spec.parameters));
+    std::unique_ptr<SystemModel> model;
+    if (spec.custom_system) {  // a user-defined system (issue 16): its register tapes
+      model = make_custom_model(compile_custom_system(*spec.custom_system));
+    } else {
+      const SystemEntry& entry = *find_system(spec.system);
+      model = entry.make(complete_parameters(entry, spec.parameters));
+    }
     model->set_controls(spec.controls);
     model->set_loads(spec.loads);
     Eigen::VectorXd q, p;

@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "nhsim/custom/definition.hpp"
 #include "nhsim/lane_settings.hpp"
 #include "nhsim/outputs.hpp"
 #include "nhsim/spec_types.hpp"
@@ -22,7 +24,10 @@
 namespace nhsim {
 
 struct EnsembleSpec {
-  std::string system;                        ///< system id, see list_systems()
+  std::string system;  ///< system id, see list_systems()
+  /// A user-defined system instead of a catalogue one (then `system` stays empty and
+  /// `parameters` is empty: the definition carries its own). Exactly one of the two is set.
+  std::optional<CustomSystemSpec> custom_system;
   std::map<std::string, double> parameters;  ///< overrides of the system's named parameters
   InitialConditions initial_conditions;      ///< one source; see InitialConditions
   std::vector<IntegratorChoice> integrators;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstdint>
 
 #include "nhsim/stepper.hpp"
@@ -50,6 +51,14 @@ inline constexpr bool kSiDlaConstraintAffine<NonholonomicParticle> = true;
 /// [-r cos(theta) / J_phi, -r sin(theta) / J_phi]] has a zero theta row.
 template <>
 inline constexpr bool kSiDlaConstraintAffine<RollingDisk> = true;
+
+/// A system whose mu(q) is known only at run time (a user-defined system,
+/// nhsim/systems/custom_system.hpp) tells whether the same holds through
+/// si_dla_constraint_affine(); the affine solve is then taken where it returns true.
+template <class S>
+concept SiDlaRuntimeAffine = requires(const S& s) {
+  { s.si_dla_constraint_affine() } -> std::convertible_to<bool>;
+};
 
 template <class S>
 class SiDlaMethod {
@@ -153,7 +162,7 @@ class SiDlaMethod {
         lam -= jac.partialPivLu().solve(c);
       }
     };
-    if constexpr (kSiDlaConstraintAffine<S>) {
+    auto affine_step = [&] {
       // mu(q1) does not move with lambda: c(lambda) = c(0) + J lambda is affine and a single
       // linear solve is exact (up to round-off).
       residual_out = 0.0;
@@ -165,7 +174,15 @@ class SiDlaMethod {
         q_.noalias() = q1 + (0.5 * h_ * h_) * (minv_muh_t * lam);
       }
       return StepStatus::kOk;
+    };
+    if constexpr (kSiDlaConstraintAffine<S>) {
+      return affine_step();
     } else {
+      if constexpr (SiDlaRuntimeAffine<S>) {
+        if (sys_.si_dla_constraint_affine()) return affine_step();
+      } else {
+        (void)affine_step;
+      }
       const double scale = std::max(1.0, p_.template lpNorm<Eigen::Infinity>());
       for (int it = 0; it <= ns_.max_iter; ++it) {
         if (it > 0) {

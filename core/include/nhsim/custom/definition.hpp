@@ -1,0 +1,73 @@
+// A user-defined system (issue 16, DESIGN.md "User-defined systems"): the spec's symbolic
+// definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), and the
+// constant mass matrix with its inverse. The system type over it is
+// nhsim/systems/custom_system.hpp.
+//
+// Scope of this release: a constant mass matrix (no entry of M may depend on q), the canonical
+// form only (no holonomic g(q), invariants or controls), and the sizes of kCustomSizes.
+#pragma once
+
+#include <Eigen/Dense>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nhsim/custom/tape.hpp"
+
+namespace nhsim {
+
+/// The symbolic definition as the spec carries it (field names as in proto
+/// nhsim.v1.CustomSystem). Expressions are infix strings (core/src/custom/parser.hpp): numbers,
+/// the coordinates, the parameters, pi, + - * / ^ and sin, cos, tan, exp, log, sqrt, abs, pow.
+struct CustomSystemSpec {
+  /// Names of q^1..q^n, in order: identifiers, distinct.
+  std::vector<std::string> coordinates;
+  /// Named constants (name, value): identifiers, distinct from each other and the coordinates;
+  /// finite values. Units are the user's.
+  std::vector<std::pair<std::string, double>> parameters;
+  /// M: n rows of n entries, symmetric, positive definite, independent of q.
+  std::vector<std::vector<std::string>> mass_matrix;
+  /// V(q) [energy].
+  std::string potential;
+  /// mu(q): m rows (constraint one-forms mu^alpha) of n entries, 1 <= m < n.
+  std::vector<std::vector<std::string>> constraints;
+};
+
+/// The (nq, nc) sizes compiled into the library (core/pairs.cmake), so a definition must have
+/// one of these: (3, 1) fits the knife edge and the nonholonomic particle, (7, 1) the chaotic
+/// quartic system with n = 3. Each size costs 11 (system, integrator) pairs of build time.
+inline constexpr std::pair<int, int> kCustomSizes[] = {{3, 1}, {7, 1}};
+
+/// What the integrators evaluate, built once from a CustomSystemSpec.
+struct CustomSystemDefinition {
+  int nq = 0;
+  int nc = 0;
+  std::vector<std::string> coordinates;
+  Eigen::MatrixXd mass;          ///< M, nq x nq (constant)
+  Eigen::MatrixXd mass_inverse;  ///< M^-1, nq x nq
+  custom::Tape potential;        ///< q -> V(q), 1 output
+  custom::Tape grad_potential;   ///< q -> dV/dq, nq outputs
+  custom::Tape constraint;       ///< q -> mu(q), nc x nq outputs, row-major
+  /// True when mu depends only on coordinates j with (M^-1 mu^T)_j identically zero (checked
+  /// symbolically): then mu(q) does not move along the constraint forces and si_dla's
+  /// multiplier equation is affine (one linear solve; nhsim/integrators/si_dla.hpp).
+  bool constraint_affine_along_forces = false;
+};
+
+/// Parses, checks, differentiates and compiles `spec`. Throws SpecError naming the field under
+/// `field` (e.g. "custom_system.mass_matrix[1][2]", parse errors with "at position k"): empty or
+/// invalid or repeated names; sizes not in kCustomSizes; rows of the wrong length; syntax
+/// errors, unknown names, functions outside the whitelist, expressions over the size and depth
+/// limits; an entry of M that depends on q; M not symmetric (the first entry (i, j), i < j,
+/// with M_ij != M_ji) or not positive definite; a tape over kMaxTapeRegisters.
+std::shared_ptr<const CustomSystemDefinition> compile_custom_system(
+    const CustomSystemSpec& spec, const std::string& field = "custom_system");
+
+/// Checks the definition at a state: mu(q) of full row rank nc (singular values above
+/// 1e-12 max(1, |mu|)). Throws SpecError(field + ".constraints", ...) naming `where` (e.g.
+/// "initial state 3") otherwise.
+void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
+                            const std::string& where, const std::string& field = "custom_system");
+
+}  // namespace nhsim

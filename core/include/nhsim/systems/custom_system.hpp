@@ -1,0 +1,152 @@
+// A user-defined system (issue 16): the canonical form M, V(q), mu(q) of a
+// CustomSystemDefinition (nhsim/custom/definition.hpp), evaluated by its register tapes.
+//
+// Sizes are template parameters so the integrators get the same fixed-size Eigen types as for a
+// catalogue system; the library compiles the sizes of kCustomSizes (core/pairs.cmake). The mass
+// matrix is constant (kConstantMass), so every canonical-form method with that requirement
+// applies: si_dla, gonzalez_f, avf_f, i_dla, gonzalez_r, gonzalez_r_fd, spark2, dla, nh_rattle,
+// nh_rattle_projected and rk2. No reduced form (gonzalez_r builds the adapted frame by QR from
+// mu, seed 001 §3.3), so gonzalez, avf, itoh_abe, midpoint and rk4 do not.
+//
+// Derivatives: dV/dq is the symbolic gradient (its own tape); dmu/dq, where an integrator needs
+// it (gonzalez_r, rk2), is taken by the complex step on mu's tape evaluated at complex q, exact
+// to round-off (ComplexStepConstraint, nhsim/complex_step.hpp).
+#pragma once
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "nhsim/custom/definition.hpp"
+#include "nhsim/system_types.hpp"
+
+namespace nhsim {
+
+/// A user-defined system with NQ coordinates and NC constraint rows. Construct from a compiled
+/// definition of exactly those sizes (else std::invalid_argument). Copies share the definition.
+template <int NQ_, int NC_>
+class CustomSystem : public CanonicalTypes<NQ_, NC_> {
+ public:
+  using Base = CanonicalTypes<NQ_, NC_>;
+  using Base::NC;
+  using Base::NQ;
+  using typename Base::MatCQ;
+  using typename Base::MatQ;
+  using typename Base::VecQ;
+  static constexpr bool kConstantMass = true;
+  /// M may be any constant positive definite matrix: the integrators multiply by M^-1.
+  static constexpr bool kIdentityMass = false;
+
+  explicit CustomSystem(std::shared_ptr<const CustomSystemDefinition> def) : def_(std::move(def)) {
+    if (!def_ || def_->nq != NQ || def_->nc != NC) {
+      throw std::invalid_argument("CustomSystem: definition of another size");
+    }
+    m_ = def_->mass;
+    minv_ = def_->mass_inverse;
+    minv_diagonal_ = minv_.diagonal();
+    const bool diagonal = minv_.isDiagonal(0.0);
+    mass_kind_ = !diagonal               ? MassKind::kGeneral
+                 : minv_.isIdentity(0.0) ? MassKind::kIdentity
+                                         : MassKind::kDiagonal;
+  }
+
+  int nq() const { return NQ; }
+  int nc() const { return NC; }
+  const CustomSystemDefinition& definition() const { return *def_; }
+
+  /// V(q) [the user's energy unit]; q of length NQ.
+  template <class VQ>
+  double potential(const VQ& q) const {
+    double in[NQ], v;
+    load(q, in);
+    def_->potential.evaluate(in, &v);
+    return v;
+  }
+
+  /// g = dV/dq (length NQ), from the symbolic gradient.
+  template <class VQ, class Out>
+  void grad_potential(const VQ& q, Out& g) const {
+    double in[NQ], out[NQ];
+    load(q, in);
+    def_->grad_potential.evaluate(in, out);
+    for (int i = 0; i < NQ; ++i) g(i) = out[i];
+  }
+
+  /// v = M^-1 p (length NQ): a copy for M = I and a scaling for a diagonal M (the same values
+  /// as the product, which adds only zeros), else the product.
+  template <class VQ, class VP, class Out>
+  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
+    switch (mass_kind_) {
+      case MassKind::kIdentity:
+        v = p;
+        return;
+      case MassKind::kDiagonal:
+        v = minv_diagonal_.cwiseProduct(p);
+        return;
+      case MassKind::kGeneral:
+        v.noalias() = minv_ * p;
+        return;
+    }
+  }
+
+  /// M, NQ x NQ (constant).
+  template <class VQ>
+  Eigen::MatrixXd mass_matrix_dyn(const VQ& /*q*/) const {
+    return m_;
+  }
+
+  /// H(q, p) = 1/2 p^T M^-1 p + V(q).
+  template <class VQ, class VP>
+  double hamiltonian(const VQ& q, const VP& p) const {
+    const VecQ pp = p;
+    const VecQ v = minv_ * pp;
+    return 0.5 * pp.dot(v) + potential(q);
+  }
+
+  /// mu(q), NC x NQ; q real or complex (the complex step of gonzalez_r and rk2), mu of the same
+  /// scalar type.
+  template <class VQ, class Out>
+  void constraint(const VQ& q, Out& mu) const {
+    using T = typename VQ::Scalar;
+    T in[NQ], out[NC * NQ];
+    for (int i = 0; i < NQ; ++i) in[i] = q(i);
+    def_->constraint.evaluate(in, out);
+    for (int a = 0; a < NC; ++a) {
+      for (int j = 0; j < NQ; ++j) mu(a, j) = out[a * NQ + j];
+    }
+  }
+
+  /// max_alpha |mu^alpha(q) M^-1 p|.
+  template <class VQ, class VP>
+  double constraint_residual(const VQ& q, const VP& p) const {
+    MatCQ mu;
+    constraint(q, mu);
+    const VecQ pp = p;
+    const VecQ v = minv_ * pp;
+    return (mu * v).cwiseAbs().maxCoeff();
+  }
+
+  /// Whether si_dla may solve its multiplier equation in one linear step (checked
+  /// symbolically by compile_custom_system; nhsim/integrators/si_dla.hpp).
+  bool si_dla_constraint_affine() const { return def_->constraint_affine_along_forces; }
+
+ private:
+  template <class VQ>
+  static void load(const VQ& q, double* in) {
+    for (int i = 0; i < NQ; ++i) in[i] = q(i);
+  }
+
+  enum class MassKind { kIdentity, kDiagonal, kGeneral };
+
+  std::shared_ptr<const CustomSystemDefinition> def_;
+  MatQ m_;
+  MatQ minv_;
+  VecQ minv_diagonal_;
+  MassKind mass_kind_ = MassKind::kGeneral;
+};
+
+}  // namespace nhsim

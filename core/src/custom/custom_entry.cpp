@@ -1,0 +1,67 @@
+// The system entry and model of a user-defined system (custom_entry.hpp).
+#include "custom/custom_entry.hpp"
+
+#include <utility>
+#include <variant>
+
+#include "nhsim/model_impl.hpp"
+#include "nhsim/spec_types.hpp"
+#include "nhsim/stepper_factory.hpp"
+#include "nhsim/systems/custom_system.hpp"
+
+namespace nhsim {
+namespace {
+
+template <int NQ, int NC>
+std::unique_ptr<SystemModel> make_if(const std::shared_ptr<const CustomSystemDefinition>& def) {
+  if (def->nq != NQ || def->nc != NC) return nullptr;
+  return std::make_unique<ModelImpl<CustomSystem<NQ, NC>>>(CustomSystem<NQ, NC>(def));
+}
+
+std::vector<CanonicalState> explicit_states(const InitialConditions& ic) {
+  if (const auto* s = std::get_if<ExplicitStates>(&ic)) return s->states;
+  if (const auto* v = std::get_if<VelocityPerturbation>(&ic)) return {v->base};
+  return {};
+}
+
+}  // namespace
+
+SystemEntry custom_system_entry() {
+  // Every size has the same structure (the flags of CustomSystem do not depend on it), so one
+  // size answers which integrators apply and why the others do not.
+  using S = CustomSystem<3, 1>;
+  SystemInfo info;
+  info.name = kCustomSystemName;
+  info.description =
+      "A user-defined system (spec field custom_system): constant mass matrix M, potential V(q) "
+      "and constraint one-forms mu(q) given as expressions, parsed and differentiated by the "
+      "server and evaluated by register tapes";
+  info.source = "issue 16; DESIGN.md \"User-defined systems\"";
+  info.integrators = applicable_integrators<S>();
+  return SystemEntry{std::move(info), nullptr,
+                     [](const std::string& id) { return integrator_not_applicable<S>(id); },
+                     nullptr};
+}
+
+std::unique_ptr<SystemModel> make_custom_model(
+    const std::shared_ptr<const CustomSystemDefinition>& def) {
+  if (auto m = make_if<3, 1>(def)) return m;
+  if (auto m = make_if<7, 1>(def)) return m;
+  throw SpecError("custom_system", "no compiled size (" + std::to_string(def->nq) + ", " +
+                                       std::to_string(def->nc) + ")");
+}
+
+void check_custom_initial_states(const CustomSystemDefinition& def, const InitialConditions& ic) {
+  const bool base = std::holds_alternative<VelocityPerturbation>(ic);
+  const std::vector<CanonicalState> states = explicit_states(ic);
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    if (states[i].q.size() != static_cast<std::size_t>(def.nq)) continue;  // validated before
+    const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(
+        states[i].q.data(), static_cast<Eigen::Index>(states[i].q.size()));
+    check_custom_system_at(def, q,
+                           base ? "the base state of initial_conditions.velocity_perturbation"
+                                : "initial_conditions.states[" + std::to_string(i) + "]");
+  }
+}
+
+}  // namespace nhsim

@@ -1,0 +1,243 @@
+// compile_custom_system: a CustomSystemSpec -> the tapes and constant mass matrix of
+// nhsim/custom/definition.hpp. Parsing (parser.hpp), symbolic derivatives (GiNaC diff), tapes
+// (tape_compiler.hpp); every error a SpecError naming the field.
+#include "nhsim/custom/definition.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "custom/parser.hpp"
+#include "custom/tape_compiler.hpp"
+#include "nhsim/spec_types.hpp"
+
+namespace nhsim {
+namespace {
+
+std::string index(const std::string& base, std::size_t i) {
+  return base + "[" + std::to_string(i) + "]";
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || s.size() > 64) return false;
+  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool is_reserved(const std::string& s) {
+  static const std::set<std::string> kReserved = {"pi",  "sin",  "cos", "tan", "exp",
+                                                  "log", "sqrt", "abs", "pow"};
+  return kReserved.count(s) != 0;
+}
+
+void check_name(const std::string& name, const std::string& field, std::set<std::string>& seen) {
+  if (!is_identifier(name)) {
+    throw SpecError(field, "'" + name.substr(0, 64) +
+                               "' is not a name (a letter or '_', then letters, digits or '_'; "
+                               "at most 64 characters)");
+  }
+  if (is_reserved(name)) throw SpecError(field, "'" + name + "' is a reserved name");
+  if (!seen.insert(name).second) throw SpecError(field, "'" + name + "' is defined twice");
+}
+
+/// Parses rows of expression strings: `rows` x `cols`, each row of length cols.
+std::vector<std::vector<GiNaC::ex>> parse_rows(const std::vector<std::vector<std::string>>& rows,
+                                               std::size_t cols,
+                                               const std::map<std::string, GiNaC::ex>& symbols,
+                                               const std::string& field) {
+  std::vector<std::vector<GiNaC::ex>> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string row_field = index(field, i);
+    if (rows[i].size() != cols) {
+      throw SpecError(row_field, "has " + std::to_string(rows[i].size()) + " entries, expected " +
+                                     std::to_string(cols) + " (one per coordinate)");
+    }
+    std::vector<GiNaC::ex> row;
+    for (std::size_t j = 0; j < cols; ++j) {
+      row.push_back(custom::parse_expression(rows[i][j], symbols, index(row_field, j)));
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+bool depends_on(const GiNaC::ex& e, const std::vector<GiNaC::ex>& q) {
+  return std::any_of(q.begin(), q.end(), [&](const GiNaC::ex& x) { return e.has(x); });
+}
+
+double constant_value(const GiNaC::ex& e, const std::string& field) {
+  const GiNaC::ex v = e.evalf();
+  if (!GiNaC::is_exactly_a<GiNaC::numeric>(v) || !GiNaC::ex_to<GiNaC::numeric>(v).is_real()) {
+    throw SpecError(field, "does not evaluate to a real number");
+  }
+  const double d = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
+  if (!std::isfinite(d)) throw SpecError(field, "is not finite");
+  return d;
+}
+
+/// Compiles `outputs` into a tape over q; a failure is a SpecError on `field`.
+custom::Tape compile_tape(const std::vector<GiNaC::ex>& q, const std::vector<GiNaC::ex>& outputs,
+                          const std::string& field, const std::string& what) {
+  try {
+    custom::TapeCompiler c(q);
+    for (const GiNaC::ex& e : outputs) c.add_output(e);
+    return c.finish();
+  } catch (const std::exception& e) {
+    throw SpecError(field, what + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const CustomSystemSpec& spec,
+                                                                    const std::string& field) {
+  // GiNaC is not thread-safe (its shared constants are reference-counted without atomics) and
+  // the service prepares specs on several threads: one definition at a time. The lock is taken
+  // before, and released after, every GiNaC object of this call.
+  static std::mutex ginac_mutex;
+  const std::lock_guard<std::mutex> lock(ginac_mutex);
+  auto def = std::make_shared<CustomSystemDefinition>();
+  const std::size_t n = spec.coordinates.size();
+  const std::size_t m = spec.constraints.size();
+
+  // Names and sizes.
+  std::set<std::string> seen;
+  std::map<std::string, GiNaC::ex> symbols;
+  std::vector<GiNaC::ex> q;
+  if (n == 0) throw SpecError(field + ".coordinates", "no coordinates");
+  for (std::size_t i = 0; i < n; ++i) {
+    check_name(spec.coordinates[i], index(field + ".coordinates", i), seen);
+    // Real symbols: derivatives of abs() and the like simplify for real arguments.
+    const GiNaC::realsymbol s(spec.coordinates[i]);
+    symbols.emplace(spec.coordinates[i], s);
+    q.push_back(s);
+  }
+  for (std::size_t k = 0; k < spec.parameters.size(); ++k) {
+    const auto& [name, value] = spec.parameters[k];
+    const std::string pf = index(field + ".parameters", k);
+    check_name(name, pf + ".name", seen);
+    if (!std::isfinite(value)) throw SpecError(pf + ".value", "must be finite");
+    symbols.emplace(name, GiNaC::numeric(value));
+  }
+  bool size_ok = false;
+  for (const auto& [sn, sc] : kCustomSizes) {
+    size_ok = size_ok || (static_cast<std::size_t>(sn) == n && static_cast<std::size_t>(sc) == m);
+  }
+  if (!size_ok) {
+    std::ostringstream os;
+    os << n << " coordinates and " << m << " constraint rows: this build compiles (coordinates, "
+       << "constraint rows) =";
+    for (const auto& [sn, sc] : kCustomSizes) os << " (" << sn << ", " << sc << ")";
+    // The constraint rows are at fault when some compiled size has this many coordinates.
+    bool n_known = false;
+    for (const auto& size : kCustomSizes) {
+      n_known = n_known || static_cast<std::size_t>(size.first) == n;
+    }
+    throw SpecError(n_known ? field + ".constraints" : field + ".coordinates", os.str());
+  }
+  def->nq = static_cast<int>(n);
+  def->nc = static_cast<int>(m);
+  def->coordinates = spec.coordinates;
+
+  // The mass matrix: constant, symmetric, positive definite.
+  const std::string mf = field + ".mass_matrix";
+  if (spec.mass_matrix.size() != n) {
+    throw SpecError(mf, "has " + std::to_string(spec.mass_matrix.size()) + " rows, expected " +
+                            std::to_string(n) + " (one per coordinate)");
+  }
+  const auto mex = parse_rows(spec.mass_matrix, n, symbols, mf);
+  def->mass.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::string ef = index(index(mf, i), j);
+      if (depends_on(mex[i][j], q)) {
+        throw SpecError(ef,
+                        "depends on the coordinates; this release takes a constant mass "
+                        "matrix only");
+      }
+      def->mass(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) =
+          constant_value(mex[i][j], ef);
+    }
+  }
+  for (Eigen::Index i = 0; i < def->mass.rows(); ++i) {
+    for (Eigen::Index j = i + 1; j < def->mass.cols(); ++j) {
+      const double a = def->mass(i, j), b = def->mass(j, i);
+      if (std::abs(a - b) > 1e-14 * std::max(std::abs(a), std::abs(b))) {
+        throw SpecError(index(index(mf, static_cast<std::size_t>(i)), static_cast<std::size_t>(j)),
+                        "differs from mass_matrix[" + std::to_string(j) + "][" + std::to_string(i) +
+                            "]: M must be symmetric");
+      }
+      def->mass(j, i) = a;
+    }
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(def->mass, Eigen::EigenvaluesOnly);
+  const double lmin = eig.eigenvalues().minCoeff(), lmax = eig.eigenvalues().maxCoeff();
+  if (!(lmin > 1e-12 * lmax)) {
+    std::ostringstream os;
+    os << "is not positive definite (smallest eigenvalue " << lmin << ", largest " << lmax << ")";
+    throw SpecError(mf, os.str());
+  }
+  def->mass_inverse = def->mass.llt().solve(
+      Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)));
+
+  // The potential and its gradient.
+  const std::string vf = field + ".potential";
+  const GiNaC::ex v = custom::parse_expression(spec.potential, symbols, vf);
+  std::vector<GiNaC::ex> grad;
+  for (const GiNaC::ex& x : q) grad.push_back(v.diff(GiNaC::ex_to<GiNaC::symbol>(x)));
+  def->potential = compile_tape(q, {v}, vf, "V");
+  def->grad_potential = compile_tape(q, grad, vf, "dV/dq");
+
+  // The constraint one-forms.
+  const std::string cf = field + ".constraints";
+  const auto mu = parse_rows(spec.constraints, n, symbols, cf);
+  std::vector<GiNaC::ex> flat;
+  for (const auto& row : mu) flat.insert(flat.end(), row.begin(), row.end());
+  def->constraint = compile_tape(q, flat, cf, "mu");
+
+  // si_dla's affine case: mu depends only on coordinates j where M^-1 mu^T vanishes identically.
+  bool affine = true;
+  for (std::size_t j = 0; j < n && affine; ++j) {
+    const bool used =
+        std::any_of(flat.begin(), flat.end(), [&](const GiNaC::ex& e) { return e.has(q[j]); });
+    if (!used) continue;
+    for (std::size_t a = 0; a < m && affine; ++a) {
+      GiNaC::ex s = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        const double w =
+            def->mass_inverse(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k));
+        if (w != 0.0) s += GiNaC::numeric(w) * mu[a][k];
+      }
+      affine = s.expand().is_zero();
+    }
+  }
+  def->constraint_affine_along_forces = affine;
+  return def;
+}
+
+void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
+                            const std::string& where, const std::string& field) {
+  Eigen::VectorXd mu(def.nc * def.nq);
+  def.constraint.evaluate(q.data(), mu.data());
+  const Eigen::MatrixXd m =
+      Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          mu.data(), def.nc, def.nq);
+  if (!m.allFinite()) throw SpecError(field + ".constraints", "mu(q) is not finite at " + where);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m);
+  const auto& sv = svd.singularValues();
+  const double tol = 1e-12 * std::max(1.0, sv.maxCoeff());
+  const Eigen::Index rank = (sv.array() > tol).count();
+  if (rank < def.nc) {
+    throw SpecError(field + ".constraints", "mu(q) has rank " + std::to_string(rank) + " < " +
+                                                std::to_string(def.nc) + " rows at " + where);
+  }
+}
+
+}  // namespace nhsim

@@ -1,0 +1,216 @@
+// User-defined systems through the ensemble runner (issue 16): catalogue systems written as
+// custom_system give the built-ins' trajectories, and bad definitions are refused with the
+// field. The expression layer itself is tested in custom_expression_test.cpp.
+#include "nhsim/systems/custom_system.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nhsim/catalog.hpp"
+#include "nhsim/ensemble.hpp"
+
+namespace nhsim {
+namespace {
+
+std::string sci(double x) {
+  std::ostringstream os;
+  os << std::scientific << std::setprecision(3) << x;
+  return os.str();
+}
+
+CustomSystemSpec knife_edge_custom(double eps) {
+  CustomSystemSpec s;
+  s.coordinates = {"x", "y", "phi"};
+  s.parameters = {{"eps", eps}};
+  s.mass_matrix = {{"1", "0", "0"}, {"0", "1", "0"}, {"0", "0", "1"}};
+  s.potential = "-x/2";
+  s.constraints = {{"sin(phi)", "eps - cos(phi)", "0"}};
+  return s;
+}
+
+CustomSystemSpec particle_custom() {
+  CustomSystemSpec s;
+  s.coordinates = {"x", "y", "z"};
+  s.mass_matrix = {{"1", "0", "0"}, {"0", "1", "0"}, {"0", "0", "1"}};
+  s.potential = "0";
+  s.constraints = {{"-y", "0", "1"}};
+  return s;
+}
+
+/// seed 001 eq. (19)-(20) with n = 3, q = (x, w1, w2, w3, z1, z2, z3).
+CustomSystemSpec quartic_custom() {
+  CustomSystemSpec s;
+  s.coordinates = {"x", "w1", "w2", "w3", "z1", "z2", "z3"};
+  for (int i = 0; i < 7; ++i) {
+    std::vector<std::string> row(7, "0");
+    row[static_cast<std::size_t>(i)] = "1";
+    s.mass_matrix.push_back(row);
+  }
+  s.potential =
+      "(x^2 + w1^2 + w2^2 + w3^2 + z1^2 + z2^2 + z3^2 + z1^2*z2^2 + w1^2*z1^2 + w2^2*z2^2 + "
+      "w3^2*z3^2) / 2";
+  s.constraints = {{"1", "0", "0", "0", "w1", "w2", "w3"}};
+  return s;
+}
+
+EnsembleSpec spec_with(const std::vector<CanonicalState>& states,
+                       const std::vector<std::string>& ids, double h, double t_final) {
+  EnsembleSpec s;
+  s.initial_conditions = ExplicitStates{states};
+  for (const auto& id : ids) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = h;
+    c.sample_every = 100;
+    s.integrators.push_back(c);
+  }
+  s.t_final = t_final;
+  s.outputs.final_states.all = true;
+  return s;
+}
+
+double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0.0, n = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::abs(a[i] - b[i]));
+    n = std::max(n, std::abs(a[i]));
+  }
+  return d / n;
+}
+
+/// Runs `builtin` and the same spec with `custom` instead, and compares the final states of
+/// every trajectory and integrator; returns the largest relative difference.
+double compare(EnsembleSpec builtin, const CustomSystemSpec& custom) {
+  EnsembleSpec mine = builtin;
+  mine.system.clear();
+  mine.parameters.clear();
+  mine.custom_system = custom;
+  const EnsembleResult a = run_ensemble(builtin);
+  const EnsembleResult b = run_ensemble(mine);
+  EXPECT_EQ(b.system, "custom_system");
+  double worst = 0.0;
+  for (std::size_t c = 0; c < a.integrators.size(); ++c) {
+    const auto& fa = a.integrators[c].outputs.final_states;
+    const auto& fb = b.integrators[c].outputs.final_states;
+    EXPECT_EQ(a.integrators[c].trajectories_ok, b.integrators[c].trajectories_ok);
+    EXPECT_EQ(b.integrators[c].trajectories_failed, 0);
+    EXPECT_EQ(fa.size(), fb.size());
+    for (std::size_t i = 0; i < std::min(fa.size(), fb.size()); ++i) {
+      const double dq = rel_diff(fa[i].state.q, fb[i].state.q);
+      const double dp = rel_diff(fa[i].state.p, fb[i].state.p);
+      EXPECT_LE(dq, 1e-12) << builtin.integrators[c].integrator << " trajectory " << i;
+      EXPECT_LE(dp, 1e-12) << builtin.integrators[c].integrator << " trajectory " << i;
+      worst = std::max({worst, dq, dp});
+    }
+  }
+  return worst;
+}
+
+TEST(CustomSystem, KnifeEdgeGivesTheBuiltInTrajectories) {
+  for (const double eps : {0.0, 0.1}) {
+    std::vector<CanonicalState> states;
+    for (const double phi : {0.4, 1.3, -2.0}) {
+      const double v = 0.8;
+      states.push_back({{0.4, -0.2, phi}, {v * (std::cos(phi) - eps), v * std::sin(phi), 0.7}});
+    }
+    EnsembleSpec s = spec_with(states, {"si_dla", "gonzalez_r", "dla"}, 0.01, 10.0);
+    s.system = "knife_edge";
+    s.parameters = {{"epsilon", eps}};
+    const double worst = compare(s, knife_edge_custom(eps));
+    RecordProperty("worst_relative_difference_eps" + std::to_string(eps), sci(worst));
+  }
+}
+
+TEST(CustomSystem, NonholonomicParticleGivesTheBuiltInTrajectories) {
+  std::vector<CanonicalState> states;
+  for (const double y : {0.0, 0.5, -1.5}) {
+    const double xd = 1.0;
+    states.push_back({{0.1, y, -0.3}, {xd, 0.3, y * xd}});
+  }
+  EnsembleSpec s = spec_with(states, {"si_dla", "gonzalez_r", "dla"}, 0.01, 10.0);
+  s.system = "nonholonomic_particle";
+  const double worst = compare(s, particle_custom());
+  RecordProperty("worst_relative_difference", sci(worst));
+}
+
+TEST(CustomSystem, ChaoticQuarticGivesTheBuiltInTrajectories) {
+  std::vector<CanonicalState> states;
+  const std::vector<double> q = {0.3, -0.5, 0.2, 0.7, -0.4, 0.6, 0.1};
+  // p on the constraint: p_x = -(w1 p_z1 + w2 p_z2 + w3 p_z3).
+  std::vector<double> p = {0.0, 0.4, -0.3, 0.2, 0.5, -0.6, 0.3};
+  p[0] = -(q[1] * p[4] + q[2] * p[5] + q[3] * p[6]);
+  states.push_back({q, p});
+  EnsembleSpec s = spec_with(states, {"si_dla", "gonzalez_r", "dla"}, 0.05, 10.0);
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 3}};
+  const double worst = compare(s, quartic_custom());
+  RecordProperty("worst_relative_difference", sci(worst));
+}
+
+TEST(CustomSystem, EveryCanonicalConstantMassMethodRunsAndKeepsTheConstraint) {
+  std::vector<CanonicalState> states = {
+      {{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}}};
+  const std::vector<std::string> ids = {"si_dla",     "gonzalez_f",          "avf_f",  "i_dla",
+                                        "gonzalez_r", "gonzalez_r_fd",       "spark2", "dla",
+                                        "nh_rattle",  "nh_rattle_projected", "rk2"};
+  EnsembleSpec s = spec_with(states, ids, 0.01, 1.0);
+  s.custom_system = knife_edge_custom(0.1);
+  const EnsembleResult r = run_ensemble(s);
+  ASSERT_EQ(r.integrators.size(), ids.size());
+  for (std::size_t c = 0; c < ids.size(); ++c) {
+    EXPECT_EQ(r.integrators[c].trajectories_ok, 1) << ids[c];
+  }
+}
+
+EnsembleSpec small_custom_spec() {
+  EnsembleSpec s =
+      spec_with({{{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}}},
+                {"si_dla"}, 0.01, 0.1);
+  s.custom_system = knife_edge_custom(0.1);
+  return s;
+}
+
+std::string field_of(const EnsembleSpec& s) {
+  try {
+    validate(s);
+  } catch (const SpecError& e) {
+    return e.field();
+  }
+  return "(valid)";
+}
+
+TEST(CustomSystem, SpecErrorsNameTheField) {
+  EXPECT_EQ(field_of(small_custom_spec()), "(valid)");
+  auto s = small_custom_spec();
+  s.system = "knife_edge";
+  EXPECT_EQ(field_of(s), "custom_system");  // both set
+  s = small_custom_spec();
+  s.custom_system.reset();
+  EXPECT_EQ(field_of(s), "system");  // neither set
+  s = small_custom_spec();
+  s.parameters = {{"eps", 0.2}};
+  EXPECT_EQ(field_of(s), "parameters");
+  s = small_custom_spec();
+  s.custom_system->mass_matrix[0][1] = "0.5";
+  EXPECT_EQ(field_of(s), "custom_system.mass_matrix[0][1]");
+  s = small_custom_spec();
+  s.custom_system->potential = "-x/2 + q";
+  EXPECT_EQ(field_of(s), "custom_system.potential");
+  s = small_custom_spec();
+  s.integrators[0].integrator = "gonzalez";  // needs a reduced form
+  EXPECT_EQ(field_of(s), "integrators[0].integrator");
+  // mu = (sin phi, 0, 0) has rank 0 at phi = 0.
+  s = small_custom_spec();
+  s.custom_system->constraints[0] = {"sin(phi)", "0", "0"};
+  std::get<ExplicitStates>(s.initial_conditions).states[0] = {{0.0, 0.0, 0.0}, {0.0, 1.0, 0.0}};
+  EXPECT_EQ(field_of(s), "custom_system.constraints");
+}
+
+}  // namespace
+}  // namespace nhsim
