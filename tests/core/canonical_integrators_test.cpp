@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,12 +27,8 @@ using test::Ic;
 using test::observed_order;
 using test::state_at;
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << x;
-  return os.str();
-}
+using test::sci;
+
 
 // gonzalez_f preserves H to round-off (|H - H0| / |H0| <= 1e-13 over 10^4 steps, h = 0.05)
 // while its canonical constraint residual max |mu(q) p| is NOT at round-off (seed 001 §3.3:

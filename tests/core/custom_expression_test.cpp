@@ -5,10 +5,8 @@
 
 #include <cmath>
 #include <complex>
-#include <iomanip>
 #include <map>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,15 +15,12 @@
 #include "nhsim/custom/definition.hpp"
 #include "nhsim/custom/tape.hpp"
 #include "nhsim/spec_types.hpp"
+#include "test_support.hpp"
 
 namespace nhsim {
 namespace {
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(3) << x;
-  return os.str();
-}
+using test::sci;
 
 struct Vars {
   GiNaC::realsymbol x{"x"}, y{"y"}, z{"z"};

@@ -7,22 +7,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "nhsim/catalog.hpp"
 #include "nhsim/ensemble.hpp"
+#include "test_support.hpp"
 
 namespace nhsim {
 namespace {
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(3) << x;
-  return os.str();
-}
+using test::sci;
 
 CustomSystemSpec knife_edge_custom(double eps) {
   CustomSystemSpec s;

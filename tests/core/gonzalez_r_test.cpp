@@ -7,7 +7,6 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,12 +24,7 @@ namespace {
 
 using test::Ic;
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << x;
-  return os.str();
-}
+using test::sci;
 
 // A = mu^T of the chaotic quartic system (n = 3) and of the rolling disk, at generic points:
 // X^T X = I, mu X = 0, and Algorithm 1's dX/dq^i (with exact dA/dq^i) agrees with central

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,12 +28,7 @@ using test::Ic;
 using test::observed_order;
 using test::state_at;
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << x;
-  return os.str();
-}
+using test::sci;
 
 /// A turning, rolling state of the disk (m = 2, r = 0.5, J_theta = 0.3, J_phi = 0.7): the
 /// constraint force is not zero.

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,15 @@
 #include "nhsim/systems/chaotic_quartic.hpp"
 
 namespace nhsim::test {
+
+/// x in scientific notation with 3 digits after the point, for failure messages.
+inline std::string sci(double x) {
+  std::ostringstream os;
+  os << std::scientific;
+  os.precision(3);
+  os << x;
+  return os.str();
+}
 
 /// A canonical initial state (q, p).
 struct Ic {
