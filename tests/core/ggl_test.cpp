@@ -20,6 +20,7 @@
 #include "gyroscopic_top_support.hpp"
 #include "nhsim/holonomic.hpp"
 #include "nhsim/stepper_factory.hpp"
+#include "test_support.hpp"
 
 namespace nhsim {
 namespace {
@@ -230,6 +231,10 @@ TEST(Ggl, FourBarUndampedFig16To21) {
   EXPECT_GT(r.max_dh, 1e-4);
   EXPECT_LT(r.max_dh, 2e-3);
   EXPECT_LT(std::abs(r.h_drop), 0.05);
+  RecordProperty("max_g max_gv_ext max_gv_int max_dh h_drop",
+                 test::sci(r.max_g) + " " + test::sci(r.max_gv_ext) + " " +
+                     test::sci(r.max_gv_int) + " " + test::sci(r.max_dh) + " " +
+                     test::sci(r.h_drop));
 }
 
 // Dampers eta = 0.5 (eq. (57), Fig. 22): H decreases at every single step (measured largest
@@ -243,6 +248,9 @@ TEST(Ggl, FourBarDampedFig22) {
   EXPECT_LT(r.max_energy_rise, 0.0);
   EXPECT_NEAR(r.h_drop, 35.835 + 30.854, 0.05);
   EXPECT_LT(std::abs(r.balance), 0.02 * r.h_drop);
+  RecordProperty(
+      "max_energy_rise h_drop balance",
+      test::sci(r.max_energy_rise) + " " + test::sci(r.h_drop) + " " + test::sci(r.balance));
 }
 
 }  // namespace

@@ -5,8 +5,9 @@
 // The factorisation is refreshed when the contraction factor theta = |dx_k| / |dx_{k-1}|
 // exceeds 0.5, when the iteration fails to converge, or when the previous solve needed many
 // iterations. When even a fresh factorisation at the predictor fails, a full Newton iteration
-// (Jacobian at every iterate) is the last resort before kNewtonFailed. All storage is
-// allocated at construction; solve() allocates nothing.
+// (Jacobian at every iterate), damped by Deuflhard's natural monotonicity test, is the last
+// resort before kNewtonFailed. All storage is allocated at construction; solve() allocates
+// nothing.
 #pragma once
 
 #include <Eigen/Dense>
@@ -25,7 +26,8 @@ class SimplifiedNewton {
   using Vec = Eigen::Matrix<double, NX, 1>;
   using Mat = Eigen::Matrix<double, NX, NX>;
 
-  explicit SimplifiedNewton(int n) : x0_(n), r_(n), dx_(n), w_(n), jac_(n, n), inv_(n, n), lu_(n) {}
+  explicit SimplifiedNewton(int n)
+      : x0_(n), r_(n), dx_(n), w_(n), xt_(n), rt_(n), dxt_(n), jac_(n, n), inv_(n, n), lu_(n) {}
 
   /// Marks the stored factorisation stale (e.g. after a state reset).
   void invalidate() { have_lu_ = false; }
@@ -98,26 +100,34 @@ class SimplifiedNewton {
     // Newton from the predictor, the Jacobian re-evaluated at every iterate. A poor predictor
     // (a body turning by ~2 rad per step, seed 004 case 2) can make the frozen-Jacobian
     // iteration diverge where Newton itself converges quadratically after a pre-asymptotic
-    // phase. Divergence is not a stop criterion here; the iteration cap and non-finite
-    // increments are.
+    // phase. Undamped, that phase can also jump into the basin of a distant root (sin x = 0
+    // from x0 = 1.3: the first step lands at -2.3 and Newton converges to -pi, not to 0), which
+    // would be accepted as the step. So each correction dx is damped (Deuflhard 2004, "Newton
+    // Methods for Nonlinear Problems", §3.1.4, the restricted monotonicity test): the largest
+    // lambda in 1, 1/2, 1/4, ... >= 2^-10 with |J(x)^-1 F(x - lambda dx)|_w <= (1 - lambda / 4)
+    // |dx|_w is taken. Near a root the full step passes the test, so a well-posed solve
+    // takes the same iterates, to the bit, as undamped Newton. Divergence is not a stop
+    // criterion here; the iteration cap, non-finite increments and a damping factor below
+    // 2^-10 are.
     x = x0_;
+    residual(x, r_);
     double prev = std::numeric_limits<double>::infinity();
     for (int it = 1; it <= s.max_iter; ++it) {
       jacobian(x, jac_);
       lu_.compute(jac_);
       ++factorisations_;
-      residual(x, r_);
       dx_.noalias() = lu_.solve(r_);
-      x -= dx_;
       ++iterations_;
       const double nd = dx_.cwiseAbs().cwiseProduct(w_).maxCoeff();
       last_increment = nd;
       if (!std::isfinite(nd)) break;
       const double theta = nd / prev;
       if (nd <= s.tol || (it >= 2 && theta >= 1.0 && nd <= floor)) {
+        x -= dx_;
         have_lu_ = false;  // the next step factorises at its own predictor
         return StepStatus::kOk;
       }
+      if (!damped_update(x, dx_, nd, residual)) break;
       prev = nd;
     }
     x = x0_;
@@ -129,6 +139,27 @@ class SimplifiedNewton {
   std::int64_t factorisations() const { return factorisations_; }
 
  private:
+  /// The damped Newton update of the fallback: x -= lambda dx with the largest lambda in 1, 1/2,
+  /// ..., 2^-10 that passes the restricted monotonicity test against nd = |dx|_w, the simplified
+  /// correction at the trial point taken with the current factorisation. Leaves F(x) in r_ for
+  /// the next iteration; false when no lambda passes (x unchanged).
+  template <class Residual>
+  bool damped_update(Vec& x, const Vec& dx, double nd, Residual& residual) {
+    constexpr double kMinDamping = 1.0 / 1024.0;
+    for (double lambda = 1.0; lambda >= kMinDamping; lambda *= 0.5) {
+      xt_ = x - lambda * dx;
+      residual(xt_, rt_);
+      dxt_.noalias() = lu_.solve(rt_);
+      const double ndt = dxt_.cwiseAbs().cwiseProduct(w_).maxCoeff();
+      if (ndt <= (1.0 - 0.25 * lambda) * nd) {  // false for a non-finite ndt too
+        x = xt_;
+        r_ = rt_;
+        return true;
+      }
+    }
+    return false;
+  }
+
   /// inv_ = lu_.inverse(), which for dynamic sizes allocates three temporaries per call; this is
   /// Eigen's own solve(I) (P I, then the unit-lower and upper triangular solves) in place, so
   /// the same bits without heap memory.
@@ -145,6 +176,7 @@ class SimplifiedNewton {
   }
 
   Vec x0_, r_, dx_, w_;
+  Vec xt_, rt_, dxt_;  // trial point, its residual and simplified correction (damping)
   Mat jac_, inv_;
   Eigen::PartialPivLU<Mat> lu_;
   bool have_lu_ = false;

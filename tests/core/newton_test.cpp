@@ -1,0 +1,78 @@
+// SimplifiedNewton's full-Newton fallback (nhsim/newton.hpp) on scalar equations whose Newton
+// iterates are known by hand: it damps its corrections so that it does not jump to a distant
+// root (issue 17), and it takes the undamped iterates, to the bit, where those converge.
+#include "nhsim/newton.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+namespace nhsim {
+namespace {
+
+using Newton1 = SimplifiedNewton<1>;
+using Vec1 = Newton1::Vec;
+using Mat1 = Newton1::Mat;
+
+// sin x = 0 from the predictor x0 = 1.3 with the exact Jacobian cos x. The frozen-Jacobian
+// iteration oscillates (1.3, -2.3, 0.48, -1.2, ...) and fails, so the full-Newton fallback runs.
+// Its first undamped step lands at 1.3 - tan 1.3 = -2.30, from where Newton converges to -pi,
+// 4.4 from the predictor, although the root 0 is 1.3 from it: that is what the fallback did
+// before issue 17. The damped fallback halves that first step (the simplified correction at
+// -2.30 is 2.78, more than (1 - 1/4) 3.60) and converges to 0.
+TEST(SimplifiedNewton, FallbackConvergesToTheRootNearThePredictor) {
+  Newton1 newton(1);
+  Vec1 x;
+  x << 1.3;
+  auto residual = [](const Vec1& y, Vec1& r) { r(0) = std::sin(y(0)); };
+  auto jacobian = [](const Vec1& y, Mat1& j) { j(0, 0) = std::cos(y(0)); };
+  double increment = 0.0;
+  ASSERT_EQ(newton.solve(x, residual, jacobian, NewtonSettings{1e-14, 50}, increment),
+            StepStatus::kOk);
+  EXPECT_LT(std::abs(x(0)), 1e-14) << "converged to " << x(0);
+  EXPECT_GT(std::abs(x(0) + std::numbers::pi), 3.0) << "the distant root -pi";
+}
+
+// x^3 = 8 from x0 = 5 with the exact Jacobian and an iteration cap of 20: the frozen-Jacobian
+// iteration contracts only by theta ~ 0.84 per step near the root (J = 75 against 12) and runs
+// out of iterations, so the fallback runs. From above, Newton on x^3 - 8 decreases monotonically to
+// 2, every full step passes the monotonicity test, and the fallback's iterates are plain Newton's:
+// the result is the same double as the hand-written iteration with the same stopping rule (|dx| /
+// max(1, |x0|) <= tol).
+TEST(SimplifiedNewton, FallbackTakesFullStepsWhereNewtonConverges) {
+  Newton1 newton(1);
+  Vec1 x;
+  x << 5.0;
+  auto residual = [](const Vec1& y, Vec1& r) { r(0) = y(0) * y(0) * y(0) - 8.0; };
+  auto jacobian = [](const Vec1& y, Mat1& j) { j(0, 0) = 3.0 * y(0) * y(0); };
+  double increment = 0.0;
+  const NewtonSettings settings{1e-14, 20};
+  ASSERT_EQ(newton.solve(x, residual, jacobian, settings, increment), StepStatus::kOk);
+  double y = 5.0;
+  for (int it = 0; it < settings.max_iter; ++it) {
+    const double dy = (y * y * y - 8.0) / (3.0 * y * y);
+    y -= dy;
+    if (std::abs(dy) / 5.0 <= settings.tol) break;
+  }
+  EXPECT_EQ(x(0), y);
+  EXPECT_NEAR(x(0), 2.0, 1e-15);
+  EXPECT_GT(newton.factorisations(), 1) << "the full-Newton fallback ran";
+}
+
+// x^2 + 1 = 0 has no real root: the fallback stops (no damping factor passes, or the cap) and
+// reports the failure with x back at the predictor.
+TEST(SimplifiedNewton, FallbackFailsWithoutARootAndRestoresThePredictor) {
+  Newton1 newton(1);
+  Vec1 x;
+  x << 0.5;
+  auto residual = [](const Vec1& y, Vec1& r) { r(0) = y(0) * y(0) + 1.0; };
+  auto jacobian = [](const Vec1& y, Mat1& j) { j(0, 0) = 2.0 * y(0); };
+  double increment = 0.0;
+  EXPECT_EQ(newton.solve(x, residual, jacobian, NewtonSettings{1e-14, 50}, increment),
+            StepStatus::kNewtonFailed);
+  EXPECT_EQ(x(0), 0.5);
+}
+
+}  // namespace
+}  // namespace nhsim
