@@ -279,6 +279,14 @@ TEST(CustomExpression, ParseErrorsNameTheFieldAndPosition) {
   expect_error(with_v("x + 1/0"), f, "at position 5: division by zero");
   expect_error(with_v("1e400*x"), f, "at position 0: number '1e400' is not a finite double");
   expect_error(with_v("x + 10^10^10"), f, "at position 6: a power of numbers beyond double");
+  // Constant powers and exponentials GiNaC keeps symbolic and would fold at arbitrary
+  // precision (found by tests/fuzz/expression_fuzzer.cpp: 1.1 GB for the first).
+  expect_error(with_v("x + 10^10^(1013^pi)"), f, "at position 9: a power of constants beyond");
+  expect_error(with_v("x + exp(10^300)"), f, "at position 4: exp of a constant beyond double");
+  EXPECT_EQ(error_of(with_v("x*2^pi + exp(700)*y")).first, "(no error)");
+  // Any base: an exponent beyond +-1024 (a power of a sum to 2^84 ran for minutes in GMP).
+  expect_error(with_v("(y^4 + 1/2)^(2^21)^(2^2) + x"), f, "at position 11: an exponent beyond");
+  EXPECT_EQ(error_of(with_v("(y^4 + 1/2)^1024 + x^-1024")).first, "(no error)");
   expect_error(with_v("x $ y"), f, "at position 2: unexpected '$'");
   expect_error(with_v("sin"), f, "at position 0: function 'sin' needs arguments");
   expect_error(with_v("x + 1.e"), f, "at position 4: malformed number");
@@ -336,6 +344,18 @@ TEST(CustomExpression, DefinitionErrorsNameTheField) {
   s = base_spec();
   s.coordinates.push_back("w");
   expect_error(s, "custom_system.coordinates", "4 coordinates and 1 constraint rows: this build");
+  // d/dy 0^y divides by zero inside GiNaC: found by tests/fuzz/expression_fuzzer.cpp
+  // (tests/fuzz/expression_regressions/), it escaped as GiNaC's std::runtime_error instead of a
+  // SpecError. The parser refuses 0 to a non-constant power, with its position.
+  s = base_spec();
+  s.potential = "log(0^y + 2)";
+  expect_error(s, "custom_system.potential", "at position 5: 0 to a power that is not a number");
+  s = base_spec();
+  s.potential = "pow(x - x, y)";
+  expect_error(s, "custom_system.potential", "0 to a power that is not a number");
+  s = base_spec();
+  s.potential = "x + 0^exp(-1)";  // a constant power GiNaC keeps: the same division inside
+  expect_error(s, "custom_system.potential", "at position 5: 0 to a power that is not a number");
   // Rank of mu at a state.
   s = base_spec();
   s.constraints[0] = {"sin(phi)", "0", "0"};

@@ -191,7 +191,13 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   const std::string vf = field + ".potential";
   const GiNaC::ex v = custom::parse_expression(spec.potential, symbols, vf);
   std::vector<GiNaC::ex> grad;
-  for (const GiNaC::ex& x : q) grad.push_back(v.diff(GiNaC::ex_to<GiNaC::symbol>(x)));
+  try {
+    for (const GiNaC::ex& x : q) grad.push_back(v.diff(GiNaC::ex_to<GiNaC::symbol>(x)));
+  } catch (const std::exception& e) {
+    // GiNaC evaluates while it differentiates and throws where that fails (d/dy 0^y divides by
+    // zero; the parser refuses that one, found by tests/fuzz/expression_fuzzer.cpp, before).
+    throw SpecError(vf, std::string("cannot be differentiated: ") + e.what());
+  }
   def->potential = compile_tape(q, {v}, vf, "V");
   def->grad_potential = compile_tape(q, grad, vf, "dV/dq");
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "nhsim/spec_types.hpp"
 
@@ -52,11 +53,22 @@ class Parser {
 
   void expect(char c) {
     skip_space();
-    if (pos_ >= s_.size()) fail(pos_, std::string("expected '") + c + "', found the end");
-    if (s_[pos_] != c) {
-      fail(pos_, std::string("expected '") + c + "', found '" + s_[pos_] + "'");
+    if (pos_ < s_.size() && s_[pos_] == c) {
+      ++pos_;
+      return;
     }
-    ++pos_;
+    // Appended piece by piece: GCC 12's -Warray-bounds misreads the inlined operator+ chain
+    // under -fsanitize=thread (scripts/sanitize tsan) as an overflow.
+    std::string what = "expected '";
+    what += c;
+    if (pos_ >= s_.size()) {
+      what += "', found the end";
+    } else {
+      what += "', found '";
+      what += s_[pos_];
+      what += '\'';
+    }
+    fail(pos_, what);
   }
 
   /// Enters one nesting level (parenthesis, unary sign, call, exponent); checks the limit.
@@ -146,9 +158,34 @@ class Parser {
   }
 
   /// number ^ number is evaluated by GiNaC at once, exactly for integers: refuse what would
-  /// be huge (or has no finite double value) before it is built.
+  /// be huge (or has no finite double value) before it is built. 0 ^ (anything but a number) is
+  /// refused too: GiNaC keeps it unevaluated, and its derivative divides by zero and leaks the
+  /// expression it was building (0^y and 0^exp(-1), found by tests/fuzz/expression_fuzzer.cpp);
+  /// 0^y has no derivative at y = 0 anyway.
   void check_numeric_power(const GiNaC::ex& base, const GiNaC::ex& expo, std::size_t at) const {
+    if (base.is_zero() && !GiNaC::is_exactly_a<GiNaC::numeric>(expo)) {
+      fail(at, "0 to a power that is not a number");
+    }
+    // A non-numeric base (number ^ number is checked below): a numeric exponent beyond the
+    // integer limit. GiNaC's exact arithmetic on such powers can take unbounded time (a
+    // 159-character definition with (...)^(2^84) ran for minutes in GMP; found by
+    // tests/fuzz/expression_fuzzer.cpp).
+    if (!GiNaC::is_exactly_a<GiNaC::numeric>(base) && GiNaC::is_exactly_a<GiNaC::numeric>(expo) &&
+        !(std::abs(GiNaC::ex_to<GiNaC::numeric>(expo).to_double()) <=
+          static_cast<double>(kMaxIntegerExponent))) {
+      fail(at, "an exponent beyond +-" + std::to_string(kMaxIntegerExponent));
+    }
+    if (has_symbol(base) || has_symbol(expo)) return;  // evaluated by the tape, in doubles
     if (!GiNaC::is_exactly_a<GiNaC::numeric>(base) || !GiNaC::is_exactly_a<GiNaC::numeric>(expo)) {
+      // A constant power GiNaC keeps symbolic (pi or a function of a number in it), folded by
+      // evalf later at arbitrary precision: 10^10^(1013^pi) made CLN allocate 1.1 GB (found by
+      // tests/fuzz/expression_fuzzer.cpp). Its operands' values are bounded by these checks
+      // when they were built, so they evaluate safely to doubles.
+      const double b = constant_value(base), n = constant_value(expo);
+      if (!std::isfinite(b) || !std::isfinite(n) || (b == 0.0 && n <= 0.0) ||
+          (b != 0.0 && std::abs(n) * std::abs(std::log2(std::abs(b))) > 1000.0)) {
+        fail(at, "a power of constants beyond double range");
+      }
       return;
     }
     const auto& b = GiNaC::ex_to<GiNaC::numeric>(base);
@@ -162,6 +199,24 @@ class Parser {
       fail(at, "a power of numbers beyond double range or with an integer exponent beyond +-" +
                    std::to_string(kMaxIntegerExponent));
     }
+  }
+
+  /// Whether e depends on a coordinate (the parameters are numbers here, pi is a constant).
+  static bool has_symbol(const GiNaC::ex& e) {
+    if (GiNaC::is_a<GiNaC::symbol>(e)) return true;
+    for (std::size_t i = 0; i < e.nops(); ++i) {
+      if (has_symbol(e.op(i))) return true;
+    }
+    return false;
+  }
+
+  /// The double value of a coordinate-free expression (NaN where it is not real).
+  static double constant_value(const GiNaC::ex& e) {
+    const GiNaC::ex v = e.evalf();
+    if (!GiNaC::is_exactly_a<GiNaC::numeric>(v) || !GiNaC::ex_to<GiNaC::numeric>(v).is_real()) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return GiNaC::ex_to<GiNaC::numeric>(v).to_double();
   }
 
   GiNaC::ex primary() {
@@ -256,7 +311,13 @@ class Parser {
       if (id == "sin") return GiNaC::sin(a);
       if (id == "cos") return GiNaC::cos(a);
       if (id == "tan") return GiNaC::tan(a);
-      if (id == "exp") return GiNaC::exp(a);
+      if (id == "exp") {
+        // exp of a huge constant: CLN's evalf converts it to an integer first (as above).
+        if (!has_symbol(a) && !(constant_value(a) <= 709.0)) {
+          fail(at, "exp of a constant beyond double range (or not real)");
+        }
+        return GiNaC::exp(a);
+      }
       if (id == "log") return GiNaC::log(a);
       if (id == "sqrt") return GiNaC::sqrt(a);
       if (id == "abs") return GiNaC::abs(a);
