@@ -13,29 +13,22 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "nhsim/custom/definition.hpp"
+#include "outcome.hpp"
 
 namespace {
-
-[[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "expression_fuzzer: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
 
 template <class T>
 void evaluate_all(const nhsim::CustomSystemDefinition& def, const T (&q)[3]) {
   std::vector<T> out(static_cast<std::size_t>(3 * 3));
   for (const nhsim::custom::Tape* tape : {&def.potential, &def.grad_potential, &def.constraint}) {
     if (tape->num_inputs() != 3 || tape->num_outputs() > 9) {
-      finding("tape shape", std::to_string(tape->num_inputs()) + " inputs, " +
-                                std::to_string(tape->num_outputs()) + " outputs");
+      nhsim::fuzz::finding("expression_fuzzer", "tape shape",
+                           std::to_string(tape->num_inputs()) + " inputs, " +
+                               std::to_string(tape->num_outputs()) + " outputs");
     }
     tape->evaluate(q, out.data());
   }
@@ -52,18 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   spec.mass_matrix = {{"1", "0", "0"}, {"0", "1", "0"}, {"0", "0", "1"}};
   spec.potential = text.substr(0, newline);
   spec.constraints = {{"1", "0", newline == std::string::npos ? "y" : text.substr(newline + 1)}};
-  try {
+  nhsim::fuzz::expect_accepted_or_refused("expression_fuzzer", [&] {
     const auto def = nhsim::compile_custom_system(spec);
     const double q[3] = {0.3, -0.2, 0.7};
     evaluate_all(*def, q);
     const std::complex<double> qc[3] = {{0.3, 1e-20}, {-0.2, 0.0}, {0.7, 0.0}};
     evaluate_all(*def, qc);
-  } catch (const std::invalid_argument&) {
-    // A refused definition (SpecError is a std::invalid_argument): the documented answer.
-  } catch (const std::exception& e) {
-    finding("unexpected exception", e.what());
-  } catch (...) {
-    finding("unexpected exception", "not a std::exception");
-  }
+  });
   return 0;
 }

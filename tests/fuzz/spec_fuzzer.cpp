@@ -13,21 +13,17 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <stdexcept>
 #include <string>
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/v1/ensemble.pb.h"
+#include "outcome.hpp"
 
 namespace {
 
 [[noreturn]] void finding(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "spec_fuzzer: %s: %s\n", what, detail.c_str());
-  std::abort();
+  nhsim::fuzz::finding("spec_fuzzer", what, detail);
 }
 
 void check_cost(const nhsim::CostEstimate& cost, std::int64_t trajectories) {
@@ -51,17 +47,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(reinterpret_cast<const char*>(data), size), &request, options);
   if (!status.ok()) return 0;  // not a spec: the CLI refuses it before anything else runs
-  try {
+  nhsim::fuzz::expect_accepted_or_refused("spec_fuzzer", [&] {
     const nhsim::EnsembleSpec spec = nhsim::server::from_proto(request);
     nhsim::validate(spec);
     const std::int64_t trajectories = nhsim::trajectory_count(spec);
     check_cost(nhsim::estimate_cost(spec), trajectories);
-  } catch (const std::invalid_argument&) {
-    // A refused spec (SpecError is a std::invalid_argument): the documented answer.
-  } catch (const std::exception& e) {
-    finding("unexpected exception", e.what());
-  } catch (...) {
-    finding("unexpected exception", "not a std::exception");
-  }
+  });
   return 0;
 }
