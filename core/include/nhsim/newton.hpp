@@ -5,7 +5,7 @@
 // The factorisation is refreshed when the contraction factor theta = |dx_k| / |dx_{k-1}|
 // exceeds 0.5, when the iteration fails to converge, or when the previous solve needed many
 // iterations. When even a fresh factorisation at the predictor fails, a full Newton iteration
-// (Jacobian at every iterate), damped by Deuflhard's natural monotonicity test, is the last
+// (Jacobian at every iterate), damped by Deuflhard's restricted monotonicity test, is the last
 // resort before kNewtonFailed. All storage is allocated at construction; solve() allocates
 // nothing.
 #pragma once
