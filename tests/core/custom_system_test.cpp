@@ -79,15 +79,19 @@ double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
   return d / n;
 }
 
+/// `builtin` with its catalogue system replaced by `custom`.
+EnsembleSpec with_custom_system(EnsembleSpec builtin, const CustomSystemSpec& custom) {
+  builtin.system.clear();
+  builtin.parameters.clear();
+  builtin.custom_system = custom;
+  return builtin;
+}
+
 /// Runs `builtin` and the same spec with `custom` instead, and compares the final states of
 /// every trajectory and integrator; returns the largest relative difference.
-double compare(EnsembleSpec builtin, const CustomSystemSpec& custom) {
-  EnsembleSpec mine = builtin;
-  mine.system.clear();
-  mine.parameters.clear();
-  mine.custom_system = custom;
+double compare(const EnsembleSpec& builtin, const CustomSystemSpec& custom) {
   const EnsembleResult a = run_ensemble(builtin);
-  const EnsembleResult b = run_ensemble(mine);
+  const EnsembleResult b = run_ensemble(with_custom_system(builtin, custom));
   EXPECT_EQ(b.system, "custom_system");
   double worst = 0.0;
   for (std::size_t c = 0; c < a.integrators.size(); ++c) {
@@ -153,11 +157,10 @@ TEST(CustomSystem, ChaoticQuarticGivesTheBuiltInTrajectories) {
 // custom_system: the generator draws the same states and every statistic of every observable
 // (mean, min, max, quantiles) agrees with the built-in to 1e-10 of the observable's largest
 // magnitude, the variance to 1e-10 of its own (series at round-off in both stay at round-off),
-// for si_dla and gonzalez_r (the
-// example's discrete gradient, in the form that needs no reduced system). Up to t = 10: the custom
-// system rounds differently (general-M si_dla, tapes), and on this chaotic system round-off
-// differences grow until the trajectories decorrelate (by t = 1000 the statistics differ by their
-// sampling spread, as between two seeds).
+// for si_dla and gonzalez_r (the example's discrete gradient, in the form that needs no reduced
+// system). Up to t = 10: the custom system rounds differently (general-M si_dla, tapes), and on
+// this chaotic system round-off differences grow until the trajectories decorrelate (by
+// t = 1000 the statistics differ by their sampling spread, as between two seeds).
 TEST(CustomSystem, VarianceExampleStatisticsAgreeWithTheBuiltIn) {
   EnsembleSpec builtin;
   builtin.system = "chaotic_quartic";
@@ -175,12 +178,8 @@ TEST(CustomSystem, VarianceExampleStatisticsAgreeWithTheBuiltIn) {
     builtin.integrators.push_back(c);
   }
   builtin.t_final = 10.0;
-  EnsembleSpec mine = builtin;
-  mine.system.clear();
-  mine.parameters.clear();
-  mine.custom_system = quartic_custom();
   const EnsembleResult a = run_ensemble(builtin);
-  const EnsembleResult b = run_ensemble(mine);
+  const EnsembleResult b = run_ensemble(with_custom_system(builtin, quartic_custom()));
   ASSERT_EQ(a.integrators.size(), b.integrators.size());
   double worst = 0.0;
   for (std::size_t c = 0; c < a.integrators.size(); ++c) {
