@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <concepts>
 
 #include "nhsim/holonomic.hpp"
 
@@ -22,6 +23,13 @@ concept CanonicalForm = !requires {
 template <class S>
 concept ConstantMass = requires {
   requires S::kConstantMass;
+};
+
+/// A constant mass matrix known only at run time (a user-defined system) that says whether it
+/// is the identity: identity_mass() true means M^-1 x = x, so x may be used without a copy.
+template <class S>
+concept RuntimeIdentityMass = requires(const S& s) {
+  { s.identity_mass() } -> std::convertible_to<bool>;
 };
 
 /// A reduced form on D* with an adapted frame (seed 001 §2): zeta = (q, rho), Pi(zeta),

@@ -118,6 +118,9 @@ class SiDlaMethod {
       (void)tmp;
       return x;
     } else {
+      if constexpr (RuntimeIdentityMass<S> && std::same_as<X, VecQ>) {
+        if (sys_.identity_mass()) return x;  // the values a copy would hold
+      }
       sys_.inv_mass_times(q, x, tmp);
       return tmp;
     }

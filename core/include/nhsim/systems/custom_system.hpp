@@ -19,6 +19,7 @@
 #include <complex>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "nhsim/custom/definition.hpp"
@@ -61,19 +62,23 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   /// V(q) [the user's energy unit]; q of length NQ.
   template <class VQ>
   double potential(const VQ& q) const {
-    double in[NQ], v;
-    load(q, in);
-    def_->potential.evaluate(in, &v);
+    double buffer[NQ], v;
+    def_->potential.evaluate(inputs(q, buffer), &v);
     return v;
   }
 
   /// g = dV/dq (length NQ), from the symbolic gradient.
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
-    double in[NQ], out[NQ];
-    load(q, in);
-    def_->grad_potential.evaluate(in, out);
-    for (int i = 0; i < NQ; ++i) g(i) = out[i];
+    double buffer[NQ];
+    const double* in = inputs(q, buffer);
+    if constexpr (std::is_same_v<Out, VecQ>) {
+      def_->grad_potential.evaluate(in, g.data());
+    } else {
+      double out[NQ];
+      def_->grad_potential.evaluate(in, out);
+      for (int i = 0; i < NQ; ++i) g(i) = out[i];
+    }
   }
 
   /// v = M^-1 p (length NQ): a copy for M = I and a scaling for a diagonal M (the same values
@@ -92,6 +97,9 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
         return;
     }
   }
+
+  /// True when M is the identity (RuntimeIdentityMass): integrators may skip M^-1 products.
+  bool identity_mass() const { return mass_kind_ == MassKind::kIdentity; }
 
   /// M, NQ x NQ (constant).
   template <class VQ>
@@ -112,11 +120,18 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
     using T = typename VQ::Scalar;
-    T in[NQ], out[NC * NQ];
-    for (int i = 0; i < NQ; ++i) in[i] = q(i);
-    def_->constraint.evaluate(in, out);
-    for (int a = 0; a < NC; ++a) {
-      for (int j = 0; j < NQ; ++j) mu(a, j) = out[a * NQ + j];
+    T buffer[NQ];
+    const T* in = inputs(q, buffer);
+    // The tape writes mu row by row: straight into a row-major NC x NQ matrix (every MatCQ
+    // with NC = 1 is one), else through a buffer.
+    if constexpr (std::is_same_v<Out, Eigen::Matrix<T, NC, NQ, Eigen::RowMajor>>) {
+      def_->constraint.evaluate(in, mu.data());
+    } else {
+      T out[NC * NQ];
+      def_->constraint.evaluate(in, out);
+      for (int a = 0; a < NC; ++a) {
+        for (int j = 0; j < NQ; ++j) mu(a, j) = out[a * NQ + j];
+      }
     }
   }
 
@@ -135,9 +150,16 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   bool si_dla_constraint_affine() const { return def_->constraint_affine_along_forces; }
 
  private:
-  template <class VQ>
-  static void load(const VQ& q, double* in) {
-    for (int i = 0; i < NQ; ++i) in[i] = q(i);
+  /// The tape's inputs: q's own storage when q is a plain fixed-size vector, else a copy of q
+  /// in `buffer` (length NQ).
+  template <class VQ, class T>
+  static const T* inputs(const VQ& q, T* buffer) {
+    if constexpr (std::is_same_v<VQ, Eigen::Matrix<T, NQ, 1>>) {
+      return q.data();
+    } else {
+      for (int i = 0; i < NQ; ++i) buffer[i] = q(i);
+      return buffer;
+    }
   }
 
   enum class MassKind { kIdentity, kDiagonal, kGeneral };
