@@ -42,6 +42,7 @@ CustomSystemSpec from_proto(const v1::CustomSystem& system) {
   out.mass_matrix = from_proto(system.mass_matrix());
   out.potential = system.potential();
   out.constraints = from_proto(system.constraints());
+  for (const auto& i : system.invariants()) out.invariants.emplace_back(i.name(), i.expression());
   return out;
 }
 

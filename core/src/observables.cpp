@@ -13,7 +13,8 @@ std::string field(std::size_t i) { return "observables[" + std::to_string(i) + "
 
 std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requested, int nq,
                                         bool holonomic,
-                                        const std::vector<std::string>& system_names) {
+                                        const std::vector<std::string>& system_names,
+                                        bool system_by_default) {
   std::vector<ObsDef> out;
   std::vector<std::string> defaults = {"energy_error", "relative_energy_error",
                                        "constraint_residual"};
@@ -21,7 +22,11 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requeste
     defaults.push_back("position_constraint_residual");
     defaults.push_back("velocity_constraint_residual");
   }
-  const auto& names = requested.empty() ? defaults : requested;
+  std::vector<std::string> sampled_by_default = defaults;
+  if (system_by_default) {
+    sampled_by_default.insert(sampled_by_default.end(), system_names.begin(), system_names.end());
+  }
+  const auto& names = requested.empty() ? sampled_by_default : requested;
   for (std::size_t i = 0; i < names.size(); ++i) {
     const std::string& n = names[i];
     if (n == "energy_error") {

@@ -36,10 +36,12 @@ struct ObsDef {
 /// relative_energy_error, constraint_residual, and for a holonomic system also
 /// position_constraint_residual and velocity_constraint_residual). Throws
 /// SpecError("observables[i]", ...) for an unknown name (listing the known ones), a state index
-/// outside [0, nq), or a duplicate.
+/// outside [0, nq), or a duplicate. `system_by_default`: the defaults include every system
+/// observable too (the named invariants of a user-defined system).
 std::vector<ObsDef> resolve_observables(const std::vector<std::string>& names, int nq,
                                         bool holonomic,
-                                        const std::vector<std::string>& system_names);
+                                        const std::vector<std::string>& system_names,
+                                        bool system_by_default = false);
 
 /// True when some observable needs the canonical state (q, p), not only energy and residual.
 bool observables_need_state(const std::vector<ObsDef>& observables);

@@ -137,7 +137,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   if (custom) check_custom_initial_states(*custom, spec.initial_conditions);
   check_shell_reachable(spec, *entry, pr.parameters);
   pr.observables = resolve_observables(spec.observables, pr.model->nq(), pr.model->ng() > 0,
-                                       pr.model->observable_names());
+                                       pr.model->observable_names(), custom != nullptr);
   pr.outputs = prepare_outputs(spec.outputs, trajectory_count(spec.initial_conditions),
                                pr.observables, spec.integrators, pr.n_steps);
   return pr;

@@ -242,6 +242,71 @@ TEST(CustomSystem, EveryCanonicalConstantMassMethodRunsAndKeepsTheConstraint) {
   }
 }
 
+/// The statistics of observable `name` of choice c (fails the test when it is missing).
+const SeriesStats& series(const EnsembleResult& r, std::size_t c, const std::string& name) {
+  for (const SeriesStats& x : r.integrators[c].observables) {
+    if (x.observable == name) return x;
+  }
+  ADD_FAILURE() << "no observable " << name;
+  static const SeriesStats kNone;
+  return kNone;
+}
+
+TEST(CustomSystem, NamedInvariantsAreSampledAsObservables) {
+  // The knife edge with eps = 0.1: V = -x/2 does not depend on phi and mu has no phi component,
+  // so p_phi is conserved, to the bit by si_dla (p_phi - h*0 + h*0*lambda). "H" is the energy
+  // written by hand; "x_again" and "py" repeat state components.
+  const std::vector<CanonicalState> states = {
+      {{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}},
+      {{-0.3, 0.1, 1.2}, {0.5 * (std::cos(1.2) - 0.1), 0.5 * std::sin(1.2), -0.4}},
+      {{0.0, 0.5, 2.0}, {1.1 * (std::cos(2.0) - 0.1), 1.1 * std::sin(2.0), 1.3}}};
+  EnsembleSpec s = spec_with(states, {"si_dla", "gonzalez_r"}, 0.01, 2.0);
+  s.integrators[0].sample_every = s.integrators[1].sample_every = 20;
+  s.custom_system = knife_edge_custom(0.1);
+  s.custom_system->invariants = {
+      {"L", "p_phi"}, {"H", "(p_x^2 + p_y^2 + p_phi^2)/2 - x/2"}, {"x_again", "x"}, {"py", "p_y"}};
+  // Without observables in the spec the invariants are sampled besides the standard ones.
+  const EnsembleResult defaults = run_ensemble(s);
+  std::vector<std::string> names;
+  for (const SeriesStats& x : defaults.integrators[0].observables) names.push_back(x.observable);
+  EXPECT_EQ(names, (std::vector<std::string>{"energy_error", "relative_energy_error",
+                                             "constraint_residual", "L", "H", "x_again", "py"}));
+
+  s.observables = {"L", "H", "x_again", "q[0]", "py", "p[1]", "energy_error"};
+  const EnsembleResult r = run_ensemble(s);
+  const double l0 = (0.7 - 0.4 + 1.3) / 3;  // mean p_phi at t = 0
+  double h0 = 0.0;
+  for (const auto& st : states) {
+    h0 += (st.p[0] * st.p[0] + st.p[1] * st.p[1] + st.p[2] * st.p[2]) / 2 - st.q[0] / 2;
+  }
+  h0 /= 3;
+  for (std::size_t c = 0; c < 2; ++c) {
+    const std::string id = r.integrators[c].choice.integrator;
+    const SeriesStats& l = series(r, c, "L");
+    const SeriesStats& h = series(r, c, "H");
+    const SeriesStats& de = series(r, c, "energy_error");
+    ASSERT_EQ(l.mean.size(), 11u) << id;  // t = 0, 0.2, ..., 2
+    EXPECT_NEAR(l.mean[0], l0, 1e-15) << id;
+    EXPECT_NEAR(h.mean[0], h0, 1e-15) << id;
+    for (std::size_t k = 0; k < l.mean.size(); ++k) {
+      if (id == "si_dla") {
+        EXPECT_EQ(l.mean[k], l.mean[0]) << k;
+        EXPECT_EQ(l.min[k], -0.4) << k;
+        EXPECT_EQ(l.max[k], 1.3) << k;
+      } else {
+        EXPECT_NEAR(l.mean[k], l0, 1e-13) << id << " " << k;
+      }
+      // mean H(t) = mean H(0) + mean (H(t) - H(0)).
+      EXPECT_NEAR(h.mean[k], h0 + de.mean[k], 1e-14) << id << " " << k;
+    }
+    // The inputs are (q, p) in the coordinates' order: the same numbers as the state components.
+    EXPECT_EQ(series(r, c, "x_again").mean, series(r, c, "q[0]").mean) << id;
+    EXPECT_EQ(series(r, c, "x_again").max, series(r, c, "q[0]").max) << id;
+    EXPECT_EQ(series(r, c, "py").mean, series(r, c, "p[1]").mean) << id;
+    EXPECT_EQ(series(r, c, "py").min, series(r, c, "p[1]").min) << id;
+  }
+}
+
 EnsembleSpec small_custom_spec() {
   EnsembleSpec s =
       spec_with({{{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}}},
@@ -284,6 +349,35 @@ TEST(CustomSystem, SpecErrorsNameTheField) {
   s.custom_system->constraints[0] = {"sin(phi)", "0", "0"};
   std::get<ExplicitStates>(s.initial_conditions).states[0] = {{0.0, 0.0, 0.0}, {0.0, 1.0, 0.0}};
   EXPECT_EQ(field_of(s), "custom_system.constraints");
+  // A row that is zero for every q is refused before any state is drawn.
+  s = small_custom_spec();
+  s.custom_system->constraints[0] = {"0", "x - x", "0*phi"};
+  s.initial_conditions = EnergyShellGenerator{};
+  EXPECT_EQ(field_of(s), "custom_system.constraints[0]");
+}
+
+TEST(CustomSystem, InvariantErrorsNameTheField) {
+  auto s = small_custom_spec();
+  s.custom_system->invariants = {{"L", "p_phi"}, {"energy_error", "p_x"}};
+  EXPECT_EQ(field_of(s), "custom_system.invariants[1].name");  // a standard observable's name
+  s.custom_system->invariants = {{"L", "p_phi"}, {"L", "p_x"}};
+  EXPECT_EQ(field_of(s), "custom_system.invariants[1].name");  // defined twice
+  s.custom_system->invariants = {{"L", "p_phi + p_z"}};
+  EXPECT_EQ(field_of(s), "custom_system.invariants[0].expression");  // no coordinate z
+  s.custom_system->invariants.assign(17, {"L", "p_phi"});
+  EXPECT_EQ(field_of(s), "custom_system.invariants");  // more than 16
+  s.custom_system->invariants = {{"L", "p_phi"}};
+  s.custom_system->parameters.emplace_back("p_x", 1.0);
+  EXPECT_EQ(field_of(s), "custom_system.invariants");  // p_x is the momentum's name
+  s = small_custom_spec();
+  s.custom_system->invariants = {{"L", "p_phi"}};
+  s.observables = {"L", "M"};
+  EXPECT_EQ(field_of(s), "observables[1]");
+  try {
+    validate(s);
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("q[i], p[i], L"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

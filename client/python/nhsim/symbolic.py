@@ -130,7 +130,13 @@ def _rows(matrix, n, field):
     return rows
 
 
-def custom_system(coordinates, potential, constraints, mass_matrix=None, parameters=None):
+def momenta(coordinates):
+    """The sympy Symbols nhsimd names the conjugate momenta: p_<coordinate>, in order."""
+    return [sympy.Symbol(f"p_{c}") for c in coordinates]
+
+
+def custom_system(coordinates, potential, constraints, mass_matrix=None, parameters=None,
+                  invariants=None):
     """The ``custom_system`` message of a spec, as a dict in the protobuf JSON mapping.
 
     Args:
@@ -140,10 +146,13 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
             is mu(q) M^-1 p = 0, i.e. mu(q) q' = 0.
         mass_matrix: M, n x n (sympy Matrix or lists), constant; default the identity.
         parameters: {symbol: value} or {symbol: (value, unit)}; units are free text.
+        invariants: {name: expression} of named invariants in the coordinates, the momenta
+            (momenta(coordinates): p_x for coordinate x) and the parameters, sampled by the
+            server as observables under their names.
 
     Returns:
-        dict with coordinates, parameters, mass_matrix, potential, constraints, for
-        ``spec["custom_system"]``.
+        dict with coordinates, parameters, mass_matrix, potential, constraints (and invariants
+        when given), for ``spec["custom_system"]``.
 
     Raises:
         ValueError: "<field>: <reason>" for rows of the wrong length or an expression nhsimd's
@@ -162,13 +171,20 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
                              for j, e in enumerate(row)]}
                 for i, row in enumerate(_rows(rows, n, f"{field}.{name}"))]
 
-    return {
+    out = {
         "coordinates": [str(c) for c in coordinates],
         "parameters": [{"name": str(s), "value": v, "unit": u} for s, v, u in params],
         "mass_matrix": matrix(mass_matrix, "mass_matrix"),
         "potential": to_expression(potential, allowed, f"{field}.potential"),
         "constraints": matrix(constraints, "constraints"),
     }
+    if invariants:
+        with_momenta = allowed | set(momenta(coordinates))
+        out["invariants"] = [
+            {"name": name,
+             "expression": to_expression(e, with_momenta, f"{field}.invariants[{k}].expression")}
+            for k, (name, e) in enumerate(invariants.items())]
+    return out
 
 
 def custom_system_from_lagrangian(coordinates, velocities, lagrangian, constraints,

@@ -116,6 +116,29 @@ def test_the_server_runs_the_sympy_system_as_the_hand_written_one(server):
         assert np.max(np.abs(by_hand[column] - from_sympy[column]) / scale) < 1e-12, column
 
 
+def test_invariants_are_printed_and_sampled_by_the_server(server):
+    p_x, p_y, p_z = symbolic.momenta([x, y, z])
+    energy = (p_x**2 + p_y**2 + p_z**2) / 2 + CONTACT_V
+    system = symbolic.custom_system([x, y, z], CONTACT_V, [[1, 0, y]], parameters={eps: 0.5},
+                                    invariants={"H": energy, "px": p_x})
+    assert system["invariants"] == [
+        {"name": "H", "expression": "epsilon*x^2*z^2/2 + p_x^2/2 + p_y^2/2 + p_z^2/2 + x^2/2 + "
+                                    "y^2/2 + z^2/2"},
+        {"name": "px", "expression": "p_x"}]
+    with pytest.raises(ValueError, match=r"^custom_system.invariants\[0\].expression: .*'p_w'"):
+        symbolic.custom_system([x, y, z], CONTACT_V, [[1, 0, y]], parameters={eps: 0.5},
+                               invariants={"bad": sp.Symbol("p_w")})
+    with nhsim.Client(server.address) as client:
+        job = client.submit(_contact_spec(system))
+        assert job.watch(progress=False).state == "SUCCEEDED"
+        stats = job.result().to_dataframe()
+    assert {"energy_error", "H", "px"} <= set(stats["observable"])
+    # The examples' states lie on the shell H = 1, and gonzalez_r keeps H to round-off.
+    h = stats.query("observable == 'H' and integrator == 'gonzalez_r'")
+    assert np.max(np.abs(h["mean"] - 1.0)) < 1e-12
+    assert np.max(np.abs(h["min"] - 1.0)) < 1e-12 and np.max(np.abs(h["max"] - 1.0)) < 1e-12
+
+
 def test_the_server_names_the_field_of_what_it_refuses(server):
     # A mass matrix that depends on q passes the helper; this nhsimd release refuses it.
     lagrangian = (1 + x**2) * xd**2 / 2 + (yd**2 + zd**2) / 2 - CONTACT_V

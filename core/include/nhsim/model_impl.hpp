@@ -73,15 +73,15 @@ class ModelImpl final : public SystemModel {
     }
   }
   std::vector<std::string> observable_names() const override {
-    if constexpr (requires { S::observable_names(); }) {
-      const auto names = S::observable_names();
+    if constexpr (requires { sys_.observable_names(); }) {  // static, or per system (custom)
+      const auto& names = sys_.observable_names();
       return std::vector<std::string>(names.begin(), names.end());
     } else {
       return {};
     }
   }
   double observable(int k, const Eigen::VectorXd& q, const Eigen::VectorXd& p) const override {
-    if constexpr (requires { S::observable_names(); }) {
+    if constexpr (requires { sys_.observable_names(); }) {
       return sys_.observable(k, typename S::VecQ(q), typename S::VecQ(p));
     } else {
       (void)k;

@@ -94,6 +94,45 @@ custom::Tape compile_tape(const std::vector<GiNaC::ex>& q, const std::vector<GiN
   }
 }
 
+/// The named invariants: one tape over (q, p), p_c the momentum conjugate to coordinate c.
+void compile_invariants(const CustomSystemSpec& spec, std::map<std::string, GiNaC::ex> symbols,
+                        const std::vector<GiNaC::ex>& q, const std::string& field,
+                        CustomSystemDefinition& def) {
+  const std::string inf = field + ".invariants";
+  if (spec.invariants.size() > static_cast<std::size_t>(kMaxCustomInvariants)) {
+    throw SpecError(inf, "has " + std::to_string(spec.invariants.size()) + " entries, at most " +
+                             std::to_string(kMaxCustomInvariants));
+  }
+  if (spec.invariants.empty()) return;
+  std::vector<GiNaC::ex> inputs = q;
+  for (const std::string& c : spec.coordinates) {
+    const std::string name = "p_" + c;
+    if (symbols.count(name) != 0) {
+      throw SpecError(inf, "the momentum conjugate to '" + c + "' is named '" + name +
+                               "', which is already a coordinate or parameter");
+    }
+    const GiNaC::realsymbol p(name);
+    symbols.emplace(name, p);
+    inputs.push_back(p);
+  }
+  static const std::set<std::string> kStandard = {
+      "energy_error", "relative_energy_error", "constraint_residual",
+      "position_constraint_residual", "velocity_constraint_residual"};
+  std::set<std::string> seen;
+  std::vector<GiNaC::ex> values;
+  for (std::size_t k = 0; k < spec.invariants.size(); ++k) {
+    const auto& [name, text] = spec.invariants[k];
+    const std::string f = index(inf, k);
+    check_name(name, f + ".name", seen);
+    if (kStandard.count(name) != 0) {
+      throw SpecError(f + ".name", "'" + name + "' is the name of a standard observable");
+    }
+    values.push_back(custom::parse_expression(text, symbols, f + ".expression"));
+    def.invariant_names.push_back(name);
+  }
+  def.invariants = compile_tape(inputs, values, inf, "invariants");
+}
+
 }  // namespace
 
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const CustomSystemSpec& spec,
@@ -204,6 +243,12 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   // The constraint one-forms.
   const std::string cf = field + ".constraints";
   const auto mu = parse_rows(spec.constraints, n, symbols, cf);
+  for (std::size_t a = 0; a < m; ++a) {
+    // A row that vanishes identically has rank 0 at every state, generated ones included.
+    if (std::all_of(mu[a].begin(), mu[a].end(), [](const GiNaC::ex& e) { return e.is_zero(); })) {
+      throw SpecError(index(cf, a), "is zero for every q: a constraint one-form must not vanish");
+    }
+  }
   std::vector<GiNaC::ex> flat;
   for (const auto& row : mu) flat.insert(flat.end(), row.begin(), row.end());
   def->constraint = compile_tape(q, flat, cf, "mu");
@@ -225,6 +270,8 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     }
   }
   def->constraint_affine_along_forces = affine;
+
+  compile_invariants(spec, symbols, q, field, *def);
   return def;
 }
 

@@ -4,7 +4,7 @@
 // nhsim/systems/custom_system.hpp.
 //
 // Scope of this release: a constant mass matrix (no entry of M may depend on q), the canonical
-// form only (no holonomic g(q), invariants or controls), and the sizes of kCustomSizes.
+// form with named invariants (no holonomic g(q) or controls), and the sizes of kCustomSizes.
 #pragma once
 
 #include <Eigen/Dense>
@@ -32,7 +32,14 @@ struct CustomSystemSpec {
   std::string potential;
   /// mu(q): m rows (constraint one-forms mu^alpha) of n entries, 1 <= m < n.
   std::vector<std::vector<std::string>> constraints;
+  /// Named invariants (name, expression in q, p and the parameters; the momentum conjugate to
+  /// coordinate c is p_c), sampled as observables under their names. At most
+  /// kMaxCustomInvariants.
+  std::vector<std::pair<std::string, std::string>> invariants;
 };
+
+/// The most named invariants a definition may have.
+inline constexpr int kMaxCustomInvariants = 16;
 
 /// The (nq, nc) sizes compiled into the library (core/pairs.cmake), so a definition must have
 /// one of these: (3, 1) fits the knife edge and the nonholonomic particle, (7, 1) the chaotic
@@ -44,11 +51,13 @@ struct CustomSystemDefinition {
   int nq = 0;
   int nc = 0;
   std::vector<std::string> coordinates;
-  Eigen::MatrixXd mass;          ///< M, nq x nq (constant)
-  Eigen::MatrixXd mass_inverse;  ///< M^-1, nq x nq
-  custom::Tape potential;        ///< q -> V(q), 1 output
-  custom::Tape grad_potential;   ///< q -> dV/dq, nq outputs
-  custom::Tape constraint;       ///< q -> mu(q), nc x nq outputs, row-major
+  Eigen::MatrixXd mass;                      ///< M, nq x nq (constant)
+  Eigen::MatrixXd mass_inverse;              ///< M^-1, nq x nq
+  custom::Tape potential;                    ///< q -> V(q), 1 output
+  custom::Tape grad_potential;               ///< q -> dV/dq, nq outputs
+  custom::Tape constraint;                   ///< q -> mu(q), nc x nq outputs, row-major
+  std::vector<std::string> invariant_names;  ///< the observables' names, in the spec's order
+  custom::Tape invariants;  ///< (q, p) -> the invariants: 2 nq inputs, one output each
   /// True when mu depends only on coordinates j with (M^-1 mu^T)_j identically zero (checked
   /// symbolically): then mu(q) does not move along the constraint forces and si_dla's
   /// multiplier equation is affine (one linear solve; nhsim/integrators/si_dla.hpp).
@@ -57,9 +66,10 @@ struct CustomSystemDefinition {
 
 /// Parses, checks, differentiates and compiles `spec`. Throws SpecError naming the field under
 /// `field` (e.g. "custom_system.mass_matrix[1][2]", parse errors with "at position k"): empty or
-/// invalid or repeated names; sizes not in kCustomSizes; rows of the wrong length; syntax
-/// errors, unknown names, functions outside the whitelist, expressions over the size and depth
-/// limits; an entry of M that depends on q; M not symmetric (the first entry (i, j), i < j,
+/// invalid or repeated names; invariant names that are repeated or name a standard observable,
+/// more than kMaxCustomInvariants of them; sizes not in kCustomSizes; rows of the wrong length;
+/// syntax errors, unknown names, functions outside the whitelist, expressions over the size and
+/// depth limits; an entry of M that depends on q; M not symmetric (the first entry (i, j), i < j,
 /// with M_ij != M_ji) or not positive definite; a tape over kMaxTapeRegisters.
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(
     const CustomSystemSpec& spec, const std::string& field = "custom_system");

@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "nhsim/custom/definition.hpp"
 #include "nhsim/system_types.hpp"
@@ -143,6 +144,21 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
     const VecQ pp = p;
     const VecQ v = minv_ * pp;
     return (mu * v).cwiseAbs().maxCoeff();
+  }
+
+  /// The named invariants of the definition, sampled as observables under these names.
+  const std::vector<std::string>& observable_names() const { return def_->invariant_names; }
+
+  /// Invariant k (0 <= k < observable_names().size()) at (q, p), from the invariants' tape.
+  template <class VQ, class VP>
+  double observable(int k, const VQ& q, const VP& p) const {
+    double in[2 * NQ], out[kMaxCustomInvariants];
+    for (int i = 0; i < NQ; ++i) {
+      in[i] = q(i);
+      in[NQ + i] = p(i);
+    }
+    def_->invariants.evaluate(in, out);
+    return out[k];
   }
 
   /// Whether si_dla may solve its multiplier equation in one linear step (checked
