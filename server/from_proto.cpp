@@ -41,6 +41,7 @@ CustomSystemSpec from_proto(const v1::CustomSystem& system) {
   for (const auto& p : system.parameters()) out.parameters.emplace_back(p.name(), p.value());
   out.mass_matrix = from_proto(system.mass_matrix());
   out.potential = system.potential();
+  out.lagrangian = system.lagrangian();
   out.constraints = from_proto(system.constraints());
   for (const auto& i : system.invariants()) out.invariants.emplace_back(i.name(), i.expression());
   return out;

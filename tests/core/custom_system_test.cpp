@@ -307,6 +307,33 @@ TEST(CustomSystem, NamedInvariantsAreSampledAsObservables) {
   }
 }
 
+TEST(CustomSystem, LagrangianGivesTheSystemOfItsMassMatrixAndPotential) {
+  // The knife edge with a non-diagonal M, once as (M, V) and once as L = 1/2 q'^T M q' - V: the
+  // server derives the same M and V, so the trajectories agree to the bit. p = M v with v on
+  // the constraint distribution.
+  const double v[3] = {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7};
+  const std::vector<CanonicalState> states = {
+      {{0.4, -0.2, 0.4}, {2 * v[0] + 0.5 * v[1], 0.5 * v[0] + v[1], 3 * v[2]}}};
+  EnsembleSpec given = spec_with(states, {"si_dla", "gonzalez_r", "dla"}, 0.01, 1.0);
+  given.custom_system = knife_edge_custom(0.1);
+  given.custom_system->mass_matrix = {{"2", "1/2", "0"}, {"1/2", "1", "0"}, {"0", "0", "3"}};
+  given.custom_system->potential = "-x/2 + y^2*cos(phi)";
+  EnsembleSpec derived = given;
+  derived.custom_system->mass_matrix.clear();
+  derived.custom_system->potential.clear();
+  derived.custom_system->lagrangian =
+      "(2*x_dot^2 + x_dot*y_dot + y_dot^2 + 3*phi_dot^2)/2 + x/2 - y^2*cos(phi)";
+  const EnsembleResult a = run_ensemble(given);
+  const EnsembleResult b = run_ensemble(derived);
+  for (std::size_t c = 0; c < 3; ++c) {
+    ASSERT_EQ(b.integrators[c].trajectories_ok, 1);
+    const auto& fa = a.integrators[c].outputs.final_states[0].state;
+    const auto& fb = b.integrators[c].outputs.final_states[0].state;
+    EXPECT_EQ(fa.q, fb.q) << a.integrators[c].choice.integrator;
+    EXPECT_EQ(fa.p, fb.p) << a.integrators[c].choice.integrator;
+  }
+}
+
 EnsembleSpec small_custom_spec() {
   EnsembleSpec s =
       spec_with({{{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}}},
@@ -354,6 +381,28 @@ TEST(CustomSystem, SpecErrorsNameTheField) {
   s.custom_system->constraints[0] = {"0", "x - x", "0*phi"};
   s.initial_conditions = EnergyShellGenerator{};
   EXPECT_EQ(field_of(s), "custom_system.constraints[0]");
+}
+
+TEST(CustomSystem, LagrangianErrorsNameTheField) {
+  auto s = small_custom_spec();
+  s.custom_system->lagrangian = "(x_dot^2 + y_dot^2 + phi_dot^2)/2 + x/2";
+  EXPECT_EQ(field_of(s), "custom_system.lagrangian");  // mass_matrix and potential set too
+  s.custom_system->mass_matrix.clear();
+  s.custom_system->potential.clear();
+  EXPECT_EQ(field_of(s), "(valid)");
+  for (const char* bad : {
+           "(x_dot^2 + y_dot^2 + phi_dot^2)/2 + y*x_dot",  // linear in a velocity
+           "(x_dot^2 + y_dot^2 + phi_dot^2)/2 + x_dot^3",  // not quadratic
+           "((1 + y^2)*x_dot^2 + y_dot^2 + phi_dot^2)/2",  // M depends on q
+           "(x_dot^2 + y_dot^2 - phi_dot^2)/2",            // M not positive definite
+           "(x_dot^2 + y_dot^2 + phi_dot^2)/2 + w_dot",    // no coordinate w
+       }) {
+    s.custom_system->lagrangian = bad;
+    EXPECT_EQ(field_of(s), "custom_system.lagrangian") << bad;
+  }
+  s.custom_system->lagrangian = "(x_dot^2 + y_dot^2 + phi_dot^2)/2";
+  s.custom_system->parameters.emplace_back("x_dot", 1.0);
+  EXPECT_EQ(field_of(s), "custom_system.lagrangian");  // x_dot is the velocity's name
 }
 
 TEST(CustomSystem, InvariantErrorsNameTheField) {

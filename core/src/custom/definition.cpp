@@ -94,6 +94,53 @@ custom::Tape compile_tape(const std::vector<GiNaC::ex>& q, const std::vector<GiN
   }
 }
 
+/// M = d^2 L / dq'_i dq'_j and V = -L(q, 0) of a Lagrangian L(q, q') = 1/2 q'^T M q' - V(q), the
+/// velocity of coordinate c named c_dot. SpecError(lf, ...) for a velocity name that is taken,
+/// a term linear in the velocities or an L not quadratic in them.
+void from_lagrangian(const CustomSystemSpec& spec, std::map<std::string, GiNaC::ex> symbols,
+                     const std::string& lf, std::vector<std::vector<GiNaC::ex>>& mex,
+                     GiNaC::ex& v) {
+  std::vector<GiNaC::ex> qdot;
+  GiNaC::lst at_rest;
+  for (const std::string& c : spec.coordinates) {
+    const std::string name = c + "_dot";
+    if (symbols.count(name) != 0) {
+      throw SpecError(lf, "the velocity of '" + c + "' is named '" + name +
+                              "', which is already a coordinate or parameter");
+    }
+    const GiNaC::realsymbol s(name);
+    symbols.emplace(name, s);
+    qdot.push_back(s);
+    at_rest.append(s == 0);
+  }
+  const GiNaC::ex l = custom::parse_expression(spec.lagrangian, symbols, lf);
+  const std::size_t n = qdot.size();
+  try {
+    mex.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      mex.emplace_back(n);  // (assign(n, row) trips GCC 12's -Wfree-nonheap-object falsely)
+      const GiNaC::ex dl = l.diff(GiNaC::ex_to<GiNaC::symbol>(qdot[i]));
+      if (!dl.subs(at_rest).is_zero()) {
+        throw SpecError(lf, "has a term linear in " + spec.coordinates[i] +
+                                "_dot; nhsim takes L = 1/2 q'^T M q' - V(q)");
+      }
+      for (std::size_t j = 0; j < n; ++j) {
+        mex[i][j] = dl.diff(GiNaC::ex_to<GiNaC::symbol>(qdot[j]));
+        if (depends_on(mex[i][j], qdot)) {
+          throw SpecError(lf, "is not quadratic in the velocities (d^2 L / d" +
+                                  spec.coordinates[i] + "_dot d" + spec.coordinates[j] +
+                                  "_dot depends on them)");
+        }
+      }
+    }
+    v = -l.subs(at_rest);
+  } catch (const SpecError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SpecError(lf, std::string("cannot be differentiated: ") + e.what());
+  }
+}
+
 /// The named invariants: one tape over (q, p), p_c the momentum conjugate to coordinate c.
 void compile_invariants(const CustomSystemSpec& spec, std::map<std::string, GiNaC::ex> symbols,
                         const std::vector<GiNaC::ex>& q, const std::string& field,
@@ -185,17 +232,32 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   def->nc = static_cast<int>(m);
   def->coordinates = spec.coordinates;
 
-  // The mass matrix: constant, symmetric, positive definite.
-  const std::string mf = field + ".mass_matrix";
-  if (spec.mass_matrix.size() != n) {
-    throw SpecError(mf, "has " + std::to_string(spec.mass_matrix.size()) + " rows, expected " +
-                            std::to_string(n) + " (one per coordinate)");
+  // M and V, given as such or derived from a Lagrangian (then every error on them is the
+  // Lagrangian's).
+  const bool lagrangian = !spec.lagrangian.empty();
+  const std::string mf = lagrangian ? field + ".lagrangian" : field + ".mass_matrix";
+  const std::string vf = lagrangian ? field + ".lagrangian" : field + ".potential";
+  std::vector<std::vector<GiNaC::ex>> mex;
+  GiNaC::ex v;
+  if (lagrangian) {
+    if (!spec.mass_matrix.empty() || !spec.potential.empty()) {
+      throw SpecError(mf, "set either mass_matrix and potential, or lagrangian, not both");
+    }
+    from_lagrangian(spec, symbols, mf, mex, v);
+  } else {
+    if (spec.mass_matrix.size() != n) {
+      throw SpecError(mf, "has " + std::to_string(spec.mass_matrix.size()) + " rows, expected " +
+                              std::to_string(n) + " (one per coordinate)");
+    }
+    mex = parse_rows(spec.mass_matrix, n, symbols, mf);
+    v = custom::parse_expression(spec.potential, symbols, vf);
   }
-  const auto mex = parse_rows(spec.mass_matrix, n, symbols, mf);
+
+  // The mass matrix: constant, symmetric, positive definite.
   def->mass.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
   for (std::size_t i = 0; i < n; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
-      const std::string ef = index(index(mf, i), j);
+      const std::string ef = lagrangian ? mf : index(index(mf, i), j);
       if (depends_on(mex[i][j], q)) {
         throw SpecError(ef,
                         "depends on the coordinates; this release takes a constant mass "
@@ -208,7 +270,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   for (Eigen::Index i = 0; i < def->mass.rows(); ++i) {
     for (Eigen::Index j = i + 1; j < def->mass.cols(); ++j) {
       const double a = def->mass(i, j), b = def->mass(j, i);
-      if (std::abs(a - b) > 1e-14 * std::max(std::abs(a), std::abs(b))) {
+      if (std::abs(a - b) > 1e-14 * std::max(std::abs(a), std::abs(b))) {  // given rows only
         throw SpecError(index(index(mf, static_cast<std::size_t>(i)), static_cast<std::size_t>(j)),
                         "differs from mass_matrix[" + std::to_string(j) + "][" + std::to_string(i) +
                             "]: M must be symmetric");
@@ -226,9 +288,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   def->mass_inverse = def->mass.llt().solve(
       Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)));
 
-  // The potential and its gradient.
-  const std::string vf = field + ".potential";
-  const GiNaC::ex v = custom::parse_expression(spec.potential, symbols, vf);
+  // The gradient of the potential.
   std::vector<GiNaC::ex> grad;
   try {
     for (const GiNaC::ex& x : q) grad.push_back(v.diff(GiNaC::ex_to<GiNaC::symbol>(x)));

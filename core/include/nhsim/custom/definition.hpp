@@ -30,6 +30,9 @@ struct CustomSystemSpec {
   std::vector<std::vector<std::string>> mass_matrix;
   /// V(q) [energy].
   std::string potential;
+  /// Instead of mass_matrix and potential: L(q, q') = 1/2 q'^T M q' - V(q), the velocity of
+  /// coordinate c named c_dot; M = d^2 L / dq'^2 (constant in this release), V = -L(q, 0).
+  std::string lagrangian;
   /// mu(q): m rows (constraint one-forms mu^alpha) of n entries, 1 <= m < n.
   std::vector<std::vector<std::string>> constraints;
   /// Named invariants (name, expression in q, p and the parameters; the momentum conjugate to
@@ -69,7 +72,9 @@ struct CustomSystemDefinition {
 /// invalid or repeated names; invariant names that are repeated or name a standard observable,
 /// more than kMaxCustomInvariants of them; sizes not in kCustomSizes; rows of the wrong length;
 /// syntax errors, unknown names, functions outside the whitelist, expressions over the size and
-/// depth limits; an entry of M that depends on q; M not symmetric (the first entry (i, j), i < j,
+/// depth limits; both or neither of (mass_matrix, potential) and lagrangian; a lagrangian with
+/// terms linear in the velocities or not quadratic in them; an entry of M that depends on q; M
+/// not symmetric (the first entry (i, j), i < j,
 /// with M_ij != M_ji) or not positive definite; a tape over kMaxTapeRegisters.
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(
     const CustomSystemSpec& spec, const std::string& field = "custom_system");
