@@ -104,6 +104,29 @@ v1::ListSystemsResponse Client::list_systems() const {
   return response;
 }
 
+v1::SystemInfo Client::register_system(const std::string& name,
+                                       const v1::CustomSystem& custom_system,
+                                       const std::string& description) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::RegisterSystemRequest request;
+  request.set_name(name);
+  *request.mutable_custom_system() = custom_system;
+  request.set_description(description);
+  v1::SystemInfo response;
+  check(stub_->RegisterSystem(&context, request, &response));
+  return response;
+}
+
+void Client::delete_system(const std::string& name) const {
+  grpc::ClientContext context;
+  prepare(context);
+  v1::DeleteSystemRequest request;
+  request.set_name(name);
+  v1::DeleteSystemResponse response;
+  check(stub_->DeleteSystem(&context, request, &response));
+}
+
 v1::ListIntegratorsResponse Client::list_integrators() const {
   grpc::ClientContext context;
   prepare(context);

@@ -38,6 +38,17 @@ constexpr const char* kMigrations[] = {
     R"sql(
     ALTER TABLE jobs ADD COLUMN owner TEXT NOT NULL DEFAULT 'anonymous';
     )sql",
+    // User-defined systems registered under a name, per owner (RegisterSystem).
+    R"sql(
+    CREATE TABLE systems (
+      owner TEXT NOT NULL,
+      name TEXT NOT NULL,
+      definition BLOB NOT NULL,
+      description TEXT NOT NULL DEFAULT '',
+      created_ms INTEGER NOT NULL,
+      PRIMARY KEY (owner, name)
+    );
+    )sql",
 };
 static_assert(std::size(kMigrations) == DurableStore::kSchemaVersion);
 
@@ -196,6 +207,46 @@ void DurableStore::finish(const StoredJob& job) {
   update.bind(6, job.cancel_requested ? 1 : 0);
   update.bind(7, job.id);
   update.exec();
+}
+
+std::vector<StoredSystem> DurableStore::load_systems() const {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement query(*db_,
+                          "SELECT owner, name, definition, description, created_ms FROM systems "
+                          "ORDER BY owner, name");
+  std::vector<StoredSystem> out;
+  while (query.executeStep()) {
+    out.push_back(StoredSystem{query.getColumn(0).getString(), query.getColumn(1).getString(),
+                               blob(query.getColumn(2)), query.getColumn(3).getString(),
+                               query.getColumn(4).getInt64()});
+  }
+  return out;
+}
+
+void DurableStore::insert_system(const StoredSystem& system) {
+  const std::lock_guard lock(mutex_);
+  try {
+    SQLite::Statement insert(*db_,
+                             "INSERT INTO systems (owner, name, definition, description, "
+                             "created_ms) VALUES (?, ?, ?, ?, ?)");
+    insert.bind(1, system.owner);
+    insert.bind(2, system.name);
+    insert.bind(3, system.definition.data(), static_cast<int>(system.definition.size()));
+    insert.bind(4, system.description);
+    insert.bind(5, system.created_ms);
+    insert.exec();
+  } catch (const SQLite::Exception& e) {
+    throw std::runtime_error(path_.string() + ": cannot store system " + system.name + ": " +
+                             e.what());
+  }
+}
+
+void DurableStore::erase_system(const std::string& owner, const std::string& name) {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement erase(*db_, "DELETE FROM systems WHERE owner = ? AND name = ?");
+  erase.bind(1, owner);
+  erase.bind(2, name);
+  erase.exec();
 }
 
 }  // namespace nhsim::server

@@ -35,18 +35,6 @@ std::vector<std::vector<std::string>> from_proto(
   return out;
 }
 
-CustomSystemSpec from_proto(const v1::CustomSystem& system) {
-  CustomSystemSpec out;
-  out.coordinates.assign(system.coordinates().begin(), system.coordinates().end());
-  for (const auto& p : system.parameters()) out.parameters.emplace_back(p.name(), p.value());
-  out.mass_matrix = from_proto(system.mass_matrix());
-  out.potential = system.potential();
-  out.lagrangian = system.lagrangian();
-  out.constraints = from_proto(system.constraints());
-  for (const auto& i : system.invariants()) out.invariants.emplace_back(i.name(), i.expression());
-  return out;
-}
-
 IntegratorChoice from_proto(const v1::IntegratorChoice& choice) {
   IntegratorChoice out;
   out.integrator = choice.integrator();
@@ -269,6 +257,18 @@ ChoicePartial from_proto(const v1::ChoicePartial& choice, const std::string& fie
 }
 
 }  // namespace
+
+CustomSystemSpec from_proto(const v1::CustomSystem& system) {
+  CustomSystemSpec out;
+  out.coordinates.assign(system.coordinates().begin(), system.coordinates().end());
+  for (const auto& p : system.parameters()) out.parameters.emplace_back(p.name(), p.value());
+  out.mass_matrix = from_proto(system.mass_matrix());
+  out.potential = system.potential();
+  out.lagrangian = system.lagrangian();
+  out.constraints = from_proto(system.constraints());
+  for (const auto& i : system.invariants()) out.invariants.emplace_back(i.name(), i.expression());
+  return out;
+}
 
 PartialResult from_proto(const v1::PartialResult& partial) {
   if (partial.format_version() != kPartialResultFormat) {

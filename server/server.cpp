@@ -18,6 +18,7 @@
 #include "nhsim/server/metrics.hpp"
 #include "nhsim/server/rpc_metrics.hpp"
 #include "nhsim/server/service.hpp"
+#include "nhsim/server/system_registry.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -109,8 +110,9 @@ Server::Server(const ServerOptions& options) {
                         .max_queued_jobs = options.max_queued_jobs,
                         .max_jobs_per_client = options.max_jobs_per_client,
                         .keep_finished_for = options.keep_finished_for});
+  systems_ = std::make_unique<SystemRegistry>(jobs_->durable());
   service_ = std::make_unique<EnsembleServiceImpl>(
-      *jobs_, tokens_.get(),
+      *jobs_, *systems_, tokens_.get(),
       ServiceLimits{.max_trajectories = options.max_trajectories,
                     .max_trajectory_steps = options.max_trajectory_steps,
                     .max_message_bytes = static_cast<std::size_t>(max_message_bytes),

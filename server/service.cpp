@@ -3,15 +3,18 @@
 #include <absl/status/status.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "nhsim/catalog.hpp"
+#include "nhsim/custom/definition.hpp"
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/to_proto.hpp"
@@ -46,6 +49,14 @@ bool visible(const JobRecord& record, const Caller& caller) {
   return caller.admin || record.owner == caller.identity;
 }
 
+/// `name` in quotes for a message, cut to 64 characters.
+std::string echo(const std::string& name) {
+  std::string out(1, '\'');  // appended, not operator+: GCC 12 warns falsely on that
+  out.append(name, 0, 64);
+  out.append(name.size() > 64 ? "...'" : "'");
+  return out;
+}
+
 grpc::Status reject(grpc::StatusCode code, const std::string& message, const Caller& who) {
   log_job("", who.identity,
           "submit rejected (" + absl::StatusCodeToString(static_cast<absl::StatusCode>(code)) +
@@ -56,9 +67,9 @@ grpc::Status reject(grpc::StatusCode code, const std::string& message, const Cal
 
 }  // namespace
 
-EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, const TokenTable* tokens,
-                                         ServiceLimits limits)
-    : jobs_(jobs), tokens_(tokens), limits_(limits) {}
+EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
+                                         const TokenTable* tokens, ServiceLimits limits)
+    : jobs_(jobs), systems_(systems), tokens_(tokens), limits_(limits) {}
 
 std::optional<Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
   if (tokens_ == nullptr) return kAnonymous;
@@ -95,10 +106,92 @@ std::optional<JobRecord> EnsembleServiceImpl::visible_job(const std::string& id,
 grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* context,
                                               const v1::ListSystemsRequest* /*request*/,
                                               v1::ListSystemsResponse* response) {
-  return authorized(context, [&](const Caller&) {
+  return authorized(context, [&](const Caller& who) {
     for (const auto& system : list_systems()) *response->add_systems() = to_proto(system);
+    for (const auto& system : systems_.of(who.identity)) {
+      *response->add_systems() = registered_info(system, who);
+    }
     return grpc::Status::OK;
   });
+}
+
+grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
+                                                 const v1::RegisterSystemRequest* request,
+                                                 v1::SystemInfo* response) {
+  return authorized(context, [&](const Caller& who) -> grpc::Status {
+    const std::string& name = request->name();
+    if (const std::string why = unregistrable(name); !why.empty()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "name: " + why);
+    }
+    RegisteredSystem system{name, request->custom_system(), request->description(),
+                            std::chrono::duration_cast<milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count()};
+    try {
+      compile_custom_system(from_proto(system.definition));  // every check of a submission
+    } catch (const SpecError& e) {                           // "custom_system.<field>: <reason>"
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
+    }
+    switch (systems_.add(who.identity, system)) {
+      case SystemRegistry::Added::kNameTaken:
+        return grpc::Status(
+            grpc::StatusCode::ALREADY_EXISTS,
+            "name: you have a system named " + echo(name) + " (DeleteSystem it first)");
+      case SystemRegistry::Added::kFull:
+        return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                            "name: you have " + std::to_string(SystemRegistry::kMaxPerOwner) +
+                                " registered systems, the most one identity may have");
+      case SystemRegistry::Added::kAdded:
+        break;
+    }
+    log_job("", who.identity, "registered system " + echo(name));
+    *response = registered_info(system, who);
+    return grpc::Status::OK;
+  });
+}
+
+grpc::Status EnsembleServiceImpl::DeleteSystem(grpc::ServerContext* context,
+                                               const v1::DeleteSystemRequest* request,
+                                               v1::DeleteSystemResponse* /*response*/) {
+  return authorized(context, [&](const Caller& who) {
+    if (!systems_.remove(who.identity, request->name())) {
+      return grpc::Status(grpc::StatusCode::NOT_FOUND,
+                          "name: you have no system named " + echo(request->name()));
+    }
+    log_job("", who.identity, "deleted system " + echo(request->name()));
+    return grpc::Status::OK;
+  });
+}
+
+v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& system,
+                                                    const Caller& who) {
+  SystemInfo info = custom_system_info();
+  info.name = system.name;
+  info.description = system.description;
+  info.source = "registered by " + who.identity + " (custom_system)";
+  for (const auto& invariant : system.definition.invariants()) {
+    info.invariants.push_back(invariant.name());
+  }
+  return to_proto(info);
+}
+
+std::string EnsembleServiceImpl::unregistrable(const std::string& name) {
+  const bool identifier =
+      !name.empty() && name.size() <= 64 &&
+      (std::isalpha(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
+      std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+      });
+  if (!identifier) {
+    return echo(name) +
+           " is not a name (a letter or '_', then letters, digits or '_'; at most "
+           "64 characters)";
+  }
+  if (name == "custom_system") return "'custom_system' is the spec field's name";
+  for (const auto& system : list_systems()) {
+    if (system.name == name) return "'" + name + "' is a catalogue system";
+  }
+  return {};
 }
 
 grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* context,
@@ -116,10 +209,20 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
                                                  const v1::SubmitEnsembleRequest* request,
                                                  v1::Job* response) {
   return authorized(context, [&](const Caller& who) -> grpc::Status {
+    // A registered system: the job gets the stored definition as its custom_system.
+    std::optional<v1::SubmitEnsembleRequest> resolved;
+    if (!request->system().empty() && !request->has_custom_system()) {
+      if (auto system = systems_.find(who.identity, request->system())) {
+        resolved = *request;
+        resolved->clear_system();
+        *resolved->mutable_custom_system() = std::move(system->definition);
+      }
+    }
+    const v1::SubmitEnsembleRequest& submitted = resolved ? *resolved : *request;
     EnsembleSpec spec;
     CostEstimate cost;
     try {
-      spec = from_proto(*request);
+      spec = from_proto(submitted);
       // The trajectory limit comes before validate(), so that an oversized request costs
       // nothing; the step limit needs the steps validated first.
       const std::int64_t trajectories = trajectory_count(spec);
@@ -138,7 +241,7 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over, who);
     }
     try {
-      *response = jobs_.submit(*request, std::move(spec), who.identity);
+      *response = jobs_.submit(submitted, std::move(spec), who.identity);
     } catch (const QueueFull& e) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what(), who);
     }

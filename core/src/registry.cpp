@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "custom/custom_entry.hpp"
 #include "join.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/model.hpp"
@@ -67,6 +68,11 @@ std::vector<SystemInfo> list_systems() {
 }
 
 std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); }
+
+SystemInfo custom_system_info() {
+  static const SystemEntry kEntry = custom_system_entry();
+  return kEntry.info;
+}
 
 std::optional<std::string> not_applicable(const std::string& system,
                                           const std::string& integrator) {

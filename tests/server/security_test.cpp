@@ -135,6 +135,9 @@ TEST_F(SecurityTest, EveryCallWithoutAValidTokenIsUnauthenticated) {
     const Client anonymous = as(token);
     EXPECT_EQ(code_of([&] { anonymous.list_systems(); }), grpc::StatusCode::UNAUTHENTICATED);
     EXPECT_EQ(code_of([&] { anonymous.list_integrators(); }), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(code_of([&] { anonymous.register_system("mine", v1::CustomSystem()); }),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(code_of([&] { anonymous.delete_system("mine"); }), grpc::StatusCode::UNAUTHENTICATED);
     EXPECT_EQ(code_of([&] { anonymous.submit(tiny_spec()); }), grpc::StatusCode::UNAUTHENTICATED);
     EXPECT_EQ(code_of([&] { anonymous.get_job("0"); }), grpc::StatusCode::UNAUTHENTICATED);
     EXPECT_EQ(code_of([&] { anonymous.watch("0", nullptr); }), grpc::StatusCode::UNAUTHENTICATED);

@@ -168,6 +168,34 @@ class Client:
         return list(self._call("ListIntegrators",
                                ensemble_pb2.ListIntegratorsRequest()).integrators)
 
+    def register_system(self, name, custom_system, description=""):
+        """Registers a user-defined system under `name` for this identity (docs/custom-systems.md):
+        afterwards a spec may set ``"system": name`` instead of ``custom_system``.
+
+        Args:
+            name: an identifier, not a catalogue system's name.
+            custom_system: a dict in the protobuf JSON mapping of nhsim.v1.CustomSystem (as
+                ``spec["custom_system"]``, or nhsim.symbolic.custom_system()'s) or the message.
+            description: free text, shown by systems().
+
+        Returns:
+            Its nhsim.v1.SystemInfo (integrators that apply, invariants).
+
+        Raises:
+            NhsimError: INVALID_ARGUMENT naming the field (``name`` or ``custom_system.…``),
+                ALREADY_EXISTS when this identity has a system of that name.
+        """
+        request = ensemble_pb2.RegisterSystemRequest(name=name, description=description)
+        if isinstance(custom_system, dict):
+            json_format.ParseDict(custom_system, request.custom_system)
+        else:
+            request.custom_system.CopyFrom(custom_system)
+        return self._call("RegisterSystem", request)
+
+    def delete_system(self, name):
+        """Removes this identity's registered system `name`; NhsimError NOT_FOUND if none."""
+        self._call("DeleteSystem", ensemble_pb2.DeleteSystemRequest(name=name))
+
     def submit(self, spec):
         """Validates and queues an ensemble; returns its Job (state QUEUED).
 

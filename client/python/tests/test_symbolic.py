@@ -139,6 +139,24 @@ def test_invariants_are_printed_and_sampled_by_the_server(server):
     assert np.max(np.abs(h["min"] - 1.0)) < 1e-12 and np.max(np.abs(h["max"] - 1.0)) < 1e-12
 
 
+def test_a_registered_system_runs_by_name(server):
+    system = symbolic.custom_system([x, y, z], CONTACT_V, [[1, 0, y]], parameters={eps: 0.5})
+    with nhsim.Client(server.address) as client:
+        info = client.register_system("contact_py", system, "from sympy")
+        assert info.name == "contact_py" and "gonzalez_r" in info.integrators
+        assert "contact_py" in [s.name for s in client.systems()]
+        spec = _contact_spec(system)
+        del spec["custom_system"]
+        spec["system"] = "contact_py"
+        job = client.submit(spec)
+        assert job.watch(progress=False).state == "SUCCEEDED"
+        with pytest.raises(nhsim.NhsimError) as error:
+            client.register_system("contact_py", system)
+        assert error.value.code == "ALREADY_EXISTS"
+        client.delete_system("contact_py")
+        assert "contact_py" not in [s.name for s in client.systems()]
+
+
 def test_the_server_names_the_field_of_what_it_refuses(server):
     # A mass matrix that depends on q passes the helper; this nhsimd release refuses it.
     lagrangian = (1 + x**2) * xd**2 / 2 + (yd**2 + zd**2) / 2 - CONTACT_V

@@ -61,6 +61,13 @@ class Client {
 
   nhsim::v1::ListSystemsResponse list_systems() const;
   nhsim::v1::ListIntegratorsResponse list_integrators() const;
+  /// Registers a user-defined system under `name` for this caller (RegisterSystem); returns
+  /// its ListSystems entry. INVALID_ARGUMENT for a bad definition or name, ALREADY_EXISTS.
+  nhsim::v1::SystemInfo register_system(const std::string& name,
+                                        const nhsim::v1::CustomSystem& custom_system,
+                                        const std::string& description = "") const;
+  /// Removes this caller's registered system `name` (DeleteSystem); NOT_FOUND if none.
+  void delete_system(const std::string& name) const;
   /// Submits a spec; returns the queued job. Bad specs: INVALID_ARGUMENT; over the server's
   /// limits: RESOURCE_EXHAUSTED.
   nhsim::v1::Job submit(const nhsim::v1::SubmitEnsembleRequest& spec) const;

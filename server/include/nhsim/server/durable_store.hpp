@@ -33,10 +33,19 @@ struct StoredJob {
   std::string result;
 };
 
+/// A user-defined system registered under a name by its owner (RegisterSystem).
+struct StoredSystem {
+  std::string owner;
+  std::string name;
+  std::string definition;  ///< binary nhsim.v1.CustomSystem
+  std::string description;
+  std::int64_t created_ms = 0;
+};
+
 class DurableStore {
  public:
   /// The schema this build writes (PRAGMA user_version); older databases are migrated on open.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   /// Opens (creating it if needed) `data_dir`/nhsimd.sqlite3 in WAL mode with synchronous=FULL
   /// (a commit is on disk before the call returns), migrates it to kSchemaVersion and takes an
@@ -66,6 +75,14 @@ class DurableStore {
 
   /// Removes the job (a finished one, evicted or deleted).
   void erase(const std::string& id);
+
+  /// Every registered system, by owner and name.
+  std::vector<StoredSystem> load_systems() const;
+  /// Adds a registered system (committed on return); std::runtime_error when the owner has one
+  /// of that name or SQLite fails.
+  void insert_system(const StoredSystem& system);
+  /// Removes the owner's system of that name (nothing when there is none).
+  void erase_system(const std::string& owner, const std::string& name);
 
   const std::filesystem::path& path() const { return path_; }
 

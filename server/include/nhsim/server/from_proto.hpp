@@ -20,6 +20,10 @@ namespace nhsim::server {
 /// states, which nhsim::validate() refuses; everything else is checked there too, not here.
 nhsim::EnsembleSpec from_proto(const nhsim::v1::SubmitEnsembleRequest& request);
 
+/// The core definition of a user-defined system, field by field (checked by
+/// compile_custom_system(), not here).
+nhsim::CustomSystemSpec from_proto(const nhsim::v1::CustomSystem& system);
+
 /// The core partial result of a v1::PartialResult (spec_hash = spec_sha256; the spec itself is
 /// not part of it). Checks the structure, not the fit to a spec (merge_partial() and finish()
 /// do that): throws std::invalid_argument naming the field for a format_version other than

@@ -84,6 +84,8 @@ class JobManager {
   Removal remove(const std::string& id);
 
   const JobStore& store() const { return store_; }
+  /// The durable store, or null when jobs live in memory only.
+  DurableStore* durable() const { return durable_.get(); }
 
   /// Why jobs cannot make progress now: the executor's problem, or the durable store's last
   /// write failed; empty when all is well.

@@ -23,6 +23,7 @@ namespace nhsim::server {
 class EnsembleServiceImpl;
 class JobManager;
 class Metrics;
+class SystemRegistry;
 class TokenTable;
 
 /// nhsimd's settings; the defaults are nhsimd's defaults.
@@ -106,6 +107,7 @@ class Server {
   std::unique_ptr<Metrics> metrics_;
   std::unique_ptr<TokenTable> tokens_;
   std::unique_ptr<JobManager> jobs_;
+  std::unique_ptr<SystemRegistry> systems_;
   std::unique_ptr<EnsembleServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<grpc::Server> health_server_;  // health_listen, if any

@@ -7,6 +7,7 @@
 
 #include "nhsim/server/auth.hpp"
 #include "nhsim/server/job_manager.hpp"
+#include "nhsim/server/system_registry.hpp"
 #include "nhsim/v1/ensemble.grpc.pb.h"
 
 namespace nhsim::server {
@@ -31,13 +32,20 @@ struct ServiceLimits {
 /// a job of another identity (unless the caller is admin).
 class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
  public:
-  /// `jobs` and `tokens` must outlive the service; `tokens` null: no authentication, every
-  /// caller is kAnonymous.
-  EnsembleServiceImpl(JobManager& jobs, const TokenTable* tokens, ServiceLimits limits);
+  /// `jobs`, `systems` and `tokens` must outlive the service; `tokens` null: no
+  /// authentication, every caller is kAnonymous.
+  EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems, const TokenTable* tokens,
+                      ServiceLimits limits);
 
   grpc::Status ListSystems(grpc::ServerContext* context,
                            const nhsim::v1::ListSystemsRequest* request,
                            nhsim::v1::ListSystemsResponse* response) override;
+  grpc::Status RegisterSystem(grpc::ServerContext* context,
+                              const nhsim::v1::RegisterSystemRequest* request,
+                              nhsim::v1::SystemInfo* response) override;
+  grpc::Status DeleteSystem(grpc::ServerContext* context,
+                            const nhsim::v1::DeleteSystemRequest* request,
+                            nhsim::v1::DeleteSystemResponse* response) override;
   grpc::Status ListIntegrators(grpc::ServerContext* context,
                                const nhsim::v1::ListIntegratorsRequest* request,
                                nhsim::v1::ListIntegratorsResponse* response) override;
@@ -67,6 +75,10 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   /// unexpected exception answers INTERNAL instead of escaping into gRPC.
   template <typename Body>
   grpc::Status authorized(const grpc::ServerContext* context, Body&& body);
+  /// ListSystems' entry of a registered system.
+  static nhsim::v1::SystemInfo registered_info(const RegisteredSystem& system, const Caller& who);
+  /// Why `name` cannot be registered (not an identifier, a catalogue name); empty when it can.
+  static std::string unregistrable(const std::string& name);
   /// The job, if `who` may see it.
   std::optional<JobRecord> visible_job(const std::string& id, const Caller& who) const;
   /// The result of a job that has one; else the status GetResult answers.
@@ -74,6 +86,7 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
                          std::shared_ptr<const nhsim::v1::EnsembleResult>& result) const;
 
   JobManager& jobs_;
+  SystemRegistry& systems_;
   const TokenTable* tokens_;
 
   /// Why a job of this cost is refused (RESOURCE_EXHAUSTED: "<field>: <estimate> exceed
