@@ -56,6 +56,10 @@ bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
     const double kin = 0.5 * v.dot(M * v);
     if (!(kin > 0.0) || !std::isfinite(kin)) continue;
     p = std::sqrt((g.energy - V) / kin) * (M * v);
+    if (const auto problem = model.state_problem(q)) {  // a user-defined mu of lower rank here
+      reason = "energy shell: " + *problem + " at the drawn q";
+      return false;
+    }
     return true;
   }
   reason = "energy shell: no draw with V(q) < E in " + std::to_string(g.max_attempts) + " attempts";

@@ -405,6 +405,36 @@ TEST(CustomSystem, LagrangianErrorsNameTheField) {
   EXPECT_EQ(field_of(s), "custom_system.lagrangian");  // x_dot is the velocity's name
 }
 
+TEST(CustomSystem, AGeneratedStateWhereMuLosesRankFailsWithTheReason) {
+  // mu = (|x| - x, 0, 0) vanishes for x >= 0: about half the energy-shell draws have rank 0.
+  // Those trajectories fail at t = 0 with the reason; the others run.
+  EnsembleSpec s;
+  s.custom_system = particle_custom();
+  s.custom_system->potential = "(x^2 + y^2 + z^2)/2";
+  s.custom_system->constraints[0] = {"abs(x) - x", "0", "0"};
+  EnergyShellGenerator g;
+  g.energy = 1.0;
+  g.seed = 3;
+  g.count = 40;
+  s.initial_conditions = g;
+  IntegratorChoice c;
+  c.integrator = "si_dla";
+  c.h = 0.05;
+  s.integrators = {c};
+  s.t_final = 1.0;
+  const EnsembleResult r = run_ensemble(s);
+  const IntegratorResult& ir = r.integrators[0];
+  EXPECT_EQ(ir.trajectories_ok + ir.trajectories_failed, 40);
+  EXPECT_GE(ir.trajectories_failed, 10);
+  EXPECT_GE(ir.trajectories_ok, 10);
+  ASSERT_EQ(ir.failures.size(), static_cast<std::size_t>(ir.trajectories_failed));
+  for (const TrajectoryFailure& f : ir.failures) {
+    EXPECT_EQ(f.time, 0.0);
+    EXPECT_EQ(f.reason, "energy shell: mu(q) has rank 0 < 1 rows at the drawn q");
+  }
+  RecordProperty("failed_of_40", std::to_string(ir.trajectories_failed));
+}
+
 TEST(CustomSystem, InvariantErrorsNameTheField) {
   auto s = small_custom_spec();
   s.custom_system->invariants = {{"L", "p_phi"}, {"energy_error", "p_x"}};

@@ -41,7 +41,9 @@ class CounterRng {
 /// q ~ N(0, q_std^2 I); v ~ N(0, I) projected M-orthogonally onto D_q =
 /// ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v; p = s M v_D with s chosen so that
 /// H(q, p) = E. Draws with V(q) >= E (or v_D = 0) are redrawn from the same stream.
-/// Returns false with `reason` set when max_attempts draws all fail, or (reason "cancelled")
+/// Returns false with `reason` set when max_attempts draws all fail, when the drawn q is not a
+/// state the system admits (SystemModel::state_problem: a user-defined mu of lower rank there;
+/// the trajectory then fails with that reason), or (reason "cancelled")
 /// when `cancel` is set: it is looked at every kDrawsPerCancelCheck draws.
 bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g, std::int64_t i,
                         Eigen::VectorXd& q, Eigen::VectorXd& p, std::string& reason,

@@ -53,6 +53,12 @@ class SystemModel {
                                               const Eigen::VectorXd& /*p*/) const {
     return 0.0;
   }
+  /// Why q is not a state the system's definition admits: for a user-defined system, mu(q) of
+  /// lower rank than its rows (e.g. "mu(q) has rank 0 < 1 rows"); std::nullopt for every
+  /// catalogue system, whose mu has full rank wherever it is defined.
+  virtual std::optional<std::string> state_problem(const Eigen::VectorXd& /*q*/) const {
+    return std::nullopt;
+  }
   /// Names of the system's own observables, computed from (q, p) (e.g. the sleigh's skate
   /// point "x_s", "y_s"); empty for most systems. A spec may request them by name.
   virtual std::vector<std::string> observable_names() const { return {}; }

@@ -72,6 +72,14 @@ class ModelImpl final : public SystemModel {
       return 0.0;
     }
   }
+  std::optional<std::string> state_problem(const Eigen::VectorXd& q) const override {
+    if constexpr (requires { sys_.state_problem(q); }) {
+      return sys_.state_problem(q);
+    } else {
+      (void)q;
+      return std::nullopt;
+    }
+  }
   std::vector<std::string> observable_names() const override {
     if constexpr (requires { sys_.observable_names(); }) {  // static, or per system (custom)
       const auto& names = sys_.observable_names();

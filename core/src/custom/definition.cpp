@@ -335,21 +335,28 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   return def;
 }
 
-void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
-                            const std::string& where, const std::string& field) {
+std::optional<std::string> custom_state_problem(const CustomSystemDefinition& def,
+                                                const Eigen::VectorXd& q) {
   Eigen::VectorXd mu(def.nc * def.nq);
   def.constraint.evaluate(q.data(), mu.data());
   const Eigen::MatrixXd m =
       Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
           mu.data(), def.nc, def.nq);
-  if (!m.allFinite()) throw SpecError(field + ".constraints", "mu(q) is not finite at " + where);
+  if (!m.allFinite()) return "mu(q) is not finite";
   const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m);
   const auto& sv = svd.singularValues();
   const double tol = 1e-12 * std::max(1.0, sv.maxCoeff());
   const Eigen::Index rank = (sv.array() > tol).count();
   if (rank < def.nc) {
-    throw SpecError(field + ".constraints", "mu(q) has rank " + std::to_string(rank) + " < " +
-                                                std::to_string(def.nc) + " rows at " + where);
+    return "mu(q) has rank " + std::to_string(rank) + " < " + std::to_string(def.nc) + " rows";
+  }
+  return std::nullopt;
+}
+
+void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
+                            const std::string& where, const std::string& field) {
+  if (const auto problem = custom_state_problem(def, q)) {
+    throw SpecError(field + ".constraints", *problem + " at " + where);
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <Eigen/Dense>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +79,12 @@ struct CustomSystemDefinition {
 /// with M_ij != M_ji) or not positive definite; a tape over kMaxTapeRegisters.
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(
     const CustomSystemSpec& spec, const std::string& field = "custom_system");
+
+/// Why the definition does not admit q: "mu(q) has rank r < nc rows" when mu(q) is not of full
+/// row rank (singular values above 1e-12 max(1, |mu|)), "mu(q) is not finite"; std::nullopt
+/// when it does. q of length nq.
+std::optional<std::string> custom_state_problem(const CustomSystemDefinition& def,
+                                                const Eigen::VectorXd& q);
 
 /// Checks the definition at a state: mu(q) of full row rank nc (singular values above
 /// 1e-12 max(1, |mu|)). Throws SpecError(field + ".constraints", ...) naming `where` (e.g.

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <complex>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -144,6 +145,12 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
     const VecQ pp = p;
     const VecQ v = minv_ * pp;
     return (mu * v).cwiseAbs().maxCoeff();
+  }
+
+  /// Why the definition does not admit q (mu(q) not of full row rank); std::nullopt when it
+  /// does. The ensemble asks at each generated initial state.
+  std::optional<std::string> state_problem(const Eigen::VectorXd& q) const {
+    return custom_state_problem(*def_, q);
   }
 
   /// The named invariants of the definition, sampled as observables under these names.
