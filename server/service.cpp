@@ -35,7 +35,8 @@ std::string number(double value) {
   return text;
 }
 
-/// A client's job id as errors and logs show it: cut to 64 bytes (ids are 32 hex digits).
+/// A client's job id or name as errors and logs show it: cut to 64 bytes (ids are 32 hex
+/// digits).
 std::string shown_id(const std::string& id) {
   return id.size() <= 64 ? id : id.substr(0, 64) + "...";
 }
@@ -47,14 +48,6 @@ grpc::Status not_found(const std::string& id) {
 /// Whether `caller` may see `record`: its owner and admins may.
 bool visible(const JobRecord& record, const Caller& caller) {
   return caller.admin || record.owner == caller.identity;
-}
-
-/// `name` in quotes for a message, cut to 64 characters.
-std::string echo(const std::string& name) {
-  std::string out(1, '\'');  // appended, not operator+: GCC 12 warns falsely on that
-  out.append(name, 0, 64);
-  out.append(name.size() > 64 ? "...'" : "'");
-  return out;
 }
 
 grpc::Status reject(grpc::StatusCode code, const std::string& message, const Caller& who) {
@@ -136,7 +129,7 @@ grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
       case SystemRegistry::Added::kNameTaken:
         return grpc::Status(
             grpc::StatusCode::ALREADY_EXISTS,
-            "name: you have a system named " + echo(name) + " (DeleteSystem it first)");
+            "name: you have a system named '" + shown_id(name) + "'" + " (DeleteSystem it first)");
       case SystemRegistry::Added::kFull:
         return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                             "name: you have " + std::to_string(SystemRegistry::kMaxPerOwner) +
@@ -144,7 +137,7 @@ grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
       case SystemRegistry::Added::kAdded:
         break;
     }
-    log_job("", who.identity, "registered system " + echo(name));
+    log_job("", who.identity, "registered system '" + shown_id(name) + "'");
     *response = registered_info(system, who);
     return grpc::Status::OK;
   });
@@ -156,9 +149,9 @@ grpc::Status EnsembleServiceImpl::DeleteSystem(grpc::ServerContext* context,
   return authorized(context, [&](const Caller& who) {
     if (!systems_.remove(who.identity, request->name())) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
-                          "name: you have no system named " + echo(request->name()));
+                          "name: you have no system named '" + shown_id(request->name()) + "'");
     }
-    log_job("", who.identity, "deleted system " + echo(request->name()));
+    log_job("", who.identity, "deleted system '" + shown_id(request->name()) + "'");
     return grpc::Status::OK;
   });
 }
@@ -183,7 +176,7 @@ std::string EnsembleServiceImpl::unregistrable(const std::string& name) {
         return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
       });
   if (!identifier) {
-    return echo(name) +
+    return "'" + shown_id(name) + "'" +
            " is not a name (a letter or '_', then letters, digits or '_'; at most "
            "64 characters)";
   }

@@ -92,8 +92,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
                       "does not apply to custom_system: its parameters are "
                       "custom_system.parameters");
     }
-    static const SystemEntry kCustomEntry = custom_system_entry();
-    entry = &kCustomEntry;
+    entry = &custom_system_entry();
     custom = compile_custom_system(*spec.custom_system);
     pr.model = make_custom_model(custom);
     for (const auto& [name, value] : spec.custom_system->parameters) pr.parameters[name] = value;

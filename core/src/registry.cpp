@@ -69,10 +69,7 @@ std::vector<SystemInfo> list_systems() {
 
 std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); }
 
-SystemInfo custom_system_info() {
-  static const SystemEntry kEntry = custom_system_entry();
-  return kEntry.info;
-}
+SystemInfo custom_system_info() { return custom_system_entry().info; }
 
 std::optional<std::string> not_applicable(const std::string& system,
                                           const std::string& integrator) {

@@ -24,9 +24,7 @@ std::vector<CanonicalState> explicit_states(const InitialConditions& ic) {
   return {};
 }
 
-}  // namespace
-
-SystemEntry custom_system_entry() {
+SystemEntry make_custom_system_entry() {
   // Every size has the same structure (the flags of CustomSystem do not depend on it), so one
   // size answers which integrators apply and why the others do not.
   using S = CustomSystem<3, 1>;
@@ -41,6 +39,13 @@ SystemEntry custom_system_entry() {
   return SystemEntry{std::move(info), nullptr,
                      [](const std::string& id) { return integrator_not_applicable<S>(id); },
                      nullptr};
+}
+
+}  // namespace
+
+const SystemEntry& custom_system_entry() {
+  static const SystemEntry kEntry = make_custom_system_entry();
+  return kEntry;
 }
 
 std::unique_ptr<SystemModel> make_custom_model(

@@ -15,7 +15,7 @@ inline constexpr const char* kCustomSystemName = "custom_system";
 
 /// The entry of every user-defined system: which integrators apply and why others do not.
 /// `make` is null (use make_custom_model, nhsim/custom/model.hpp); no potential_lower_bound.
-SystemEntry custom_system_entry();
+const SystemEntry& custom_system_entry();
 
 /// check_custom_system_at() at the explicit initial states (or the velocity perturbation's
 /// base state), after validate_initial_conditions(). The states an energy-shell generator draws

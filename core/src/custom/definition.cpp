@@ -94,25 +94,36 @@ custom::Tape compile_tape(const std::vector<GiNaC::ex>& q, const std::vector<GiN
   }
 }
 
+/// One new real symbol per coordinate c, named prefix + c + suffix (p_x, x_dot), added to
+/// `symbols`; SpecError(field, ...) when such a name is already a coordinate or parameter.
+std::vector<GiNaC::ex> symbols_per_coordinate(const std::vector<std::string>& coordinates,
+                                              const std::string& prefix, const std::string& suffix,
+                                              const std::string& what, const std::string& field,
+                                              std::map<std::string, GiNaC::ex>& symbols) {
+  std::vector<GiNaC::ex> out;
+  for (const std::string& c : coordinates) {
+    const std::string name = prefix + c + suffix;
+    if (symbols.count(name) != 0) {
+      throw SpecError(field, "the " + what + " of '" + c + "' is named '" + name +
+                                 "', which is already a coordinate or parameter");
+    }
+    const GiNaC::realsymbol s(name);
+    symbols.emplace(name, s);
+    out.push_back(s);
+  }
+  return out;
+}
+
 /// M = d^2 L / dq'_i dq'_j and V = -L(q, 0) of a Lagrangian L(q, q') = 1/2 q'^T M q' - V(q), the
 /// velocity of coordinate c named c_dot. SpecError(lf, ...) for a velocity name that is taken,
 /// a term linear in the velocities or an L not quadratic in them.
 void from_lagrangian(const CustomSystemSpec& spec, std::map<std::string, GiNaC::ex> symbols,
                      const std::string& lf, std::vector<std::vector<GiNaC::ex>>& mex,
                      GiNaC::ex& v) {
-  std::vector<GiNaC::ex> qdot;
+  const std::vector<GiNaC::ex> qdot =
+      symbols_per_coordinate(spec.coordinates, "", "_dot", "velocity", lf, symbols);
   GiNaC::lst at_rest;
-  for (const std::string& c : spec.coordinates) {
-    const std::string name = c + "_dot";
-    if (symbols.count(name) != 0) {
-      throw SpecError(lf, "the velocity of '" + c + "' is named '" + name +
-                              "', which is already a coordinate or parameter");
-    }
-    const GiNaC::realsymbol s(name);
-    symbols.emplace(name, s);
-    qdot.push_back(s);
-    at_rest.append(s == 0);
-  }
+  for (const GiNaC::ex& s : qdot) at_rest.append(s == 0);
   const GiNaC::ex l = custom::parse_expression(spec.lagrangian, symbols, lf);
   const std::size_t n = qdot.size();
   try {
@@ -152,16 +163,9 @@ void compile_invariants(const CustomSystemSpec& spec, std::map<std::string, GiNa
   }
   if (spec.invariants.empty()) return;
   std::vector<GiNaC::ex> inputs = q;
-  for (const std::string& c : spec.coordinates) {
-    const std::string name = "p_" + c;
-    if (symbols.count(name) != 0) {
-      throw SpecError(inf, "the momentum conjugate to '" + c + "' is named '" + name +
-                               "', which is already a coordinate or parameter");
-    }
-    const GiNaC::realsymbol p(name);
-    symbols.emplace(name, p);
-    inputs.push_back(p);
-  }
+  const std::vector<GiNaC::ex> p =
+      symbols_per_coordinate(spec.coordinates, "p_", "", "momentum", inf, symbols);
+  inputs.insert(inputs.end(), p.begin(), p.end());
   static const std::set<std::string> kStandard = {
       "energy_error", "relative_energy_error", "constraint_residual",
       "position_constraint_residual", "velocity_constraint_residual"};
