@@ -1,7 +1,9 @@
 // User-defined systems (issue 16) against the catalogue: the chaotic quartic system, n = 3, as
 // the built-in ChaoticQuartic<3> and as a custom_system evaluated by register tapes.
-//  * BM_StepQuartic/<integrator>/<0 built-in | 1 custom>: wall time per step of one trajectory
-//    (scalar stepper, no SIMD lanes; items = steps);
+//  * BM_StepQuartic/<integrator>/<0 built-in | 1 custom | 2 custom at dynamic size>: wall time
+//    per step of one trajectory (scalar stepper, no SIMD lanes; items = steps). 2 is the same
+//    definition on CustomSystem<Eigen::Dynamic, Eigen::Dynamic>, the type of every size without
+//    fixed-size types of its own;
 //  * BM_CompileQuartic: the definition's parse, symbolic gradient and tape compilation, i.e. the
 //    time from a spec to the first step (there is no cache: every spec compiles afresh).
 // Run: build/bench/nhsim_bench_custom --benchmark_min_time=2
@@ -19,8 +21,10 @@
 namespace {
 
 const char* const kIds[] = {"si_dla", "gonzalez_r", "dla"};
-const char* const kLabels[] = {"si_dla built-in",   "si_dla custom", "gonzalez_r built-in",
-                               "gonzalez_r custom", "dla built-in",  "dla custom"};
+const char* const kLabels[] = {
+    "si_dla built-in",     "si_dla custom",     "si_dla custom dynamic",
+    "gonzalez_r built-in", "gonzalez_r custom", "gonzalez_r custom dynamic",
+    "dla built-in",        "dla custom",        "dla custom dynamic"};
 
 nhsim::CustomSystemSpec quartic_spec() {
   nhsim::CustomSystemSpec s;
@@ -39,13 +43,16 @@ nhsim::CustomSystemSpec quartic_spec() {
 
 void BM_StepQuartic(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];
-  const bool custom = state.range(1) == 1;
-  state.SetLabel(kLabels[2 * state.range(0) + state.range(1)]);
+  state.SetLabel(kLabels[3 * state.range(0) + state.range(1)]);
   using Builtin = nhsim::ChaoticQuartic<3>;
   using Custom = nhsim::CustomSystem<7, 1>;
+  using Dynamic = nhsim::CustomSystem<Eigen::Dynamic, Eigen::Dynamic>;
+  const auto def = nhsim::compile_custom_system(quartic_spec());
   nhsim::ModelImpl<Builtin> builtin(Builtin(3));
-  nhsim::ModelImpl<Custom> mine(Custom(nhsim::compile_custom_system(quartic_spec())));
-  const nhsim::SystemModel& model = custom ? static_cast<const nhsim::SystemModel&>(mine) : builtin;
+  nhsim::ModelImpl<Custom> mine(Custom{def});
+  nhsim::ModelImpl<Dynamic> dynamic(Dynamic{def});
+  const nhsim::SystemModel* const models[] = {&builtin, &mine, &dynamic};
+  const nhsim::SystemModel& model = *models[state.range(1)];
   nhsim::EnergyShellGenerator g;
   g.energy = 3.06;
   g.seed = 1;
@@ -65,7 +72,7 @@ void BM_StepQuartic(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kSteps);
 }
-BENCHMARK(BM_StepQuartic)->ArgsProduct({{0, 1, 2}, {0, 1}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_StepQuartic)->ArgsProduct({{0, 1, 2}, {0, 1, 2}})->Unit(benchmark::kMicrosecond);
 
 void BM_CompileQuartic(benchmark::State& state) {
   const nhsim::CustomSystemSpec spec = quartic_spec();

@@ -43,12 +43,15 @@ nhsim_pairs("GyroscopicTop" nhsim/systems/gyroscopic_top.hpp
 nhsim_pairs("FourBar" nhsim/systems/four_bar.hpp
   si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
   rk2 ggl)
-# User-defined systems (issue 16, nhsim/systems/custom_system.hpp): one type per size of
-# kCustomSizes (nhsim/custom/definition.hpp), every method that needs only a canonical form with
-# a constant mass matrix.
+# User-defined systems (issue 16, nhsim/systems/custom_system.hpp): one type per fixed size of
+# kCustomFixedSizes (nhsim/custom/definition.hpp) and one dynamic-size type for every other size,
+# each with every method that needs only a canonical form with a constant mass matrix.
 nhsim_pairs("CustomSystem<3, 1>" nhsim/systems/custom_system.hpp
   si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
   rk2)
 nhsim_pairs("CustomSystem<7, 1>" nhsim/systems/custom_system.hpp
+  si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
+  rk2)
+nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic>" nhsim/systems/custom_system.hpp
   si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
   rk2)

@@ -433,10 +433,15 @@ TEST(CustomExpression, DefinitionErrorsNameTheField) {
   expect_error(s, "custom_system.coordinates[1]", "is not a name");
   s = base_spec();
   s.constraints.push_back({"0", "0", "1"});
-  expect_error(s, "custom_system.constraints", "this build compiles");
+  s.constraints.push_back({"0", "1", "0"});
+  expect_error(s, "custom_system.constraints",
+               "3 rows for 3 coordinates: a nonholonomic system has 1 <= rows < coordinates");
   s = base_spec();
-  s.coordinates.push_back("w");
-  expect_error(s, "custom_system.coordinates", "4 coordinates and 1 constraint rows: this build");
+  s.constraints.clear();
+  expect_error(s, "custom_system.constraints", "0 rows for 3 coordinates");
+  s = base_spec();
+  for (int i = 0; i < kMaxCustomCoordinates; ++i) s.coordinates.push_back("w" + std::to_string(i));
+  expect_error(s, "custom_system.coordinates", "35 coordinates: at most 32");
   // d/dy 0^y divides by zero inside GiNaC: found by tests/fuzz/expression_fuzzer.cpp
   // (tests/fuzz/expression_regressions/), it escaped as GiNaC's std::runtime_error instead of a
   // SpecError. The parser refuses 0 to a non-constant power, with its position.

@@ -54,6 +54,47 @@ CustomSystemSpec quartic_custom() {
   return s;
 }
 
+/// The rolling disk of seed 001 §2, q = (x1, x2, theta, phi), M = diag(m, m, J_theta, J_phi):
+/// size (4, 2), which runs on the dynamic-size type.
+CustomSystemSpec rolling_disk_custom(double m, double r, double j_theta, double j_phi) {
+  CustomSystemSpec s;
+  s.coordinates = {"x1", "x2", "theta", "phi"};
+  s.parameters = {{"m", m}, {"r", r}, {"J_theta", j_theta}, {"J_phi", j_phi}};
+  s.mass_matrix = {{"m", "0", "0", "0"},
+                   {"0", "m", "0", "0"},
+                   {"0", "0", "J_theta", "0"},
+                   {"0", "0", "0", "J_phi"}};
+  s.potential = "0";
+  s.constraints = {{"1", "0", "0", "-r*cos(theta)"}, {"0", "1", "0", "-r*sin(theta)"}};
+  return s;
+}
+
+/// seed 001 eq. (19)-(20) with n = 2, q = (x, w1, w2, z1, z2): size (5, 1), dynamic.
+CustomSystemSpec quartic2_custom() {
+  CustomSystemSpec s;
+  s.coordinates = {"x", "w1", "w2", "z1", "z2"};
+  for (int i = 0; i < 5; ++i) {
+    std::vector<std::string> row(5, "0");
+    row[static_cast<std::size_t>(i)] = "1";
+    s.mass_matrix.push_back(row);
+  }
+  s.potential = "(x^2 + w1^2 + w2^2 + z1^2 + z2^2 + z1^2*z2^2 + w1^2*z1^2 + w2^2*z2^2) / 2";
+  s.constraints = {{"1", "0", "0", "w1", "w2"}};
+  return s;
+}
+
+/// Rolling disk states on the constraint: x' = r phi' (cos theta, sin theta), p = M q'.
+std::vector<CanonicalState> rolling_disk_states(double m, double r, double j_theta, double j_phi) {
+  std::vector<CanonicalState> states;
+  for (const auto& [theta, w, thd] :
+       {std::array<double, 3>{0.3, 1.2, 0.7}, std::array<double, 3>{-2.0, -0.4, 1.9},
+        std::array<double, 3>{1.1, 2.5, -0.3}}) {
+    const double v1 = r * w * std::cos(theta), v2 = r * w * std::sin(theta);
+    states.push_back({{0.2, -0.5, theta, 0.4}, {m * v1, m * v2, j_theta * thd, j_phi * w}});
+  }
+  return states;
+}
+
 EnsembleSpec spec_with(const std::vector<CanonicalState>& states,
                        const std::vector<std::string>& ids, double h, double t_final) {
   EnsembleSpec s;
@@ -152,6 +193,30 @@ TEST(CustomSystem, ChaoticQuarticGivesTheBuiltInTrajectories) {
   RecordProperty("worst_relative_difference", sci(worst));
 }
 
+// Sizes without fixed-size types run on CustomSystem<Eigen::Dynamic, Eigen::Dynamic>: two
+// constraint rows and a diagonal, non-identity M (the rolling disk), and one row over five
+// coordinates (the chaotic quartic with n = 2, itself dynamic-size in the catalogue).
+TEST(CustomSystem, RollingDiskOfAnySizeGivesTheBuiltInTrajectories) {
+  const double m = 2.0, r = 0.5, j_theta = 0.3, j_phi = 0.7;
+  EnsembleSpec s = spec_with(rolling_disk_states(m, r, j_theta, j_phi),
+                             {"si_dla", "gonzalez_r", "dla"}, 0.01, 10.0);
+  s.system = "rolling_disk";
+  s.parameters = {{"m", m}, {"r", r}, {"J_theta", j_theta}, {"J_phi", j_phi}};
+  const double worst = compare(s, rolling_disk_custom(m, r, j_theta, j_phi));
+  RecordProperty("worst_relative_difference", sci(worst));
+}
+
+TEST(CustomSystem, ChaoticQuarticN2OfAnySizeGivesTheBuiltInTrajectories) {
+  const std::vector<double> q = {0.3, -0.5, 0.2, -0.4, 0.6};
+  std::vector<double> p = {0.0, 0.4, -0.3, 0.5, -0.6};
+  p[0] = -(q[1] * p[3] + q[2] * p[4]);
+  EnsembleSpec s = spec_with({{q, p}}, {"si_dla", "gonzalez_r", "dla"}, 0.05, 10.0);
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 2}};
+  const double worst = compare(s, quartic2_custom());
+  RecordProperty("worst_relative_difference", sci(worst));
+}
+
 // The variance example (examples/chaotic_variance.json: 200 states of the energy shell
 // H = 3.06, seed 20261122, h = 0.05, sampled every 20 steps) with the chaotic quartic written as
 // custom_system: the generator draws the same states and every statistic of every observable
@@ -227,6 +292,16 @@ TEST(CustomSystem, VarianceExampleStatisticsAgreeWithTheBuiltIn) {
   RecordProperty("worst_relative_difference", sci(worst));
 }
 
+/// The statistics of observable `name` of choice c (fails the test when it is missing).
+const SeriesStats& series(const EnsembleResult& r, std::size_t c, const std::string& name) {
+  for (const SeriesStats& x : r.integrators[c].observables) {
+    if (x.observable == name) return x;
+  }
+  ADD_FAILURE() << "no observable " << name;
+  static const SeriesStats kNone;
+  return kNone;
+}
+
 TEST(CustomSystem, EveryCanonicalConstantMassMethodRunsAndKeepsTheConstraint) {
   std::vector<CanonicalState> states = {
       {{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}}};
@@ -240,16 +315,17 @@ TEST(CustomSystem, EveryCanonicalConstantMassMethodRunsAndKeepsTheConstraint) {
   for (std::size_t c = 0; c < ids.size(); ++c) {
     EXPECT_EQ(r.integrators[c].trajectories_ok, 1) << ids[c];
   }
-}
-
-/// The statistics of observable `name` of choice c (fails the test when it is missing).
-const SeriesStats& series(const EnsembleResult& r, std::size_t c, const std::string& name) {
-  for (const SeriesStats& x : r.integrators[c].observables) {
-    if (x.observable == name) return x;
+  // The same at a dynamic size, with the rolling disk's two rows: every method keeps the
+  // constraint (the projection methods at round-off, the others to their order in h).
+  EnsembleSpec d = spec_with(rolling_disk_states(2.0, 0.5, 0.3, 0.7), ids, 0.01, 1.0);
+  d.custom_system = rolling_disk_custom(2.0, 0.5, 0.3, 0.7);
+  const EnsembleResult rd = run_ensemble(d);
+  ASSERT_EQ(rd.integrators.size(), ids.size());
+  for (std::size_t c = 0; c < ids.size(); ++c) {
+    EXPECT_EQ(rd.integrators[c].trajectories_ok, 3) << ids[c];
+    const auto& residual = series(rd, c, "constraint_residual");
+    EXPECT_LE(*std::max_element(residual.max.begin(), residual.max.end()), 1e-3) << ids[c];
   }
-  ADD_FAILURE() << "no observable " << name;
-  static const SeriesStats kNone;
-  return kNone;
 }
 
 TEST(CustomSystem, NamedInvariantsAreSampledAsObservables) {

@@ -4,19 +4,62 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <type_traits>
 
 namespace nhsim {
 
-/// Canonical coordinates: q, p in R^NQ, NC constraint one-forms (the rows of mu(q)).
-template <int NQ_, int NC_>
+/// R x C doubles with room for MR x MC (Eigen's MaxRows and MaxCols): a dynamic size with a
+/// fixed capacity is stored inline, without heap memory. With MR = R and MC = C this is
+/// Eigen::Matrix<double, R, C> itself (the same storage order Eigen picks by default).
+template <int R, int C, int MR = R, int MC = C>
+using CapacityMatrix =
+    Eigen::Matrix<double, R, C, (R == 1 && C != 1) ? Eigen::RowMajor : Eigen::ColMajor, MR, MC>;
+static_assert(std::is_same_v<CapacityMatrix<1, 3>, Eigen::Matrix<double, 1, 3>>);
+static_assert(std::is_same_v<CapacityMatrix<3, 1>, Eigen::Matrix<double, 3, 1>>);
+static_assert(std::is_same_v<CapacityMatrix<2, 4>, Eigen::Matrix<double, 2, 4>>);
+static_assert(std::is_same_v<CapacityMatrix<Eigen::Dynamic, Eigen::Dynamic>, Eigen::MatrixXd>);
+
+/// Canonical coordinates: q, p in R^NQ, NC constraint one-forms (the rows of mu(q)). A system of
+/// dynamic sizes (NQ = NC = Eigen::Dynamic) may bound them by MaxNQ and MaxNC: its vectors and
+/// matrices, and those the integrators build over its sizes (capacity_nq(), capacity_nc()),
+/// are then stored inline.
+template <int NQ_, int NC_, int MaxNQ_ = NQ_, int MaxNC_ = NC_>
 struct CanonicalTypes {
   static constexpr int NQ = NQ_;
   static constexpr int NC = NC_;
-  using VecQ = Eigen::Matrix<double, NQ, 1>;
-  using VecC = Eigen::Matrix<double, NC, 1>;
-  using MatCQ = Eigen::Matrix<double, NC, NQ>;
-  using MatQ = Eigen::Matrix<double, NQ, NQ>;
+  static constexpr int kMaxNQ = MaxNQ_;
+  static constexpr int kMaxNC = MaxNC_;
+  using VecQ = CapacityMatrix<NQ, 1, kMaxNQ, 1>;
+  using VecC = CapacityMatrix<NC, 1, kMaxNC, 1>;
+  using MatCQ = CapacityMatrix<NC, NQ, kMaxNC, kMaxNQ>;
+  using MatQ = CapacityMatrix<NQ, NQ, kMaxNQ, kMaxNQ>;
 };
+
+/// The capacity of system S's dimensions: S::kMaxNQ and S::kMaxNC where it declares them
+/// (CanonicalTypes), else its sizes (fixed, or Eigen::Dynamic: unbounded, on the heap).
+template <class S>
+constexpr int capacity_nq() {
+  if constexpr (requires { S::kMaxNQ; }) {
+    return S::kMaxNQ;
+  } else {
+    return S::NQ;
+  }
+}
+template <class S>
+constexpr int capacity_nc() {
+  if constexpr (requires { S::kMaxNC; }) {
+    return S::kMaxNC;
+  } else {
+    return S::NC;
+  }
+}
+
+/// The integrators' matrices over a system's constraint algebra: nc x nc (mu M^-1 mu^T) and
+/// nq x nc (M^-1 mu^T), with the system's capacity.
+template <class S>
+using MatCOf = CapacityMatrix<S::NC, S::NC, capacity_nc<S>(), capacity_nc<S>()>;
+template <class S>
+using MatQCOf = CapacityMatrix<S::NQ, S::NC, capacity_nq<S>(), capacity_nc<S>()>;
 
 /// Canonical coordinates and a reduced form on D* (seed 001 §2): rho in R^NR, zeta = (q, rho)
 /// in R^NZ, NZ = NQ + NR.

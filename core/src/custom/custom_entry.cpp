@@ -12,6 +12,7 @@
 namespace nhsim {
 namespace {
 
+/// The model over CustomSystem<NQ, NC> when the definition has that fixed size, else null.
 template <int NQ, int NC>
 std::unique_ptr<SystemModel> make_if(const std::shared_ptr<const CustomSystemDefinition>& def) {
   if (def->nq != NQ || def->nc != NC) return nullptr;
@@ -52,8 +53,8 @@ std::unique_ptr<SystemModel> make_custom_model(
     const std::shared_ptr<const CustomSystemDefinition>& def) {
   if (auto m = make_if<3, 1>(def)) return m;
   if (auto m = make_if<7, 1>(def)) return m;
-  throw SpecError("custom_system", "no compiled size (" + std::to_string(def->nq) + ", " +
-                                       std::to_string(def->nc) + ")");
+  using AnySize = CustomSystem<Eigen::Dynamic, Eigen::Dynamic>;
+  return std::make_unique<ModelImpl<AnySize>>(AnySize(def));
 }
 
 void check_custom_initial_states(const CustomSystemDefinition& def, const InitialConditions& ic) {

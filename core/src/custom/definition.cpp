@@ -216,21 +216,14 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     if (!std::isfinite(value)) throw SpecError(pf + ".value", "must be finite");
     symbols.emplace(name, GiNaC::numeric(value));
   }
-  bool size_ok = false;
-  for (const auto& [sn, sc] : kCustomSizes) {
-    size_ok = size_ok || (static_cast<std::size_t>(sn) == n && static_cast<std::size_t>(sc) == m);
+  if (n > static_cast<std::size_t>(kMaxCustomCoordinates)) {
+    throw SpecError(field + ".coordinates", std::to_string(n) + " coordinates: at most " +
+                                                std::to_string(kMaxCustomCoordinates));
   }
-  if (!size_ok) {
-    std::ostringstream os;
-    os << n << " coordinates and " << m << " constraint rows: this build compiles (coordinates, "
-       << "constraint rows) =";
-    for (const auto& [sn, sc] : kCustomSizes) os << " (" << sn << ", " << sc << ")";
-    // The constraint rows are at fault when some compiled size has this many coordinates.
-    bool n_known = false;
-    for (const auto& size : kCustomSizes) {
-      n_known = n_known || static_cast<std::size_t>(size.first) == n;
-    }
-    throw SpecError(n_known ? field + ".constraints" : field + ".coordinates", os.str());
+  if (m == 0 || m >= n) {
+    throw SpecError(field + ".constraints",
+                    std::to_string(m) + " rows for " + std::to_string(n) +
+                        " coordinates: a nonholonomic system has 1 <= rows < coordinates");
   }
   def->nq = static_cast<int>(n);
   def->nc = static_cast<int>(m);

@@ -4,7 +4,8 @@
 // nhsim/systems/custom_system.hpp.
 //
 // Scope of this release: a constant mass matrix (no entry of M may depend on q), the canonical
-// form with named invariants (no holonomic g(q) or controls), and the sizes of kCustomSizes.
+// form with named invariants (no holonomic g(q) or controls), at most kMaxCustomCoordinates
+// coordinates.
 #pragma once
 
 #include <Eigen/Dense>
@@ -45,10 +46,14 @@ struct CustomSystemSpec {
 /// The most named invariants a definition may have.
 inline constexpr int kMaxCustomInvariants = 16;
 
-/// The (nq, nc) sizes compiled into the library (core/pairs.cmake), so a definition must have
-/// one of these: (3, 1) fits the knife edge and the nonholonomic particle, (7, 1) the chaotic
-/// quartic system with n = 3. Each size costs 11 (system, integrator) pairs of build time.
-inline constexpr std::pair<int, int> kCustomSizes[] = {{3, 1}, {7, 1}};
+/// The most coordinates a definition may have (the evaluators' stack buffers hold this many).
+inline constexpr int kMaxCustomCoordinates = 32;
+
+/// The (nq, nc) sizes compiled with fixed-size Eigen types (core/pairs.cmake), the fastest:
+/// (3, 1) fits the knife edge and the nonholonomic particle, (7, 1) the chaotic quartic system
+/// with n = 3. Every other size runs on dynamic-size types (CustomSystem<Eigen::Dynamic,
+/// Eigen::Dynamic>). Each fixed size costs 11 (system, integrator) pairs of build time.
+inline constexpr std::pair<int, int> kCustomFixedSizes[] = {{3, 1}, {7, 1}};
 
 /// What the integrators evaluate, built once from a CustomSystemSpec.
 struct CustomSystemDefinition {
@@ -71,7 +76,8 @@ struct CustomSystemDefinition {
 /// Parses, checks, differentiates and compiles `spec`. Throws SpecError naming the field under
 /// `field` (e.g. "custom_system.mass_matrix[1][2]", parse errors with "at position k"): empty or
 /// invalid or repeated names; invariant names that are repeated or name a standard observable,
-/// more than kMaxCustomInvariants of them; sizes not in kCustomSizes; rows of the wrong length;
+/// more than kMaxCustomInvariants of them; more than kMaxCustomCoordinates coordinates; no
+/// constraint rows or as many as coordinates; rows of the wrong length;
 /// syntax errors, unknown names, functions outside the whitelist, expressions over the size and
 /// depth limits; both or neither of (mass_matrix, potential) and lagrangian; a lagrangian with
 /// terms linear in the velocities or not quadratic in them; an entry of M that depends on q; M

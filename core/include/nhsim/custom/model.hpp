@@ -9,8 +9,8 @@
 
 namespace nhsim {
 
-/// The model of a compiled definition: ModelImpl<CustomSystem<nq, nc>> for its size (one of
-/// kCustomSizes, which compile_custom_system guarantees; else SpecError("custom_system")).
+/// The model of a compiled definition: ModelImpl<CustomSystem<nq, nc>> for a size of
+/// kCustomFixedSizes, else ModelImpl<CustomSystem<Eigen::Dynamic, Eigen::Dynamic>>.
 std::unique_ptr<SystemModel> make_custom_model(
     const std::shared_ptr<const CustomSystemDefinition>& def);
 

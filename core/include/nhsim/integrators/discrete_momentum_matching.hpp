@@ -36,6 +36,7 @@
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -48,8 +49,8 @@ class DistributionProjector {
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
   static constexpr int NC = S::NC;
-  using MatC = Eigen::Matrix<double, NC, NC>;
-  using MatQC = Eigen::Matrix<double, S::NQ, NC>;
+  using MatC = MatCOf<S>;
+  using MatQC = MatQCOf<S>;
 
   explicit DistributionProjector(const S& sys)
       : mu_(sys.nc(), sys.nq()),

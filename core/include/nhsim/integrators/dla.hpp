@@ -43,7 +43,7 @@ class DlaDiscretisation {
  public:
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
-  using MatQ = Eigen::Matrix<double, S::NQ, S::NQ>;
+  using MatQ = CapacityMatrix<S::NQ, S::NQ, capacity_nq<S>(), capacity_nq<S>()>;
 
   explicit DlaDiscretisation(const S& sys)
       : m_(sys.mass_matrix_dyn(VecQ::Zero(sys.nq()))),

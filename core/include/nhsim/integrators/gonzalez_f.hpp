@@ -71,6 +71,7 @@ class GonzalezFMethod {
         v_(nq_),
         mu_(nc_, nq_),
         c_(nc_),
+        lam_h_(nc_),
         x_(2 * nq_ + nc_),
         r0_(2 * nq_ + nc_),
         r1_(2 * nq_ + nc_),
@@ -101,14 +102,16 @@ class GonzalezFMethod {
       x_ = 3.0 * (x1_ - x2_) + x3_;
     } else {
       // Explicit midpoint on qdot = M^-1 p, pdot = -grad V + mu^T lambda_prev.
-      const auto lam = segment_n<NC>(x1_, 2 * nq_, nc_);
-      field(q_, p_, lam, gq_, gp_);
+      // lambda / h as a vector of the system's capacity: a product with an expression over a
+      // segment of the dynamic-size x1_ would be evaluated into a heap temporary.
+      lam_h_ = segment_n<NC>(x1_, 2 * nq_, nc_) / h_;
+      field(q_, p_, gq_, gp_);
       qbar_ = q_ + (0.5 * h_) * gq_;
       pbar_ = p_ + (0.5 * h_) * gp_;
-      field(qbar_, pbar_, lam, gq_, gp_);
+      field(qbar_, pbar_, gq_, gp_);
       segment_n<NQ>(x_, 0, nq_) = q_ + h_ * gq_;
       segment_n<NQ>(x_, nq_, nq_) = p_ + h_ * gp_;
-      segment_n<NC>(x_, 2 * nq_, nc_) = lam;
+      segment_n<NC>(x_, 2 * nq_, nc_) = segment_n<NC>(x1_, 2 * nq_, nc_);
     }
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, true, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
@@ -130,12 +133,12 @@ class GonzalezFMethod {
  private:
   /// Canonical vector field with the multipliers of impulse lam = h lambda:
   /// dq = M^-1 p, dp = -grad V + mu^T lam / h.
-  template <class L>
-  void field(const VecQ& q, const VecQ& p, const L& lam, VecQ& dq, VecQ& dp) {
+  /// The canonical vector field with the multiplier lam_h_ = lambda / h.
+  void field(const VecQ& q, const VecQ& p, VecQ& dq, VecQ& dp) {
     sys_.inv_mass_times(q, p, dq);
     sys_.grad_potential(q, dp);
     sys_.constraint(q, mu_);
-    dp = -dp + mu_.transpose() * (lam / h_);
+    dp = -dp + mu_.transpose() * lam_h_;
   }
 
   /// r = F(x) of eq. (15), x = (q', p', h lambda):
@@ -179,7 +182,7 @@ class GonzalezFMethod {
   SimplifiedNewton<NX> newton_;
   VecQ q_, p_, q1_, p1_, qbar_, pbar_, gq_, gp_, v_;
   MatCQ mu_;
-  VecC c_;
+  VecC c_, lam_h_;
   VecX x_, r0_, r1_, xt_;
   VecX x1_, x2_, x3_;  // last three solutions (q', p', h lambda), newest first
   int history_ = 0;    // how many of x1_, x2_, x3_ are valid

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "nhsim/system_concepts.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -17,8 +18,8 @@ struct NhTypes {
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
-  using MatQC = Eigen::Matrix<double, S::NQ, S::NC>;
-  using MatC = Eigen::Matrix<double, S::NC, S::NC>;
+  using MatQC = MatQCOf<S>;
+  using MatC = MatCOf<S>;
 };
 
 /// minv_mut = M^-1 mu(q)^T (nq x nc) and gram = mu M^-1 mu^T (nc x nc) for mu = mu(q) given.

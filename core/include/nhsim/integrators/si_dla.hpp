@@ -20,6 +20,7 @@
 
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -67,8 +68,8 @@ class SiDlaMethod {
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
   static constexpr int NC = S::NC;
-  using MatC = Eigen::Matrix<double, NC, NC>;
-  using MatQC = Eigen::Matrix<double, S::NQ, NC>;
+  using MatC = MatCOf<S>;
+  using MatQC = MatQCOf<S>;
 
   SiDlaMethod(const S& sys, double h, NewtonSettings ns)
       : sys_(sys),

@@ -2,7 +2,8 @@
 // CustomSystemDefinition (nhsim/custom/definition.hpp), evaluated by its register tapes.
 //
 // Sizes are template parameters so the integrators get the same fixed-size Eigen types as for a
-// catalogue system; the library compiles the sizes of kCustomSizes (core/pairs.cmake). The mass
+// catalogue system; the library compiles the fixed sizes of kCustomFixedSizes and, for every other
+// size, CustomSystem<Eigen::Dynamic, Eigen::Dynamic> (core/pairs.cmake). The mass
 // matrix is constant (kConstantMass), so every canonical-form method with that requirement
 // applies: si_dla, gonzalez_f, avf_f, i_dla, gonzalez_r, gonzalez_r_fd, spark2, dla, nh_rattle,
 // nh_rattle_projected and rk2. No reduced form (gonzalez_r builds the adapted frame by QR from
@@ -29,12 +30,17 @@
 
 namespace nhsim {
 
-/// A user-defined system with NQ coordinates and NC constraint rows. Construct from a compiled
-/// definition of exactly those sizes (else std::invalid_argument). Copies share the definition.
+/// A user-defined system with NQ coordinates and NC constraint rows (Eigen::Dynamic for both: any
+/// size up to kMaxCustomCoordinates, taken from the definition, in vectors and matrices of that
+/// capacity, so that stepping takes no heap memory at any size). Construct from a compiled
+/// definition of those sizes (else std::invalid_argument). Copies share the definition.
 template <int NQ_, int NC_>
-class CustomSystem : public CanonicalTypes<NQ_, NC_> {
+class CustomSystem
+    : public CanonicalTypes<NQ_, NC_, NQ_ == Eigen::Dynamic ? kMaxCustomCoordinates : NQ_,
+                            NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_> {
  public:
-  using Base = CanonicalTypes<NQ_, NC_>;
+  using Base = CanonicalTypes<NQ_, NC_, NQ_ == Eigen::Dynamic ? kMaxCustomCoordinates : NQ_,
+                              NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_>;
   using Base::NC;
   using Base::NQ;
   using typename Base::MatCQ;
@@ -43,9 +49,12 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   static constexpr bool kConstantMass = true;
   /// M may be any constant positive definite matrix: the integrators multiply by M^-1.
   static constexpr bool kIdentityMass = false;
+  static_assert((NQ == Eigen::Dynamic) == (NC == Eigen::Dynamic), "both sizes fixed or neither");
 
   explicit CustomSystem(std::shared_ptr<const CustomSystemDefinition> def) : def_(std::move(def)) {
-    if (!def_ || def_->nq != NQ || def_->nc != NC) {
+    const bool sizes_ok = def_ && (NQ == Eigen::Dynamic ? def_->nq <= kMaxCustomCoordinates
+                                                        : def_->nq == NQ && def_->nc == NC);
+    if (!sizes_ok) {
       throw std::invalid_argument("CustomSystem: definition of another size");
     }
     m_ = def_->mass;
@@ -57,14 +66,20 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
                                          : MassKind::kDiagonal;
   }
 
-  int nq() const { return NQ; }
-  int nc() const { return NC; }
+  int nq() const {
+    if constexpr (NQ == Eigen::Dynamic) return def_->nq;
+    return NQ;
+  }
+  int nc() const {
+    if constexpr (NC == Eigen::Dynamic) return def_->nc;
+    return NC;
+  }
   const CustomSystemDefinition& definition() const { return *def_; }
 
   /// V(q) [the user's energy unit]; q of length NQ.
   template <class VQ>
   double potential(const VQ& q) const {
-    double buffer[NQ], v;
+    double buffer[kQ], v;
     def_->potential.evaluate(inputs(q, buffer), &v);
     return v;
   }
@@ -72,14 +87,14 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   /// g = dV/dq (length NQ), from the symbolic gradient.
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
-    double buffer[NQ];
+    double buffer[kQ];
     const double* in = inputs(q, buffer);
     if constexpr (std::is_same_v<Out, VecQ>) {
       def_->grad_potential.evaluate(in, g.data());
     } else {
-      double out[NQ];
+      double out[kQ];
       def_->grad_potential.evaluate(in, out);
-      for (int i = 0; i < NQ; ++i) g(i) = out[i];
+      for (int i = 0; i < nq(); ++i) g(i) = out[i];
     }
   }
 
@@ -122,17 +137,18 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
     using T = typename VQ::Scalar;
-    T buffer[NQ];
+    T buffer[kQ];
     const T* in = inputs(q, buffer);
     // The tape writes mu row by row: straight into a row-major NC x NQ matrix (every MatCQ
     // with NC = 1 is one), else through a buffer.
     if constexpr (std::is_same_v<Out, Eigen::Matrix<T, NC, NQ, Eigen::RowMajor>>) {
       def_->constraint.evaluate(in, mu.data());
     } else {
-      T out[NC * NQ];
+      T out[kC * kQ];
       def_->constraint.evaluate(in, out);
-      for (int a = 0; a < NC; ++a) {
-        for (int j = 0; j < NQ; ++j) mu(a, j) = out[a * NQ + j];
+      const int n = nq();
+      for (int a = 0; a < nc(); ++a) {
+        for (int j = 0; j < n; ++j) mu(a, j) = out[a * n + j];
       }
     }
   }
@@ -140,7 +156,7 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   /// max_alpha |mu^alpha(q) M^-1 p|.
   template <class VQ, class VP>
   double constraint_residual(const VQ& q, const VP& p) const {
-    MatCQ mu;
+    MatCQ mu(nc(), nq());
     constraint(q, mu);
     const VecQ pp = p;
     const VecQ v = minv_ * pp;
@@ -159,10 +175,11 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   /// Invariant k (0 <= k < observable_names().size()) at (q, p), from the invariants' tape.
   template <class VQ, class VP>
   double observable(int k, const VQ& q, const VP& p) const {
-    double in[2 * NQ], out[kMaxCustomInvariants];
-    for (int i = 0; i < NQ; ++i) {
+    double in[2 * kQ], out[kMaxCustomInvariants];
+    const int n = nq();
+    for (int i = 0; i < n; ++i) {
       in[i] = q(i);
-      in[NQ + i] = p(i);
+      in[n + i] = p(i);
     }
     def_->invariants.evaluate(in, out);
     return out[k];
@@ -173,14 +190,18 @@ class CustomSystem : public CanonicalTypes<NQ_, NC_> {
   bool si_dla_constraint_affine() const { return def_->constraint_affine_along_forces; }
 
  private:
-  /// The tape's inputs: q's own storage when q is a plain fixed-size vector, else a copy of q
-  /// in `buffer` (length NQ).
+  /// Room for q and for mu's entries in the evaluators' stack buffers.
+  static constexpr int kQ = Base::kMaxNQ;
+  static constexpr int kC = Base::kMaxNC;
+
+  /// The tape's inputs: q's own storage when q is a plain vector of q's size, else a copy of q
+  /// in `buffer` (length kQ).
   template <class VQ, class T>
-  static const T* inputs(const VQ& q, T* buffer) {
-    if constexpr (std::is_same_v<VQ, Eigen::Matrix<T, NQ, 1>>) {
+  const T* inputs(const VQ& q, T* buffer) const {
+    if constexpr (std::is_same_v<VQ, Eigen::Matrix<T, NQ, 1, Eigen::ColMajor, kQ, 1>>) {
       return q.data();
     } else {
-      for (int i = 0; i < NQ; ++i) buffer[i] = q(i);
+      for (int i = 0; i < nq(); ++i) buffer[i] = q(i);
       return buffer;
     }
   }
