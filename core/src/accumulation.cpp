@@ -82,9 +82,10 @@ void add_samples(ChoicePartial& into, const BlockOutcome& block, std::size_t beg
                  std::size_t end) {
   const std::size_t n_cells = into.cells.size();
   const std::size_t n_ok = n_cells > 0 ? block.ok_samples.size() / n_cells : 0;
+  std::vector<double> values(n_ok);  // a cell's values, gathered from the block's rows
   for (std::size_t j = begin; j < end && n_ok > 0; ++j) {
-    CellStats& cell = into.cells[j];
-    for (std::size_t m = 0; m < n_ok; ++m) cell.add(block.ok_samples[m * n_cells + j]);
+    for (std::size_t m = 0; m < n_ok; ++m) values[m] = block.ok_samples[m * n_cells + j];
+    into.cells[j].add_all(values);
   }
 }
 

@@ -74,6 +74,38 @@ void QuantileSketch::add(double x) {
   if (!bucketed_ && static_cast<std::size_t>(n_) > kExactCapacity) bucket_all_values();
 }
 
+void QuantileSketch::add_all(std::span<const double> xs) {
+  std::size_t i = 0;
+  for (; i < xs.size() && !bucketed_; ++i) add(xs[i]);  // exact regime (and the switch)
+  // Bucketed: a batch's bucket indices first (independent logarithms), then its counts.
+  constexpr std::size_t kBatch = 64;
+  int index[kBatch];
+  bool negative[kBatch];
+  while (i < xs.size()) {
+    const std::size_t end = std::min(xs.size(), i + kBatch);
+    std::size_t k = 0;
+    for (; i < end; ++i) {
+      const double x = xs[i];
+      ++n_;
+      if (!std::isfinite(x)) {
+        ++non_finite_;
+        continue;
+      }
+      if (x == 0.0) {
+        min_ = std::min(min_, 0.0);
+        max_ = std::max(max_, 0.0);
+        ++zeros_;
+        continue;
+      }
+      min_ = std::min(min_, x);
+      max_ = std::max(max_, x);
+      negative[k] = x < 0.0;
+      index[k++] = bucket_index(std::abs(x));
+    }
+    for (std::size_t j = 0; j < k; ++j) store_add(negative[j] ? neg_ : pos_, index[j], 1);
+  }
+}
+
 void QuantileSketch::add_to_buckets(double x, std::int64_t count) {
   if (x > 0.0) {
     store_add(pos_, bucket_index(x), count);

@@ -85,6 +85,20 @@ void CellStats::add(double x) {
   sketch.add(x);
 }
 
+void CellStats::add_all(std::span<const double> xs) {
+  for (double x : xs) {
+    ++n;
+    sum.add(x);
+    const double hi = x * x;
+    sum_sq.add(hi);
+    if (std::isfinite(hi)) sum_sq.add(std::fma(x, x, -hi));
+    if (x == 0.0) x = 0.0;
+    min = std::min(min, x);
+    max = std::max(max, x);
+  }
+  sketch.add_all(xs);
+}
+
 void CellStats::merge(const CellStats& o) {
   n += o.n;
   sum.merge(o.sum);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -153,6 +154,35 @@ TEST(QuantileSketch, AnySplitAndOrderGivesTheSameState) {
   }
   std::vector<double> reversed(v.rbegin(), v.rend());
   expect_same_state(whole, sketch_of(reversed));
+}
+
+// add_all (the ensemble's path: a block's values of one cell at a time) gives add()'s state, in
+// batches that cross the switch to buckets and the 64-value batch inside add_all, with zeros of
+// both signs, non-finite values, and values that collapse into the lowest buckets.
+TEST(QuantileSketch, AddAllGivesTheStateOfAddingOneByOne) {
+  std::vector<double> v = normal_values(3000, 23);
+  v[17] = 0.0;
+  v[18] = -0.0;
+  v[19] = 1e-200;
+  v[600] = -1e250;
+  v[900] = -0.0;
+  for (const std::size_t batch : {1u, 7u, 64u, 65u, 397u, 3000u}) {
+    QuantileSketch batched;
+    for (std::size_t i = 0; i < v.size(); i += batch) {
+      batched.add_all(std::span<const double>(v).subspan(i, std::min(batch, v.size() - i)));
+    }
+    expect_same_state(sketch_of(v), batched);
+    EXPECT_TRUE(bit_equal(batched.min(), sketch_of(v).min())) << batch;
+    EXPECT_TRUE(bit_equal(batched.max(), sketch_of(v).max())) << batch;
+  }
+  std::vector<double> with_nan = v;
+  with_nan[1500] = std::nan("");
+  QuantileSketch a = sketch_of(with_nan), b;
+  b.add_all(with_nan);
+  EXPECT_EQ(a.non_finite(), 1);
+  EXPECT_EQ(b.non_finite(), 1);
+  EXPECT_EQ(b.count(), a.count());
+  EXPECT_TRUE(std::isnan(b.quantile(0.5)));
 }
 
 TEST(QuantileSketch, SizeIsBoundedWhateverTheCount) {

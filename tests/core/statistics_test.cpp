@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace nhsim {
@@ -152,6 +153,28 @@ TEST(CellStats, AnySplitAndMergeOrderIsBitIdentical) {
     EXPECT_TRUE(bit_equal(merged.max, whole.max));
     EXPECT_TRUE(bit_equal(merged.sketch.quantile(0.5), whole.sketch.quantile(0.5)));
   }
+}
+
+TEST(CellStats, AddAllIsBitIdenticalToAddingOneByOne) {
+  std::mt19937_64 rng(12);
+  std::normal_distribution<double> nd(-2e-7, 5e-7);
+  std::vector<double> x(1000);
+  for (auto& v : x) v = nd(rng);
+  x[3] = -0.0;
+  x[450] = 0.0;
+  CellStats one_by_one, batched;
+  for (double v : x) one_by_one.add(v);
+  for (std::size_t i = 0; i < x.size(); i += 64) {
+    batched.add_all(std::span<const double>(x).subspan(i, std::min<std::size_t>(64, x.size() - i)));
+  }
+  EXPECT_EQ(batched.n, one_by_one.n);
+  EXPECT_EQ(batched.sum.canonical_digits(), one_by_one.sum.canonical_digits());
+  EXPECT_EQ(batched.sum_sq.canonical_digits(), one_by_one.sum_sq.canonical_digits());
+  EXPECT_TRUE(bit_equal(batched.min, one_by_one.min));
+  EXPECT_TRUE(bit_equal(batched.max, one_by_one.max));
+  EXPECT_EQ(batched.sketch.positive().counts, one_by_one.sketch.positive().counts);
+  EXPECT_EQ(batched.sketch.negative().counts, one_by_one.sketch.negative().counts);
+  EXPECT_EQ(batched.sketch.zeros(), one_by_one.sketch.zeros());
 }
 
 TEST(Statistics, SlopeThroughOriginRecoversALinearLaw) {

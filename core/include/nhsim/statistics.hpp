@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
 #include "nhsim/exact_sum.hpp"
@@ -28,6 +29,8 @@ struct CellStats {
   QuantileSketch sketch;
 
   void add(double x);
+  /// add(x) for each x of `xs`: the same state (QuantileSketch::add_all).
+  void add_all(std::span<const double> xs);
   /// *this becomes the statistics of both sets of values.
   void merge(const CellStats& o);
   /// sum / n; NaN for n = 0, non-finite if a non-finite value was added.
