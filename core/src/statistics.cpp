@@ -71,31 +71,28 @@ bool greater(const Digits& a, const Digits& b) {
   return false;
 }
 
+/// Count, exact sums of x and x^2, min and max of `cell` with x added (everything but the
+/// sketch).
+void add_moments(CellStats& cell, double x) {
+  ++cell.n;
+  cell.sum.add(x);
+  const double hi = x * x;
+  cell.sum_sq.add(hi);
+  if (std::isfinite(hi)) cell.sum_sq.add(std::fma(x, x, -hi));
+  if (x == 0.0) x = 0.0;  // -0.0 -> +0.0: min and max must not depend on the order
+  cell.min = std::min(cell.min, x);
+  cell.max = std::max(cell.max, x);
+}
+
 }  // namespace
 
 void CellStats::add(double x) {
-  ++n;
-  sum.add(x);
-  const double hi = x * x;
-  sum_sq.add(hi);
-  if (std::isfinite(hi)) sum_sq.add(std::fma(x, x, -hi));
-  if (x == 0.0) x = 0.0;  // -0.0 -> +0.0: min and max must not depend on the order
-  min = std::min(min, x);
-  max = std::max(max, x);
+  add_moments(*this, x);
   sketch.add(x);
 }
 
 void CellStats::add_all(std::span<const double> xs) {
-  for (double x : xs) {
-    ++n;
-    sum.add(x);
-    const double hi = x * x;
-    sum_sq.add(hi);
-    if (std::isfinite(hi)) sum_sq.add(std::fma(x, x, -hi));
-    if (x == 0.0) x = 0.0;
-    min = std::min(min, x);
-    max = std::max(max, x);
-  }
+  for (double x : xs) add_moments(*this, x);
   sketch.add_all(xs);
 }
 
