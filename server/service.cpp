@@ -3,7 +3,6 @@
 #include <absl/status/status.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +14,7 @@
 
 #include "nhsim/catalog.hpp"
 #include "nhsim/custom/definition.hpp"
+#include "nhsim/custom/names.hpp"
 #include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/to_proto.hpp"
@@ -169,13 +169,7 @@ v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& syst
 }
 
 std::string EnsembleServiceImpl::unregistrable(const std::string& name) {
-  const bool identifier =
-      !name.empty() && name.size() <= 64 &&
-      (std::isalpha(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
-      std::all_of(name.begin(), name.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-      });
-  if (!identifier) {
+  if (!is_custom_name(name)) {
     return "'" + shown_id(name) + "'" +
            " is not a name (a letter or '_', then letters, digits or '_'; at most "
            "64 characters)";

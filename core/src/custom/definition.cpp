@@ -14,6 +14,7 @@
 
 #include "custom/parser.hpp"
 #include "custom/tape_compiler.hpp"
+#include "nhsim/custom/names.hpp"
 #include "nhsim/spec_types.hpp"
 
 namespace nhsim {
@@ -23,14 +24,6 @@ std::string index(const std::string& base, std::size_t i) {
   return base + "[" + std::to_string(i) + "]";
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || s.size() > 64) return false;
-  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 bool is_reserved(const std::string& s) {
   static const std::set<std::string> kReserved = {"pi",  "sin",  "cos", "tan", "exp",
                                                   "log", "sqrt", "abs", "pow"};
@@ -38,7 +31,7 @@ bool is_reserved(const std::string& s) {
 }
 
 void check_name(const std::string& name, const std::string& field, std::set<std::string>& seen) {
-  if (!is_identifier(name)) {
+  if (!is_custom_name(name)) {
     throw SpecError(field, "'" + name.substr(0, 64) +
                                "' is not a name (a letter or '_', then letters, digits or '_'; "
                                "at most 64 characters)");
@@ -185,6 +178,14 @@ void compile_invariants(const CustomSystemSpec& spec, std::map<std::string, GiNa
 }
 
 }  // namespace
+
+bool is_custom_name(const std::string& s) {
+  if (s.empty() || s.size() > kMaxCustomNameLength) return false;
+  if (!std::isalpha(static_cast<unsigned char>(s[0])) && s[0] != '_') return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
 
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const CustomSystemSpec& spec,
                                                                     const std::string& field) {
