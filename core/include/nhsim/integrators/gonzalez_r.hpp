@@ -23,26 +23,36 @@
 // mu(q') M^-1 p' = mu(q') X(q') u' = 0 by construction (round-off). Second order.
 //
 // Derivatives (documented choices):
-//   * gonzalez_r: dX/dq^i by Algorithm 1 (differentiated Householder QR). It needs dmu/dq; the
-//     systems do not provide it, so it is taken by the complex step Im mu(q + i 1e-20 e_i) / 1e-20
-//     (exact to round-off) when S::constraint accepts a complex q (all current systems), else
-//     by fourth-order central differences of mu with increment 1e-3 max(1, |q_i|). Plain
-//     second-order differences are too noisy (~eps / increment): the noise enters the residual
-//     and stalls the Newton iteration (seen on the rolling disk).
-//   * gonzalez_r_fd: dX/dq^i by central differences of the frame (same frozen signs) with the
-//     increment |h| (the time step), as in Remark 3.5: O(h^2), so the method keeps order 2.
+//   * gonzalez_r: p^T dX/dq^i by Algorithm 1 in adjoint form (qr_frame.hpp). It needs dmu/dq;
+//     the systems do not provide it, so it is taken by the complex step
+//     Im mu(q + i 1e-20 e_i) / 1e-20 (exact to round-off) when S::constraint accepts a complex q
+//     (all current systems), else by fourth-order central differences of mu with increment
+//     1e-3 max(1, |q_i|). Plain second-order differences are too noisy (~eps / increment): the
+//     noise enters the residual and stalls the Newton iteration (seen on the rolling disk).
+//   * gonzalez_r_fd: p^T dX/dq^i by central differences of the frame (same frozen signs) with
+//     the increment |h| (the time step), as in Remark 3.5: O(h^2), so the method keeps order 2.
 //   * dM/dq^i: zero for kConstantMass systems, else fourth-order central differences of M
 //     (increment 1e-3 max(1, |q_i|); error ~ 1e-12 relative).
 // None of these approximations affects energy or constraint preservation (Pi stays skew, the
 // frame stays exact), only the O(h^2) local error constant.
 //
+// Evaluation (docs/performance.md, "gonzalez_r"): dX/dq enters grad H and -C rho only through
+// the vectors p^T dX/dq^i, so those are what the frame computes, and X is applied as the product
+// of its Householder reflections, never formed. g = X^T M X is the trailing block of Q^T M Q;
+// for M = I it is the identity (X^T X = I), so u = rho and H(z) = 1/2 |rho|^2 + V(q) need no
+// frame at all. Sizes are the system's (fixed, or its capacity): a step allocates nothing
+// (except M(q) of a system whose mass matrix varies: mass_matrix_dyn returns a new matrix).
+//
 // Newton: unknowns zeta' (length 2 nq - nc), SimplifiedNewton with J = I - (h/2) Df(zeta_bar),
-// f = Pi grad H, by forward differences; predictor: explicit midpoint on f each step (the frame
-// and hence rho may change sign between steps, so no extrapolation of old increments).
+// f = Pi grad H, by forward differences. Predictor: the cubic through the last four points
+// zeta_{n-3} .. zeta_n (error O(h^4), no evaluation of f) while they are coordinates in one frame,
+// i.e. no sign of the frame changed; after a change (rho flips sign with the frame) and at the
+// start, explicit midpoint on f (two evaluations).
 #pragma once
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -54,6 +64,7 @@
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -62,10 +73,24 @@ enum class FrameDerivative { kAlgorithm1, kCentralDifference };
 
 template <class S, FrameDerivative D>
 class GonzalezRMethod {
+  static constexpr int NQ = S::NQ;
+  static constexpr int NC = S::NC;
+  static constexpr int MQ = capacity_nq<S>();
+  static constexpr bool kFixed = NQ != Eigen::Dynamic && NC != Eigen::Dynamic;
+  static constexpr int NR = kFixed ? NQ - NC : Eigen::Dynamic;  // rho: nq - nc
+  static constexpr int NZ = kFixed ? NQ + NR : Eigen::Dynamic;  // zeta = (q, rho)
+  static constexpr int MR = kFixed ? NR : MQ;                   // capacity of rho
+
  public:
+  using Frame = HouseholderFrame<NQ, NC, MQ, capacity_nc<S>()>;
   using VecQ = typename S::VecQ;
-  using Vec = Eigen::VectorXd;
-  using Mat = Eigen::MatrixXd;
+  using VecR = CapacityMatrix<NR, 1, MR, 1>;
+  using VecZ = typename SimplifiedNewton<NZ>::Vec;
+  using MatZ = typename SimplifiedNewton<NZ>::Mat;
+  using MatQ = typename Frame::MatQ;
+  using MatQC = typename Frame::MatQC;
+  using MatR = CapacityMatrix<NR, NR, MR, MR>;
+  using MatRQ = CapacityMatrix<NR, NQ, MR, MQ>;
 
   GonzalezRMethod(const S& sys, double h, NewtonSettings ns)
       : sys_(sys),
@@ -75,11 +100,12 @@ class GonzalezRMethod {
         nc_(sys.nc()),
         m_(sys.nq() - sys.nc()),
         nz_(2 * sys.nq() - sys.nc()),
+        identity_mass_(identity_mass(sys)),
         frame_(sys.nq(), sys.nc()),
         newton_(2 * sys.nq() - sys.nc()),
         q_(n_),
         p_(n_),
-        signs_(sys.nc()),
+        signs_(nc_),
         z_(nz_),
         z1_(nz_),
         zbar_(nz_),
@@ -88,29 +114,28 @@ class GonzalezRMethod {
         f1_(nz_),
         dg_(nz_),
         d_(nz_),
+        zh_{VecZ(nz_), VecZ(nz_), VecZ(nz_)},
         qa_(n_),
         va_(n_),
         pa_(n_),
         dv_(n_),
+        bq_(n_),
+        tn_(n_),
         ua_(m_),
         qc_(n_),
         muc_(nc_, n_),
-        x_(n_, m_),
-        xp_(n_, m_),
+        mu_(nc_, n_),
+        a_(n_, nc_),
+        a1_(n_, nc_),
         mass_(sys.mass_matrix_dyn(VecQ::Zero(sys.nq()))),
         mp_(n_, n_),
+        bqq_(n_, n_),
         gm_(m_, m_),
-        ct_(m_, m_),
         skew_(m_, m_),
-        xtm_(m_, n_),
-        mu_(nc_, n_),
-        mu1_(nc_, n_),
-        a_(n_, nc_),
-        tn_(n_),
-        tm_(m_),
-        da_(static_cast<std::size_t>(n_), Mat(n_, nc_)),
-        dx_(static_cast<std::size_t>(n_), Mat(n_, m_)),
-        dm_(static_cast<std::size_t>(n_), Mat(n_, n_)),
+        t_(m_, n_),
+        bt_(m_, n_),
+        da_(static_cast<std::size_t>(nc_), typename Frame::Jacobian(n_, n_)),
+        dm_(S::kConstantMass ? 0 : static_cast<std::size_t>(n_), MatQ(n_, n_)),
         llt_(m_) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
@@ -126,40 +151,45 @@ class GonzalezRMethod {
   bool state_finite() const { return all_finite(q_) && all_finite(p_); }
   std::int64_t newton_iterations() const { return newton_.iterations(); }
 
-  /// The frame helper (for tests): signs, X and dX of the last evaluation.
-  HouseholderFrame& frame() { return frame_; }
-
   StepStatus step(double& residual_out) {
     // (i) frozen signs at q, rho = X^T p. When the signs are those of the previous step's end
     // point, the frame at q is the one rho' was computed in: keep zeta = (q, rho') and skip the
     // p -> rho round trip (whose round-off would otherwise random-walk into the energy).
-    frame_.choose_signs(constraint_t(q_));
+    constraint_t(q_, a_);
+    frame_.choose_signs(a_);
     if (!have_reduced_ || frame_.signs() != signs_) {
+      history_ = 0;  // earlier points are coordinates in another frame
       signs_ = frame_.signs();
-      frame_.compute(constraint_t(q_));
+      frame_.compute(a_);
       z_.head(n_) = q_;
-      z_.tail(m_).noalias() = frame_.x().transpose() * p_;
+      bq_ = p_;
+      frame_.apply_qt(bq_);
+      z_.tail(m_) = bq_.tail(m_);
     }
     frame_.set_signs(signs_);
     const double h0 = hamiltonian(z_);
 
-    // Predictor: explicit midpoint.
-    field(z_, f_);
-    tmp_ = z_ + (0.5 * h_) * f_;
-    field(tmp_, f_);
-    z1_ = z_ + h_ * f_;
+    if (history_ == kHistory) {
+      z1_ = 4.0 * z_ - 6.0 * zh_[0] + 4.0 * zh_[1] - zh_[2];  // cubic extrapolation
+    } else {
+      field(z_, f_);  // explicit midpoint
+      tmp_ = z_ + (0.5 * h_) * f_;
+      field(tmp_, f_);
+      z1_ = z_ + h_ * f_;
+    }
 
-    auto residual = [this, h0](const Vec& x, Vec& r) {
+    auto residual = [this, h0](const VecZ& x, VecZ& r) {
+      const double h1 = hamiltonian(x);  // first: gradient() leaves the data apply_pi uses
       zbar_ = 0.5 * (z_ + x);
-      gradient(zbar_, dg_);  // also leaves X, dX, p at zbar in x_, dx_, pa_
+      gradient(zbar_, dg_);
       d_ = x - z_;
-      dg_ += gonzalez_coefficient(hamiltonian(x), h0, dg_.dot(d_), d_.squaredNorm(),
-                                  zbar_.squaredNorm(), dg_.dot(zbar_)) *
+      dg_ += gonzalez_coefficient(h1, h0, dg_.dot(d_), d_.squaredNorm(), zbar_.squaredNorm(),
+                                  dg_.dot(zbar_)) *
              d_;
       apply_pi(dg_, r);
       r = x - z_ - h_ * r;
     };
-    auto jacobian = [this](const Vec& x, Mat& jac) {
+    auto jacobian = [this](const VecZ& x, MatZ& jac) {
       zbar_ = 0.5 * (z_ + x);
       field(zbar_, f_);
       for (int j = 0; j < nz_; ++j) {
@@ -174,30 +204,70 @@ class GonzalezRMethod {
     const StepStatus st = newton_.solve(z1_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;
     // (iii) back to canonical coordinates at q'.
+    zh_[2].swap(zh_[1]);
+    zh_[1].swap(zh_[0]);
+    zh_[0] = z_;
+    history_ = std::min(history_ + 1, kHistory);
     z_ = z1_;
     have_reduced_ = true;
     q_ = z1_.head(n_);
-    frame_.compute(constraint_t(q_));
-    mass(q_, mass_);
-    xtm_.noalias() = frame_.x().transpose() * mass_;  // (X^T M) X, as Eigen would, in place
-    gm_.noalias() = xtm_ * frame_.x();
-    llt_.compute(gm_);
-    ua_ = llt_.solve(z1_.tail(m_));
-    va_.noalias() = frame_.x() * ua_;
-    p_.noalias() = mass_ * va_;
+    qa_ = q_;
+    at_qa();
+    velocities(z1_.tail(m_));
+    p_ = pa_;
     return StepStatus::kOk;
   }
 
  private:
-  const Mat& constraint_t(const Vec& q) {
+  static bool identity_mass(const S& sys) {
+    if constexpr (RuntimeIdentityMass<S>) {
+      return sys.identity_mass();
+    } else {
+      return S::kIdentityMass;
+    }
+  }
+
+  /// a = mu(q)^T (nq x nc).
+  void constraint_t(const VecQ& q, MatQC& a) {
     sys_.constraint(q, mu_);
-    a_ = mu_.transpose();
-    return a_;
+    a = mu_.transpose();
   }
 
   /// M(q); a constant mass matrix is the one computed at construction (no copy, no heap).
-  void mass(const Vec& q, Mat& out) const {
+  void mass(const VecQ& q, MatQ& out) const {
     if constexpr (!S::kConstantMass) out = sys_.mass_matrix_dyn(q);
+  }
+
+  /// The frame (frozen signs) and M at q = qa_: a_, frame_, mass_.
+  void at_qa() {
+    constraint_t(qa_, a_);
+    frame_.compute(a_);
+    mass(qa_, mass_);
+  }
+
+  /// With the frame and M at qa_: u = g^-1 rho (ua_), g = X^T M X; v = X u = M^-1 p (va_);
+  /// p = M v (pa_), eq. (16a).
+  template <class Rho>
+  void velocities(const Rho& rho) {
+    if (identity_mass_) {
+      ua_ = rho;  // g = X^T X = I
+    } else {
+      bqq_ = mass_;  // g = the trailing block of Q^T M Q
+      frame_.apply_qt(bqq_);
+      frame_.apply_q_right(bqq_);
+      gm_ = bqq_.bottomRightCorner(m_, m_);
+      llt_.compute(gm_);
+      ua_ = llt_.solve(rho);
+    }
+    bq_.head(nc_).setZero();
+    bq_.tail(m_) = ua_;
+    frame_.apply_q(bq_);
+    va_ = bq_;
+    if (identity_mass_) {
+      pa_ = va_;
+    } else {
+      pa_.noalias() = mass_ * va_;
+    }
   }
 
   /// Increment of the fourth-order central differences: truncation ~ e^4, round-off ~ eps / e.
@@ -207,67 +277,74 @@ class GonzalezRMethod {
     return k == 1.0 ? 8.0 / 12.0 : k == -1.0 ? -8.0 / 12.0 : k == 2.0 ? -1.0 / 12.0 : 1.0 / 12.0;
   }
 
-  /// H(q, rho) = 1/2 rho^T g^-1 rho + V(q) with the frozen-sign frame at q.
-  double hamiltonian(const Vec& z) {
+  /// H(q, rho) = 1/2 rho^T g^-1 rho + V(q) with the frozen-sign frame at q; with M = I,
+  /// 1/2 |rho|^2 + V(q) (no frame needed).
+  double hamiltonian(const VecZ& z) {
+    if (identity_mass_) {
+      qa_ = z.head(n_);
+      return 0.5 * z.tail(m_).squaredNorm() + sys_.potential(qa_);
+    }
     qa_ = z.head(n_);
-    frame_.compute(constraint_t(qa_));
-    mass(qa_, mass_);
-    xtm_.noalias() = frame_.x().transpose() * mass_;
-    gm_.noalias() = xtm_ * frame_.x();
-    llt_.compute(gm_);
-    ua_ = llt_.solve(z.tail(m_));
+    at_qa();
+    velocities(z.tail(m_));
     return 0.5 * z.tail(m_).dot(ua_) + sys_.potential(qa_);
   }
 
-  /// X (x_), dX/dq^i (dx_), M (mass_), dM/dq^i (dm_, if not constant) at q = qa_.
-  void frame_with_derivatives() {
+  /// t_ (column i: (p^T dX/dq^i)^T) and, for a varying M, dM/dq^i (dm_), with the frame, M, u,
+  /// v and p at qa_.
+  void frame_derivatives() {
     if constexpr (D == FrameDerivative::kAlgorithm1) {
       // dA/dq^i (see the file comment): complex step where mu accepts complex q, else
       // fourth-order central differences.
       if constexpr (ComplexStepConstraint<S>) {
+        qc_ = qa_.template cast<std::complex<double>>();
         for (int i = 0; i < n_; ++i) {
-          qc_ = qa_.template cast<std::complex<double>>();
-          qc_(i) += std::complex<double>(0.0, kComplexStep);
+          qc_(i) = std::complex<double>(qa_(i), kComplexStep);
           sys_.constraint(qc_, muc_);
-          da_[static_cast<std::size_t>(i)] = muc_.imag().transpose() / kComplexStep;
+          qc_(i) = qa_(i);
+          for (int c = 0; c < nc_; ++c) {
+            da_[static_cast<std::size_t>(c)].col(i) = muc_.imag().row(c).transpose() / kComplexStep;
+          }
         }
       } else {
+        for (auto& da : da_) da.setZero();
         for (int i = 0; i < n_; ++i) {
           const double e = fd_step(qa_(i));
-          Mat& da = da_[static_cast<std::size_t>(i)];
-          da.setZero();
           for (const double k : {-2.0, -1.0, 1.0, 2.0}) {
             dv_ = qa_;
             dv_(i) += k * e;
-            sys_.constraint(dv_, mu1_);
-            da += (fd4_weight(k) / e) * mu1_.transpose();
+            constraint_t(dv_, a1_);
+            for (int c = 0; c < nc_; ++c) {
+              da_[static_cast<std::size_t>(c)].col(i) += (fd4_weight(k) / e) * a1_.col(c);
+            }
           }
         }
       }
-      sys_.constraint(qa_, mu_);
-      a_ = mu_.transpose();
-      frame_.compute_with_derivatives(a_, da_);
-      x_ = frame_.x();
-      for (int i = 0; i < n_; ++i) dx_[static_cast<std::size_t>(i)] = frame_.dx(i);
+      frame_.pullback_derivatives(a_, da_, pa_, t_);
     } else {
       const double e = std::abs(h_);
       for (int i = 0; i < n_; ++i) {
-        dv_ = qa_;
-        dv_(i) += e;
-        frame_.compute(constraint_t(dv_));
-        xp_ = frame_.x();
-        dv_(i) = qa_(i) - e;
-        frame_.compute(constraint_t(dv_));
-        dx_[static_cast<std::size_t>(i)] = (xp_ - frame_.x()) / (2.0 * e);
+        for (const double k : {1.0, -1.0}) {
+          dv_ = qa_;
+          dv_(i) += k * e;
+          constraint_t(dv_, a1_);
+          frame_.compute(a1_);
+          bq_ = pa_;
+          frame_.apply_qt(bq_);
+          if (k > 0.0) {
+            t_.col(i) = bq_.tail(m_);
+          } else {
+            t_.col(i) -= bq_.tail(m_);
+          }
+        }
+        t_.col(i) /= 2.0 * e;
       }
-      frame_.compute(constraint_t(qa_));
-      x_ = frame_.x();
+      frame_.compute(a_);
     }
-    mass(qa_, mass_);
     if constexpr (!S::kConstantMass) {
       for (int i = 0; i < n_; ++i) {
         const double e = fd_step(qa_(i));
-        Mat& dm = dm_[static_cast<std::size_t>(i)];
+        MatQ& dm = dm_[static_cast<std::size_t>(i)];
         dm.setZero();
         for (const double k : {-2.0, -1.0, 1.0, 2.0}) {
           dv_ = qa_;
@@ -279,46 +356,42 @@ class GonzalezRMethod {
     }
   }
 
-  /// grad H(z), eq. (18a-b); leaves X, dX, u (ua_), p (pa_) at z for apply_pi.
-  void gradient(const Vec& z, Vec& g) {
+  /// grad H(z), eq. (18a-b), and Pi's block -C rho (skew_), eq. (17), for apply_pi.
+  void gradient(const VecZ& z, VecZ& g) {
     qa_ = z.head(n_);
-    frame_with_derivatives();
-    xtm_.noalias() = x_.transpose() * mass_;
-    gm_.noalias() = xtm_ * x_;
-    llt_.compute(gm_);
-    ua_ = llt_.solve(z.tail(m_));
-    va_.noalias() = x_ * ua_;
-    pa_.noalias() = mass_ * va_;
+    at_qa();
+    velocities(z.tail(m_));
+    frame_derivatives();
     sys_.grad_potential(qa_, dv_);
-    for (int i = 0; i < n_; ++i) {
-      tn_.noalias() = dx_[static_cast<std::size_t>(i)] * ua_;
-      double gi = dv_(i) - pa_.dot(tn_);
-      if constexpr (!S::kConstantMass) {
+    g.head(n_) = dv_;
+    g.head(n_).noalias() -= t_.transpose() * ua_;  // p^T (dX/dq^i) u
+    if constexpr (!S::kConstantMass) {
+      for (int i = 0; i < n_; ++i) {
         tn_.noalias() = dm_[static_cast<std::size_t>(i)] * va_;
-        gi -= 0.5 * va_.dot(tn_);
+        g(i) -= 0.5 * va_.dot(tn_);
       }
-      g(i) = gi;
     }
     g.tail(m_) = ua_;
+    // (-C rho)_ab = T_ab - T_ba, T_ab = sum_i (p^T dX/dq^i)_a X_b^i, i.e. T = t X.
+    bt_ = t_;
+    frame_.apply_q_right(bt_);
+    skew_ = bt_.rightCols(m_) - bt_.rightCols(m_).transpose();
   }
 
   /// out = Pi v with Pi = [[0, X], [-X^T, -C rho]] from the last gradient() call, eq. (8), (17).
-  void apply_pi(const Vec& v, Vec& out) {
-    // T_ab = sum_i (dX_i^T p)_a X_b^i;  -C rho = T - T^T.
-    ct_.setZero();
-    for (int i = 0; i < n_; ++i) {
-      tm_.noalias() = dx_[static_cast<std::size_t>(i)].transpose() * pa_;
-      ct_.noalias() += tm_ * x_.row(i);
-    }
-    out.head(n_).noalias() = x_ * v.tail(m_);
-    out.tail(m_).noalias() = x_.transpose() * v.head(n_);
-    out.tail(m_) = -out.tail(m_);
-    skew_ = ct_ - ct_.transpose();
+  void apply_pi(const VecZ& v, VecZ& out) {
+    bq_.head(nc_).setZero();
+    bq_.tail(m_) = v.tail(m_);
+    frame_.apply_q(bq_);
+    out.head(n_) = bq_;
+    bq_ = v.head(n_);
+    frame_.apply_qt(bq_);
+    out.tail(m_) = -bq_.tail(m_);
     out.tail(m_).noalias() += skew_ * v.tail(m_);
   }
 
   /// f(z) = Pi(z) grad H(z), eq. (9).
-  void field(const Vec& z, Vec& out) {
+  void field(const VecZ& z, VecZ& out) {
     gradient(z, dg_);
     apply_pi(dg_, out);
   }
@@ -327,19 +400,30 @@ class GonzalezRMethod {
   double h_;
   NewtonSettings ns_;
   int n_, nc_, m_, nz_;
-  HouseholderFrame frame_;
-  SimplifiedNewton<Eigen::Dynamic> newton_;
-  Vec q_, p_;
-  Eigen::VectorXd signs_;      // Householder signs of the frame rho in z_ refers to
-  bool have_reduced_ = false;  // z_ = (q_, rho) is valid in the frame with signs_
-  Vec z_, z1_, zbar_, tmp_, f_, f1_, dg_, d_;
-  Vec qa_, va_, pa_, dv_, ua_;
-  Eigen::VectorXcd qc_;
-  Eigen::MatrixXcd muc_;
-  Mat x_, xp_, mass_, mp_, gm_, ct_, skew_, xtm_, mu_, mu1_, a_;
-  Vec tn_, tm_;  // products taken apart so that no temporary is allocated
-  std::vector<Mat> da_, dx_, dm_;
-  Eigen::LLT<Mat> llt_;
+  bool identity_mass_;
+  Frame frame_;
+  SimplifiedNewton<NZ> newton_;
+  VecQ q_, p_;
+  typename Frame::VecC signs_;  // Householder signs of the frame rho in z_ refers to
+  bool have_reduced_ = false;   // z_ = (q_, rho) is valid in the frame with signs_
+  VecZ z_, z1_, zbar_, tmp_, f_, f1_, dg_, d_;
+  static constexpr int kHistory = 3;
+  std::array<VecZ, kHistory> zh_;     // zeta_{n-1}, zeta_{n-2}, zeta_{n-3} (predictor)
+  int history_ = 0;                   // how many of zh_ are valid in the current frame
+  VecQ qa_, va_, pa_, dv_, bq_, tn_;  // bq_: products with Q
+  VecR ua_;
+  Eigen::Matrix<std::complex<double>, NQ, 1, Eigen::ColMajor, MQ, 1> qc_;
+  Eigen::Matrix<std::complex<double>, NC, NQ,
+                (NC == 1 && NQ != 1) ? Eigen::RowMajor : Eigen::ColMajor, capacity_nc<S>(), MQ>
+      muc_;
+  typename S::MatCQ mu_;
+  MatQC a_, a1_;  // mu^T at qa_, and at a shifted point
+  MatQ mass_, mp_, bqq_;
+  MatR gm_, skew_;
+  MatRQ t_, bt_;                              // column i: (p^T dX/dq^i)^T; t X
+  std::vector<typename Frame::Jacobian> da_;  // [c]: d mu_c / dq
+  std::vector<MatQ> dm_;
+  Eigen::LLT<MatR> llt_;
 };
 
 struct GonzalezRIntegrator {

@@ -1,43 +1,61 @@
 // The adapted frame of seed 001 §3.3 from a Householder QR factorisation of the constraint
 // matrix A(q) = mu(q)^T (nq x nc): X(q) = the last nq - nc columns of Q, an orthonormal basis of
-// D_q = ker mu(q) (X^T X = I, mu X = 0). Algorithm 1 (QRdiff) also gives dX/dq^i by
-// differentiating the Householder reflections, given dA/dq^i.
+// D_q = ker mu(q) (X^T X = I, mu X = 0). Algorithm 1 (QRdiff) differentiates the Householder
+// reflections, given dA/dq^i.
+//
+// Q = H_0 H_1 ... H_{nc-1}, H_k = I - 2 w_k w_k^T, is never formed: the frame keeps the unit
+// vectors w_k and applies Q, Q^T (or Q from the right) to what the integrator needs, O(nq nc)
+// per vector. Likewise the derivatives: gonzalez_r needs dX/dq^i only through p^T dX/dq^i, so
+// Algorithm 1 is run in adjoint form, carrying the row vectors y = p^T Q_k and t_i = p^T dQ_k/dq^i
+// through the reflections (Q_k = H_0 ... H_k) instead of the nq x nq matrices dQ/dq^i:
+//   p^T dQ_k = (p^T dQ_{k-1}) H_k + (p^T Q_{k-1}) dH_k,  dH_k = -2 (dw_k w_k^T + w_k dw_k^T).
+// That is O(nq nc (nq + nc)) per coordinate, not O(nq^2 nc).
 //
 // Sign vector s in {+1, -1}^nc: reflection k maps the column x = R_{k:n, k} onto -s_k |x| e_k
 // (w~ = x + s_k |x| e_k). choose_signs() picks s_k = sign(x_k) (no cancellation) at a point;
 // the integrators freeze s for a whole step so that X is smooth within the step.
 //
-// Indexing: 0-based here (Algorithm 1 is 1-based in j). All storage is dynamic and allocated at
-// construction; compute() allocates nothing.
+// Sizes: NQ, NC fixed, or Eigen::Dynamic with capacities MQ, MC (inline storage; Eigen::Dynamic:
+// on the heap). All storage is sized at construction; nothing here allocates afterwards.
+// Indexing: 0-based (Algorithm 1 is 1-based in j).
 #pragma once
 
 #include <Eigen/Dense>
 #include <cmath>
 #include <vector>
 
+#include "nhsim/system_types.hpp"
+
 namespace nhsim {
 
+template <int NQ = Eigen::Dynamic, int NC = Eigen::Dynamic, int MQ = NQ, int MC = NC>
 class HouseholderFrame {
  public:
+  using VecQ = CapacityMatrix<NQ, 1, MQ, 1>;
+  using VecC = CapacityMatrix<NC, 1, MC, 1>;
+  using MatQC = CapacityMatrix<NQ, NC, MQ, MC>;
+  using MatQ = CapacityMatrix<NQ, NQ, MQ, MQ>;
+  /// d mu_c / dq (nq x nq), one per constraint row (heap for dynamic sizes: sized once, at
+  /// construction).
+  using Jacobian = Eigen::Matrix<double, NQ, NQ>;
+
   /// nq: dimension of Q; nc: number of constraints (0 <= nc < nq).
   HouseholderFrame(int nq, int nc)
       : n_(nq),
         nc_(nc),
         s_(nc),
-        q_(nq, nq),
         r_(nq, nc),
+        w_(nq, nc),
+        active_(static_cast<std::size_t>(nc), 0),
         wt_(nq),
-        w_(nq),
-        dwt_(nq),
-        dw_(nq),
-        u_(nc),
-        du_(nc),
-        qw_(nq),
-        outer1_(nq, nc),
-        outer2_(nq, nc),
-        dq_(nq, Eigen::MatrixXd(nq, nq)),
-        dr_(nq, Eigen::MatrixXd(nq, nc)) {
+        xk_(nq),
+        y_(nq),
+        dn_(nq),
+        tq_(nq, nq),
+        dw_(nq, nq),
+        dr_(static_cast<std::size_t>(nc), Jacobian(nq, nq)) {
     s_.setOnes();
+    w_.setZero();
   }
 
   int nq() const { return n_; }
@@ -45,88 +63,140 @@ class HouseholderFrame {
   int nr() const { return n_ - nc_; }
 
   /// s_k = sign of the pivot entry R_kk before reflection k (+1 for 0), for A = mu^T.
-  void choose_signs(const Eigen::MatrixXd& a) {
+  template <class A>
+  void choose_signs(const A& a) {
     r_ = a;
     for (int k = 0; k < nc_; ++k) {
       s_(k) = r_(k, k) >= 0.0 ? 1.0 : -1.0;
-      reflect(k, false);
+      reflect(k);
     }
   }
-  const Eigen::VectorXd& signs() const { return s_; }
-  void set_signs(const Eigen::VectorXd& s) { s_ = s; }
+  const VecC& signs() const { return s_; }
+  void set_signs(const VecC& s) { s_ = s; }
 
-  /// X(q) from A = mu(q)^T with the current signs (no derivatives).
-  void compute(const Eigen::MatrixXd& a) {
-    q_.setIdentity();
+  /// The reflections of A = mu(q)^T (nq x nc) with the current signs; X(q) follows.
+  template <class A>
+  void compute(const A& a) {
     r_ = a;
-    for (int k = 0; k < nc_; ++k) reflect(k, false);
+    for (int k = 0; k < nc_; ++k) reflect(k);
   }
 
-  /// X(q) and dX/dq^i (Algorithm 1) from A and da[i] = dA/dq^i, i = 0..nq-1.
-  void compute_with_derivatives(const Eigen::MatrixXd& a, const std::vector<Eigen::MatrixXd>& da) {
-    q_.setIdentity();
-    r_ = a;
-    for (int i = 0; i < n_; ++i) {
-      dq_[static_cast<std::size_t>(i)].setZero();
-      dr_[static_cast<std::size_t>(i)] = da[static_cast<std::size_t>(i)];
+  /// b <- Q b for b with nq rows (a vector or a matrix). X u is Q (0, u).
+  template <class B>
+  void apply_q(B& b) const {
+    for (int k = nc_ - 1; k >= 0; --k) reflect_columns(k, b);
+  }
+  /// b <- Q^T b for b with nq rows. X^T v is the last nq - nc entries of Q^T v.
+  template <class B>
+  void apply_qt(B& b) const {
+    for (int k = 0; k < nc_; ++k) reflect_columns(k, b);
+  }
+  /// b <- b Q for b with nq columns. b X is the last nq - nc columns of b Q.
+  template <class B>
+  void apply_q_right(B& b) const {
+    for (int k = 0; k < nc_; ++k) {
+      if (!active_[static_cast<std::size_t>(k)]) continue;
+      const int len = n_ - k;
+      const auto w = w_.col(k).tail(len);
+      for (Eigen::Index j = 0; j < b.rows(); ++j) {
+        const double c = 2.0 * b.row(j).tail(len).dot(w.transpose());
+        b.row(j).tail(len) -= c * w.transpose();
+      }
     }
-    for (int k = 0; k < nc_; ++k) reflect(k, true);
   }
 
-  /// The frame X = Q_{:, nc:} (nq x (nq - nc)).
-  auto x() const { return q_.rightCols(n_ - nc_); }
-  /// dX/dq^i (valid after compute_with_derivatives).
-  auto dx(int i) const { return dq_[static_cast<std::size_t>(i)].rightCols(n_ - nc_); }
+  /// t.col(i) = (p^T dX/dq^i)^T, i = 0..nq-1 ((nq - nc) x nq), by Algorithm 1 in adjoint form
+  /// (see the file comment) from A = mu(q)^T, p (length nq) and da[c] = d(column c of A)/dq,
+  /// the nq x nq Jacobian of constraint row c: da[c](j, i) = d mu_cj / dq^i. All coordinates
+  /// at once: column i of each nq x nq matrix below belongs to q^i. Also leaves the reflections
+  /// of A, as compute(a) does.
+  template <class A, class P, class T>
+  void pullback_derivatives(const A& a, const std::vector<Jacobian>& da, const P& p, T& t) {
+    r_ = a;
+    y_ = p;
+    tq_.setZero();
+    for (int c = 0; c < nc_; ++c)
+      dr_[static_cast<std::size_t>(c)] = da[static_cast<std::size_t>(c)];
+    for (int k = 0; k < nc_; ++k) {
+      xk_ = r_.col(k);
+      xk_.head(k).setZero();
+      const double nx = xk_.norm();
+      const double nw = reflector(k, nx);
+      if (nw == 0.0) continue;
+      const auto w = w_.col(k);
+      // dw~ = dx + s_k d|x| e_k, d|w~|, dw = (dw~ - w~ d|w~| / |w~|) / |w~|, per coordinate.
+      dw_ = dr_[static_cast<std::size_t>(k)];
+      dw_.topRows(k).setZero();
+      if (nx > 0.0) {
+        dn_.noalias() = dw_.transpose() * xk_;
+        dw_.row(k) += (s_(k) / nx) * dn_.transpose();
+      }
+      dn_.noalias() = dw_.transpose() * wt_;
+      dw_.noalias() -= (wt_ / (nw * nw)) * dn_.transpose();
+      dw_ /= nw;
+      // Later columns of dR: dR_c -= 2 (dw u_c + w du_c^T), du_c = dw^T R_c + dR_c^T w.
+      for (int c = k + 1; c < nc_; ++c) {
+        Jacobian& drc = dr_[static_cast<std::size_t>(c)];
+        const double uc = w.dot(r_.col(c));
+        dn_.noalias() = dw_.transpose() * r_.col(c);
+        dn_.noalias() += drc.transpose() * w;
+        drc -= (2.0 * uc) * dw_;
+        drc.noalias() -= (2.0 * w) * dn_.transpose();
+      }
+      // t_i <- t_i H_k + y dH_k = t_i - 2 (t_i . w + y . dw_i) w - 2 (y . w) dw_i.
+      const double yw = y_.dot(w);
+      dn_.noalias() = tq_.transpose() * w;
+      dn_.noalias() += dw_.transpose() * y_;
+      tq_.noalias() -= (2.0 * w) * dn_.transpose();
+      tq_ -= (2.0 * yw) * dw_;
+      reflect_r(k);
+      y_ -= (2.0 * yw) * w;
+    }
+    t = tq_.bottomRows(n_ - nc_);
+  }
 
  private:
-  /// Householder step k of Algorithm 1 on R (and Q, and their derivatives if `derivs`).
-  void reflect(int k, bool derivs) {
+  /// w_k = w~ / |w~| from R's column k (|x| = nx given); returns |w~| (0: reflection skipped,
+  /// a zero column of a rank-deficient mu). Leaves w~ in wt_.
+  double reflector(int k, double nx) {
     const int len = n_ - k;
-    const double nx = r_.col(k).tail(len).norm();
     wt_.setZero();
     wt_.tail(len) = r_.col(k).tail(len);
     wt_(k) += s_(k) * nx;
     const double nw = wt_.norm();
-    if (nw == 0.0) return;  // zero column: nothing to reflect (rank-deficient mu)
-    w_ = wt_ / nw;
-    u_.noalias() = r_.transpose() * w_;
-    if (derivs) {
-      for (int i = 0; i < n_; ++i) {
-        Eigen::MatrixXd& dr = dr_[static_cast<std::size_t>(i)];
-        Eigen::MatrixXd& dq = dq_[static_cast<std::size_t>(i)];
-        const double dnx = nx > 0.0 ? dr.col(k).tail(len).dot(r_.col(k).tail(len)) / nx : 0.0;
-        dwt_.setZero();
-        dwt_.tail(len) = dr.col(k).tail(len);
-        dwt_(k) += s_(k) * dnx;
-        const double dnw = dwt_.dot(wt_) / nw;
-        dw_ = (dwt_ * nw - wt_ * dnw) / (nw * nw);
-        du_.noalias() = r_.transpose() * dw_;
-        du_.noalias() += dr.transpose() * w_;
-        // dR' = dR - 2 (dw u^T + w du^T), the outer products in place (a sum of products in
-        // one expression would allocate each as a temporary).
-        outer1_.noalias() = dw_ * u_.transpose();
-        outer2_.noalias() = w_ * du_.transpose();
-        dr.noalias() -= 2.0 * (outer1_ + outer2_);
-        // dQ' = dQ - 2 dQ w w^T - 2 Q (dw w^T + w dw^T)
-        qw_.noalias() = dq * w_;
-        dq.noalias() -= 2.0 * qw_ * w_.transpose();
-        qw_.noalias() = q_ * dw_;
-        dq.noalias() -= 2.0 * qw_ * w_.transpose();
-        qw_.noalias() = q_ * w_;
-        dq.noalias() -= 2.0 * qw_ * dw_.transpose();
-      }
+    active_[static_cast<std::size_t>(k)] = nw != 0.0;
+    if (nw != 0.0) w_.col(k) = wt_ / nw;
+    return nw;
+  }
+  /// R <- H_k R.
+  void reflect_r(int k) {
+    const auto w = w_.col(k);
+    for (int c = 0; c < nc_; ++c) r_.col(c) -= (2.0 * w.dot(r_.col(c))) * w;
+  }
+  /// Householder step k: w_k from R, then R <- H_k R.
+  void reflect(int k) {
+    const int len = n_ - k;
+    if (reflector(k, r_.col(k).tail(len).norm()) != 0.0) reflect_r(k);
+  }
+  /// b <- H_k b, column by column (w_k is zero above entry k).
+  template <class B>
+  void reflect_columns(int k, B& b) const {
+    if (!active_[static_cast<std::size_t>(k)]) return;
+    const int len = n_ - k;
+    const auto w = w_.col(k).tail(len);
+    for (Eigen::Index j = 0; j < b.cols(); ++j) {
+      const double c = 2.0 * w.dot(b.col(j).tail(len));
+      b.col(j).tail(len) -= c * w;
     }
-    r_.noalias() -= 2.0 * w_ * u_.transpose();
-    qw_.noalias() = q_ * w_;
-    q_.noalias() -= 2.0 * qw_ * w_.transpose();
   }
 
   int n_, nc_;
-  Eigen::VectorXd s_;
-  Eigen::MatrixXd q_, r_;
-  Eigen::VectorXd wt_, w_, dwt_, dw_, u_, du_, qw_;
-  Eigen::MatrixXd outer1_, outer2_;  // nq x nc
-  std::vector<Eigen::MatrixXd> dq_, dr_;
+  VecC s_;
+  MatQC r_, w_;                        // R during the reflections; w_k as columns
+  std::vector<unsigned char> active_;  // reflection k applied (w_k valid)
+  VecQ wt_, xk_, y_, dn_;
+  Jacobian tq_, dw_;          // column i: p^T dQ/dq^i, and dw_k/dq^i
+  std::vector<Jacobian> dr_;  // [c]: d(column c of R)/dq
 };
 
 }  // namespace nhsim
