@@ -6,8 +6,9 @@
 // exceeds 0.5, when the iteration fails to converge, or when the previous solve needed many
 // iterations. When even a fresh factorisation at the predictor fails, a full Newton iteration
 // (Jacobian at every iterate), damped by Deuflhard's restricted monotonicity test, is the last
-// resort before kNewtonFailed. All storage is allocated at construction; solve() allocates
-// nothing.
+// resort before kNewtonFailed. Optionally (JacobianUpdate::kBroyden) the reused inverse is
+// improved by Broyden's update from each iteration's secant pair, so that it follows the state
+// between refreshes. All storage is allocated at construction; solve() allocates nothing.
 #pragma once
 
 #include <Eigen/Dense>
@@ -20,14 +21,32 @@
 
 namespace nhsim {
 
+/// How SimplifiedNewton treats its reused inverse Jacobian between refreshes.
+enum class JacobianUpdate : unsigned char {
+  kNone,     ///< kept as factorised
+  kBroyden,  ///< Broyden's ("good") rank-one update from each iteration's secant pair
+};
+
 template <int NX>
 class SimplifiedNewton {
  public:
   using Vec = Eigen::Matrix<double, NX, 1>;
   using Mat = Eigen::Matrix<double, NX, NX>;
 
-  explicit SimplifiedNewton(int n)
-      : x0_(n), r_(n), dx_(n), w_(n), xt_(n), rt_(n), dxt_(n), jac_(n, n), inv_(n, n), lu_(n) {}
+  explicit SimplifiedNewton(int n, JacobianUpdate update = JacobianUpdate::kNone)
+      : x0_(n),
+        r_(n),
+        dx_(n),
+        w_(n),
+        xt_(n),
+        rt_(n),
+        dxt_(n),
+        jac_(n, n),
+        inv_(n, n),
+        lu_(n),
+        update_(update),
+        dxp_(n),
+        row_(n) {}
 
   /// Marks the stored factorisation stale (e.g. after a state reset).
   void invalidate() { have_lu_ = false; }
@@ -72,6 +91,7 @@ class SimplifiedNewton {
       for (int it = 1; it <= s.max_iter; ++it) {
         residual(x, r_);
         dx_.noalias() = inv_.lazyProduct(r_);
+        if (update_ == JacobianUpdate::kBroyden) broyden_update(it >= 2 ? prev : 0.0);
         x -= dx_;
         ++iterations_;
         const double nd = dx_.cwiseAbs().cwiseProduct(w_).maxCoeff();
@@ -139,6 +159,31 @@ class SimplifiedNewton {
   std::int64_t factorisations() const { return factorisations_; }
 
  private:
+  /// Broyden's good update (Kelley 1995, "Iterative Methods for Linear and Nonlinear
+  /// Equations", §7.2, in Sherman-Morrison form) of inv_ = J^-1 from the last correction dxp_
+  /// (the step s = -dxp_, taken with inv_) and dx_ = inv_ F(x + s), the next correction before
+  /// the update: with inv_ y = dx_ - dxp_ for y = F(x + s) - F(x),
+  ///   inv_ += (s - inv_ y) s^T inv_ / (s^T inv_ y) = dx_ (dxp_^T inv_) / den,
+  ///   den = |dxp_|^2 - dxp_ . dx_,
+  /// and the corrected dx_ = inv_ F(x + s) is dx_ |dxp_|^2 / den. Skipped where the secant pair
+  /// is not information: a previous increment |dxp_|_w = nd_prev at or below 1e-10, where the
+  /// residual's round-off (~1e-16) would put relative errors of 1e-6 and more into inv_; or no
+  /// contraction along dxp_ (den <= |dxp_|^2 / 2, i.e. dx_ . dxp_ >= |dxp_|^2 / 2). nd_prev = 0
+  /// at the first iteration: only dxp_ is recorded.
+  void broyden_update(double nd_prev) {
+    constexpr double kSecantFloor = 1e-10;
+    if (nd_prev > kSecantFloor) {
+      const double ss = dxp_.squaredNorm();
+      const double den = ss - dxp_.dot(dx_);
+      if (den > 0.5 * ss) {
+        row_.noalias() = inv_.transpose().lazyProduct(dxp_);
+        inv_.noalias() += (dx_ / den) * row_.transpose();
+        dx_ *= ss / den;
+      }
+    }
+    dxp_ = dx_;
+  }
+
   /// The damped Newton update of the fallback: x -= lambda dx with the largest lambda in 1, 1/2,
   /// ..., 2^-10 that passes the restricted monotonicity test against nd = |dx|_w, the simplified
   /// correction at the trial point taken with the current factorisation. Leaves F(x) in r_ for
@@ -180,8 +225,15 @@ class SimplifiedNewton {
   Mat jac_, inv_;
   Eigen::PartialPivLU<Mat> lu_;
   bool have_lu_ = false;
+  JacobianUpdate update_;  // in the padding after have_lu_ (see below)
   std::int64_t iterations_ = 0;
   std::int64_t factorisations_ = 0;
+  // Broyden's vectors come last and take 2 x 8 NX bytes, a multiple of 16, so that every member
+  // before them, and every member of a method after its SimplifiedNewton, keeps its offset
+  // modulo 16. Eigen's vectorised loops over sizes that are not a multiple of its packet (13
+  // doubles) depend on where they start: placed first, these members moved the others by 8
+  // bytes and changed the bits of gonzalez, avf, i_dla and spark2 (scripts/example-hashes).
+  Vec dxp_, row_;  // the previous correction; dxp_^T inv_
 };
 
 /// Forward-difference Jacobian of F at x: jac.col(j) = (F(x + d_j e_j) - F(x)) / d_j with

@@ -102,7 +102,7 @@ class GonzalezRMethod {
         nz_(2 * sys.nq() - sys.nc()),
         identity_mass_(identity_mass(sys)),
         frame_(sys.nq(), sys.nc()),
-        newton_(2 * sys.nq() - sys.nc()),
+        newton_(2 * sys.nq() - sys.nc(), JacobianUpdate::kBroyden),
         q_(n_),
         p_(n_),
         signs_(nc_),
@@ -303,7 +303,8 @@ class GonzalezRMethod {
           sys_.constraint(qc_, muc_);
           qc_(i) = qa_(i);
           for (int c = 0; c < nc_; ++c) {
-            da_[static_cast<std::size_t>(c)].col(i) = muc_.imag().row(c).transpose() / kComplexStep;
+            da_[static_cast<std::size_t>(c)].col(i) =
+                muc_.imag().row(c).transpose() * (1.0 / kComplexStep);
           }
         }
       } else {

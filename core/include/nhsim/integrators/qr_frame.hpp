@@ -114,9 +114,11 @@ class HouseholderFrame {
   void pullback_derivatives(const A& a, const std::vector<Jacobian>& da, const P& p, T& t) {
     r_ = a;
     y_ = p;
-    tq_.setZero();
-    for (int c = 0; c < nc_; ++c)
+    // dR of the columns that later reflections change (column 0 is read once, from da).
+    for (int c = 1; c < nc_; ++c) {
       dr_[static_cast<std::size_t>(c)] = da[static_cast<std::size_t>(c)];
+    }
+    bool t_zero = true;  // tq_ = 0 until the first reflection
     for (int k = 0; k < nc_; ++k) {
       xk_ = r_.col(k);
       xk_.head(k).setZero();
@@ -125,15 +127,16 @@ class HouseholderFrame {
       if (nw == 0.0) continue;
       const auto w = w_.col(k);
       // dw~ = dx + s_k d|x| e_k, d|w~|, dw = (dw~ - w~ d|w~| / |w~|) / |w~|, per coordinate.
-      dw_ = dr_[static_cast<std::size_t>(k)];
+      dw_ = k == 0 ? da[0] : dr_[static_cast<std::size_t>(k)];
       dw_.topRows(k).setZero();
       if (nx > 0.0) {
         dn_.noalias() = dw_.transpose() * xk_;
         dw_.row(k) += (s_(k) / nx) * dn_.transpose();
       }
+      const double inv = 1.0 / nw;
       dn_.noalias() = dw_.transpose() * wt_;
-      dw_.noalias() -= (wt_ / (nw * nw)) * dn_.transpose();
-      dw_ /= nw;
+      dw_.noalias() -= (wt_ * (inv * inv)) * dn_.transpose();
+      dw_ *= inv;
       // Later columns of dR: dR_c -= 2 (dw u_c + w du_c^T), du_c = dw^T R_c + dR_c^T w.
       for (int c = k + 1; c < nc_; ++c) {
         Jacobian& drc = dr_[static_cast<std::size_t>(c)];
@@ -145,13 +148,19 @@ class HouseholderFrame {
       }
       // t_i <- t_i H_k + y dH_k = t_i - 2 (t_i . w + y . dw_i) w - 2 (y . w) dw_i.
       const double yw = y_.dot(w);
-      dn_.noalias() = tq_.transpose() * w;
-      dn_.noalias() += dw_.transpose() * y_;
-      tq_.noalias() -= (2.0 * w) * dn_.transpose();
+      dn_.noalias() = dw_.transpose() * y_;
+      if (t_zero) {
+        tq_.noalias() = (-2.0 * w) * dn_.transpose();
+        t_zero = false;
+      } else {
+        dn_.noalias() += tq_.transpose() * w;
+        tq_.noalias() -= (2.0 * w) * dn_.transpose();
+      }
       tq_ -= (2.0 * yw) * dw_;
       reflect_r(k);
       y_ -= (2.0 * yw) * w;
     }
+    if (t_zero) tq_.setZero();
     t = tq_.bottomRows(n_ - nc_);
   }
 
@@ -165,7 +174,7 @@ class HouseholderFrame {
     wt_(k) += s_(k) * nx;
     const double nw = wt_.norm();
     active_[static_cast<std::size_t>(k)] = nw != 0.0;
-    if (nw != 0.0) w_.col(k) = wt_ / nw;
+    if (nw != 0.0) w_.col(k) = wt_ * (1.0 / nw);
     return nw;
   }
   /// R <- H_k R.
