@@ -10,8 +10,10 @@
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nhsim/catalog.hpp"
@@ -152,6 +154,40 @@ TEST(StepLoop, TakesNoHeapMemoryForACustomSystemOfAnySize) {
     choice.newton_tol = method.default_newton_tol;
     choice.newton_max_iter = method.default_newton_max_iter;
     EXPECT_EQ(step_loop_allocations(*model, choice, 20.0, q, p, id), 0) << id;
+  }
+}
+
+// Catalogue systems that no example covers with every method: the chaotic quartic system with
+// n != 3 (ChaoticQuartic<Eigen::Dynamic>) and the Chaplygin sleigh, whose M depends on q. Every
+// method that applies, from a state on the energy shell.
+TEST(StepLoop, TakesNoHeapMemoryForTheDynamicQuarticAndAVaryingMass) {
+  if (!NHSIM_COUNT_MALLOC) GTEST_SKIP() << "the sanitizer's runtime owns malloc";
+  const std::vector<IntegratorInfo> integrators = list_integrators();
+  const std::pair<const char*, std::map<std::string, double>> systems[] = {
+      {"chaotic_quartic", {{"n", 2.0}}}, {"chaplygin_sleigh", {}}};
+  for (const auto& [name, parameters] : systems) {
+    const SystemEntry& entry = *find_system(name);
+    const auto model = entry.make(complete_parameters(entry, parameters));
+    EnergyShellGenerator g;
+    g.energy = 1.5;
+    g.seed = 7;
+    Eigen::VectorXd q, p;
+    std::string reason;
+    ASSERT_TRUE(energy_shell_state(*model, g, 0, q, p, reason)) << name << ": " << reason;
+    int checked = 0;
+    for (const IntegratorInfo& method : integrators) {
+      if (entry.not_applicable(method.name)) continue;
+      IntegratorChoice choice;
+      choice.integrator = method.name;
+      choice.h = 0.01;
+      choice.sample_every = 20;
+      choice.newton_tol = method.default_newton_tol;
+      choice.newton_max_iter = method.default_newton_max_iter;
+      const std::string where = std::string(name) + " " + method.name;
+      EXPECT_EQ(step_loop_allocations(*model, choice, 20.0, q, p, where), 0) << where;
+      ++checked;
+    }
+    EXPECT_GE(checked, 7) << name;
   }
 }
 

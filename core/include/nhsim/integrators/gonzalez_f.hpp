@@ -69,6 +69,7 @@ class GonzalezFMethod {
         gq_(nq_),
         gp_(nq_),
         v_(nq_),
+        mut_lam_(nq_),
         mu_(nc_, nq_),
         c_(nc_),
         lam_h_(nc_),
@@ -138,7 +139,8 @@ class GonzalezFMethod {
     sys_.inv_mass_times(q, p, dq);
     sys_.grad_potential(q, dp);
     sys_.constraint(q, mu_);
-    dp = -dp + mu_.transpose() * lam_h_;
+    mut_lam_.noalias() = mu_.transpose() * lam_h_;  // a heap temporary in the expression below
+    dp = -dp + mut_lam_;
   }
 
   /// r = F(x) of eq. (15), x = (q', p', h lambda):
@@ -170,7 +172,8 @@ class GonzalezFMethod {
     }
     sys_.constraint(qbar_, mu_);
     segment_n<NQ>(r, 0, nq_) = q1_ - q_ - h_ * gp_;
-    segment_n<NQ>(r, nq_, nq_) = p1_ - p_ + h_ * gq_ - mu_.transpose() * lam;
+    mut_lam_.noalias() = mu_.transpose() * lam;
+    segment_n<NQ>(r, nq_, nq_) = p1_ - p_ + h_ * gq_ - mut_lam_;
     c_.noalias() = mu_ * gp_;
     segment_n<NC>(r, 2 * nq_, nc_) = c_;
   }
@@ -180,7 +183,7 @@ class GonzalezFMethod {
   NewtonSettings ns_;
   int nq_, nc_;
   SimplifiedNewton<NX> newton_;
-  VecQ q_, p_, q1_, p1_, qbar_, pbar_, gq_, gp_, v_;
+  VecQ q_, p_, q1_, p1_, qbar_, pbar_, gq_, gp_, v_, mut_lam_;
   MatCQ mu_;
   VecC c_, lam_h_;
   VecX x_, r0_, r1_, xt_;

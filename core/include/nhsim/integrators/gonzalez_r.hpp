@@ -40,8 +40,7 @@
 // the vectors p^T dX/dq^i, so those are what the frame computes, and X is applied as the product
 // of its Householder reflections, never formed. g = X^T M X is the trailing block of Q^T M Q;
 // for M = I it is the identity (X^T X = I), so u = rho and H(z) = 1/2 |rho|^2 + V(q) need no
-// frame at all. Sizes are the system's (fixed, or its capacity): a step allocates nothing
-// (except M(q) of a system whose mass matrix varies: mass_matrix_dyn returns a new matrix).
+// frame at all. Sizes are the system's (fixed, or its capacity): a step allocates nothing.
 //
 // Newton: unknowns zeta' (length 2 nq - nc), SimplifiedNewton with J = I - (h/2) Df(zeta_bar),
 // f = Pi grad H, by forward differences. Predictor: the cubic through the last four points
@@ -233,9 +232,10 @@ class GonzalezRMethod {
     a = mu_.transpose();
   }
 
-  /// M(q); a constant mass matrix is the one computed at construction (no copy, no heap).
+  /// M(q); a constant mass matrix is the one computed at construction (no copy, no heap), a
+  /// varying one is written in place by the system's mass_matrix(q, out).
   void mass(const VecQ& q, MatQ& out) const {
-    if constexpr (!S::kConstantMass) out = sys_.mass_matrix_dyn(q);
+    if constexpr (!S::kConstantMass) sys_.mass_matrix(q, out);
   }
 
   /// The frame (frozen signs) and M at q = qa_: a_, frame_, mass_.

@@ -33,19 +33,35 @@ inline void constraint_gram(const S& sys, const typename S::VecQ& q, const typen
   gram.noalias() = mu * minv_mut;
 }
 
+/// The constraint algebra at one q, sized once for the system: mu (nc x nq), M^-1 mu^T
+/// (nq x nc), mu M^-1 mu^T (nc x nc), multipliers (nc) and mu^T times them (nq). Steps that keep
+/// their matrices here take no heap memory at dynamic sizes (chaotic_quartic with n != 3).
+template <class S>
+struct ConstraintWorkspace {
+  explicit ConstraintWorkspace(const S& sys)
+      : mu(sys.nc(), sys.nq()),
+        minv_mut(sys.nq(), sys.nc()),
+        gram(sys.nc(), sys.nc()),
+        s(sys.nc()),
+        lam(sys.nc()),
+        mut_lam(sys.nq()) {}
+  typename S::MatCQ mu;
+  typename NhTypes<S>::MatQC minv_mut;
+  typename NhTypes<S>::MatC gram;
+  typename S::VecC s, lam;
+  typename S::VecQ mut_lam;
+};
+
 /// out = Q(q)^T y = mu^T (mu M^-1 mu^T)^-1 mu M^-1 y, the covector projector of eq. (12a)
 /// (Q^T is the M^-1-orthogonal projector onto span(mu^T)); P(q)^T y = y - Q(q)^T y.
 template <class S>
 inline void project_q_transpose(const S& sys, const typename S::VecQ& q, const typename S::VecQ& y,
-                                typename S::VecQ& out) {
-  const int nq = sys.nq(), nc = sys.nc();
-  typename S::MatCQ mu(nc, nq);
-  typename NhTypes<S>::MatQC minv_mut(nq, nc);
-  typename NhTypes<S>::MatC gram(nc, nc);
-  sys.constraint(q, mu);
-  constraint_gram(sys, q, mu, minv_mut, gram);
-  const typename S::VecC s = minv_mut.transpose() * y;  // mu M^-1 y (M symmetric)
-  out.noalias() = mu.transpose() * gram.partialPivLu().solve(s);
+                                ConstraintWorkspace<S>& w, typename S::VecQ& out) {
+  sys.constraint(q, w.mu);
+  constraint_gram(sys, q, w.mu, w.minv_mut, w.gram);
+  w.s.noalias() = w.minv_mut.transpose() * y;  // mu M^-1 y (M symmetric)
+  w.lam = w.gram.partialPivLu().solve(w.s);
+  out.noalias() = w.mu.transpose() * w.lam;
 }
 
 }  // namespace nhsim

@@ -33,7 +33,15 @@ class NhRattleMethod {
   using MatCQ = typename T::MatCQ;
 
   NhRattleMethod(const S& sys, double h, NewtonSettings /*unused*/)
-      : sys_(sys), h_(h), q_(sys.nq()), p_(sys.nq()), lam_(sys.nc()) {
+      : sys_(sys),
+        h_(h),
+        q_(sys.nq()),
+        p_(sys.nq()),
+        lam_(sys.nc()),
+        f_(sys.nq()),
+        v_(sys.nq()),
+        ph_(sys.nq()),
+        w_(sys) {
     q_.setZero();
     p_.setZero();
     lam_.setZero();
@@ -58,25 +66,23 @@ class NhRattleMethod {
 
   StepStatus step(double& /*residual*/) {
     const double t0 = static_cast<double>(k_) * h_, t1 = static_cast<double>(k_ + 1) * h_;
-    // Sized from the system: fixed-size systems take no heap memory here; a dynamic-size one
-    // (chaotic_quartic with n != 3) allocates these per step.
-    const int nq = sys_.nq(), nc = sys_.nc();
-    VecQ f(nq), v(nq);
-    MatCQ mu(nc, nq);
-    typename T::MatQC minv_mut(nq, nc);
-    typename T::MatC gram(nc, nc);
-    applied_force(sys_, q_, t0, f);
-    sys_.constraint(q_, mu);
-    VecQ ph = p_ + (0.5 * h_) * (f - mu.transpose() * lam_);  // (10a)
-    sys_.inv_mass_times(q_, ph, v);
-    q_ += h_ * v;  // (10b)
-    applied_force(sys_, q_, t1, f);
-    ph += (0.5 * h_) * f;
-    sys_.constraint(q_, mu);
-    constraint_gram(sys_, q_, mu, minv_mut, gram);
-    const VecC rhs = minv_mut.transpose() * ph;  // mu M^-1 (p_k+1/2 + h/2 f)
-    lam_ = gram.partialPivLu().solve(rhs) / (0.5 * h_);
-    p_ = ph - (0.5 * h_) * (mu.transpose() * lam_);  // (10d), (10e)
+    // Products are taken into the workspace w_ (at dynamic sizes a product inside an expression
+    // is a heap temporary; the values are the same).
+    applied_force(sys_, q_, t0, f_);
+    sys_.constraint(q_, w_.mu);
+    w_.mut_lam.noalias() = w_.mu.transpose() * lam_;
+    ph_ = p_ + (0.5 * h_) * (f_ - w_.mut_lam);  // (10a)
+    sys_.inv_mass_times(q_, ph_, v_);
+    q_ += h_ * v_;  // (10b)
+    applied_force(sys_, q_, t1, f_);
+    ph_ += (0.5 * h_) * f_;
+    sys_.constraint(q_, w_.mu);
+    constraint_gram(sys_, q_, w_.mu, w_.minv_mut, w_.gram);
+    w_.s.noalias() = w_.minv_mut.transpose() * ph_;  // mu M^-1 (p_k+1/2 + h/2 f)
+    lam_ = w_.gram.partialPivLu().solve(w_.s) / (0.5 * h_);
+    // h/2 mu^T lambda as Eigen forms it within an expression, (h/2 mu^T) lambda: the same bits.
+    w_.mut_lam.noalias() = (0.5 * h_) * (w_.mu.transpose() * lam_);
+    p_ = ph_ - w_.mut_lam;  // (10d), (10e)
     ++k_;
     return StepStatus::kOk;
   }
@@ -87,6 +93,8 @@ class NhRattleMethod {
   VecQ q_, p_;
   VecC lam_;
   std::int64_t k_ = 0;
+  VecQ f_, v_, ph_;  // applied force, M^-1 p, p_k+1/2
+  ConstraintWorkspace<S> w_;
 };
 
 struct NhRattleIntegrator {

@@ -28,7 +28,15 @@ class NhRattleProjectedMethod {
   using VecQ = typename T::VecQ;
 
   NhRattleProjectedMethod(const S& sys, double h, NewtonSettings /*unused*/)
-      : sys_(sys), h_(h), q_(sys.nq()), pm_(sys.nq()) {
+      : sys_(sys),
+        h_(h),
+        q_(sys.nq()),
+        pm_(sys.nq()),
+        f_(sys.nq()),
+        y_(sys.nq()),
+        qt_(sys.nq()),
+        v_(sys.nq()),
+        w_(sys) {
     q_.setZero();
     pm_.setZero();
   }
@@ -44,31 +52,27 @@ class NhRattleProjectedMethod {
       p = pm_;
       return;
     }
-    const int nq = sys_.nq();
-    VecQ f(nq), y(nq), qt(nq);
-    applied_force(sys_, q_, static_cast<double>(k_) * h_, f);
-    y = pm_ + (0.5 * h_) * f;
-    project_q_transpose(sys_, q_, y, qt);
-    p = y - qt;  // (15b): P^T (p_k-1/2 + h/2 f)
+    applied_force(sys_, q_, static_cast<double>(k_) * h_, f_);
+    y_ = pm_ + (0.5 * h_) * f_;
+    project_q_transpose(sys_, q_, y_, w_, qt_);
+    p = y_ - qt_;  // (15b): P^T (p_k-1/2 + h/2 f)
   }
   bool state_finite() const { return all_finite(q_) && all_finite(pm_); }
   std::int64_t newton_iterations() const { return 0; }
 
   StepStatus step(double& /*residual*/) {
-    const int nq = sys_.nq();  // sized: see NhRattleMethod::step
-    VecQ f(nq), y(nq), qt(nq), v(nq);
-    applied_force(sys_, q_, static_cast<double>(k_) * h_, f);
+    applied_force(sys_, q_, static_cast<double>(k_) * h_, f_);
     if (k_ == 0) {
-      project_q_transpose(sys_, q_, f, qt);
-      pm_ += (0.5 * h_) * (f - qt);  // (16), first line
+      project_q_transpose(sys_, q_, f_, w_, qt_);
+      pm_ += (0.5 * h_) * (f_ - qt_);  // (16), first line
     } else {
       // (Id - 2 Q^T) p + h P^T f = (p + h f) - Q^T (2 p + h f)
-      y = 2.0 * pm_ + h_ * f;
-      project_q_transpose(sys_, q_, y, qt);
-      pm_ += h_ * f - qt;  // (14a)
+      y_ = 2.0 * pm_ + h_ * f_;
+      project_q_transpose(sys_, q_, y_, w_, qt_);
+      pm_ += h_ * f_ - qt_;  // (14a)
     }
-    sys_.inv_mass_times(q_, pm_, v);
-    q_ += h_ * v;  // (14b)
+    sys_.inv_mass_times(q_, pm_, v_);
+    q_ += h_ * v_;  // (14b)
     ++k_;
     return StepStatus::kOk;
   }
@@ -78,6 +82,9 @@ class NhRattleProjectedMethod {
   double h_;
   VecQ q_, pm_;  // q_k and p_k-1/2 (p_0 before the first step)
   std::int64_t k_ = 0;
+  // Workspaces, sized once (canonical() is const but uses them: mutable).
+  mutable VecQ f_, y_, qt_, v_;
+  mutable ConstraintWorkspace<S> w_;
 };
 
 struct NhRattleProjectedIntegrator {

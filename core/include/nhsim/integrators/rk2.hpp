@@ -29,7 +29,16 @@ class Rk2Method {
   using VecC = typename T::VecC;
   using MatCQ = typename T::MatCQ;
 
-  Rk2Method(const S& sys, double h, NewtonSettings /*unused*/) : sys_(sys), h_(h) {
+  Rk2Method(const S& sys, double h, NewtonSettings /*unused*/)
+      : sys_(sys),
+        h_(h),
+        dq_(sys.nq()),
+        dp_(sys.nq()),
+        qm_(sys.nq()),
+        pm_(sys.nq()),
+        f_(sys.nq()),
+        mudot_(sys.nc(), sys.nq()),
+        w_(sys) {
     q_.setZero();
     p_.setZero();
     if constexpr (!ConstraintDot<S>) {  // the complex step's workspace
@@ -52,37 +61,31 @@ class Rk2Method {
 
   StepStatus step(double& /*residual*/) {
     const double t = static_cast<double>(k_) * h_;
-    const int nq = sys_.nq();  // sized: fixed-size systems take no heap memory here
-    VecQ dq(nq), dp(nq), qm(nq), pm(nq);
-    field(q_, p_, t, dq, dp);
-    qm = q_ + (0.5 * h_) * dq;
-    pm = p_ + (0.5 * h_) * dp;
-    field(qm, pm, t + 0.5 * h_, dq, dp);
-    q_ += h_ * dq;
-    p_ += h_ * dp;
+    field(q_, p_, t, dq_, dp_);
+    qm_ = q_ + (0.5 * h_) * dq_;
+    pm_ = p_ + (0.5 * h_) * dp_;
+    field(qm_, pm_, t + 0.5 * h_, dq_, dp_);
+    q_ += h_ * dq_;
+    p_ += h_ * dp_;
     ++k_;
     return StepStatus::kOk;
   }
 
   /// The canonical index-1 vector field (dq, dp) = F(q, p, t) above.
   void field(const VecQ& q, const VecQ& p, double t, VecQ& dq, VecQ& dp) {
-    const int nq = sys_.nq(), nc = sys_.nc();
-    VecQ f(nq);
-    MatCQ mu(nc, nq), mudot(nc, nq);
-    typename T::MatQC minv_mut(nq, nc);
-    typename T::MatC gram(nc, nc);
     sys_.inv_mass_times(q, p, dq);
-    applied_force(sys_, q, t, f);
-    sys_.constraint(q, mu);
+    applied_force(sys_, q, t, f_);
+    sys_.constraint(q, w_.mu);
     if constexpr (ConstraintDot<S>) {
-      sys_.constraint_dot(q, dq, mudot);
+      sys_.constraint_dot(q, dq, mudot_);
     } else {
-      constraint_dot_by_complex_step(sys_, q, dq, qc_, muc_, mudot);
+      constraint_dot_by_complex_step(sys_, q, dq, qc_, muc_, mudot_);
     }
-    constraint_gram(sys_, q, mu, minv_mut, gram);
-    const VecC rhs = mudot * dq + minv_mut.transpose() * f;
-    const VecC lam = -gram.partialPivLu().solve(rhs);
-    dp = f + mu.transpose() * lam;
+    constraint_gram(sys_, q, w_.mu, w_.minv_mut, w_.gram);
+    w_.s = mudot_ * dq + w_.minv_mut.transpose() * f_;
+    w_.lam = -w_.gram.partialPivLu().solve(w_.s);
+    w_.mut_lam.noalias() = w_.mu.transpose() * w_.lam;  // a product into a workspace: see nh_rattle
+    dp = f_ + w_.mut_lam;
   }
 
  private:
@@ -90,6 +93,9 @@ class Rk2Method {
   double h_;
   VecQ q_, p_;
   std::int64_t k_ = 0;
+  VecQ dq_, dp_, qm_, pm_, f_;  // workspaces, sized once
+  MatCQ mudot_;
+  ConstraintWorkspace<S> w_;
   Eigen::VectorXcd qc_;  // complex step: q + i e v, and mu there (sized once)
   Eigen::MatrixXcd muc_;
 };

@@ -117,12 +117,18 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2> {
     v(2) = w;
   }
 
+  /// M(q) of §4.2 into mm (3 x 3), without heap memory (gonzalez_r evaluates it in its steps).
+  template <class VQ, class Out>
+  void mass_matrix(const VQ& q, Out& mm) const {
+    const double s = std::sin(q(2)), c = std::cos(q(2));
+    mm << m_, 0.0, -m_ * a_ * s, 0.0, m_, m_ * a_ * c, -m_ * a_ * s, m_ * a_ * c, i_;
+  }
+
   /// M(q) of §4.2, 3 x 3.
   template <class VQ>
   Eigen::MatrixXd mass_matrix_dyn(const VQ& q) const {
-    const double s = std::sin(q(2)), c = std::cos(q(2));
     Eigen::MatrixXd mm(NQ, NQ);
-    mm << m_, 0.0, -m_ * a_ * s, 0.0, m_, m_ * a_ * c, -m_ * a_ * s, m_ * a_ * c, i_;
+    mass_matrix(q, mm);
     return mm;
   }
 
