@@ -30,7 +30,6 @@ class NhRattleMethod {
   using T = NhTypes<S>;
   using VecQ = typename T::VecQ;
   using VecC = typename T::VecC;
-  using MatCQ = typename T::MatCQ;
 
   NhRattleMethod(const S& sys, double h, NewtonSettings /*unused*/)
       : sys_(sys),

@@ -26,7 +26,6 @@ class Rk2Method {
  public:
   using T = NhTypes<S>;
   using VecQ = typename T::VecQ;
-  using VecC = typename T::VecC;
   using MatCQ = typename T::MatCQ;
 
   Rk2Method(const S& sys, double h, NewtonSettings /*unused*/)
