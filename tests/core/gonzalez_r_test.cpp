@@ -28,7 +28,8 @@ using test::sci;
 
 // A = mu^T of the chaotic quartic system (n = 3), the rolling disk and the sleigh, at generic
 // points: X^T X = I, mu X = 0, and Algorithm 1's p^T dX/dq^i (adjoint form, exact dA/dq^i)
-// agrees with central differences of p^T X (same frozen signs) to 1e-7 for a generic p.
+// agrees with central differences of p^T X (same frozen signs) to 1e-7 for a generic p; with one
+// constraint row, pullback_along and pullback_transpose give t y and t^T v to round-off.
 template <class Sys>
 void check_frame(const Sys& sys, const Eigen::VectorXd& q) {
   const int n = sys.nq(), nc = sys.nc(), m = n - nc;
@@ -71,6 +72,18 @@ void check_frame(const Sys& sys, const Eigen::VectorXd& q) {
   }
   EXPECT_LT(worst, 1e-7);
   ::testing::Test::RecordProperty("max_dX_deviation", sci(worst));
+  if (nc != 1) return;
+  // One constraint row: the products t y and t^T v that gonzalez_r takes from the reflector's
+  // derivative equal those of the t just computed, to round-off.
+  const Eigen::VectorXd y = Eigen::VectorXd::LinSpaced(n, -0.4, 1.1);
+  const Eigen::VectorXd v = Eigen::VectorXd::LinSpaced(m, 0.9, -0.2);
+  Eigen::VectorXd ty(m), tv(n);
+  f.compute(mu_at(q).transpose());  // frame_at left the frame at a shifted point
+  f.pullback_along(mu_at(q).transpose(), da[0], p, y, ty);
+  f.pullback_transpose(mu_at(q).transpose(), da[0], p, v, tv);
+  EXPECT_LT((ty - t * y).lpNorm<Eigen::Infinity>(), 1e-14 * (t * y).lpNorm<Eigen::Infinity>());
+  EXPECT_LT((tv - t.transpose() * v).lpNorm<Eigen::Infinity>(),
+            1e-14 * (t.transpose() * v).lpNorm<Eigen::Infinity>());
 }
 
 TEST(GonzalezR, QrFrameIsOrthonormalAnnihilatesMuAndAlgorithm1MatchesDifferences) {

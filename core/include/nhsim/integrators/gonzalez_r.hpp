@@ -23,8 +23,9 @@
 // mu(q') M^-1 p' = mu(q') X(q') u' = 0 by construction (round-off). Second order.
 //
 // Derivatives (documented choices):
-//   * gonzalez_r: p^T dX/dq^i by Algorithm 1 in adjoint form (qr_frame.hpp). It needs dmu/dq;
-//     the systems do not provide it, so it is taken by the complex step
+//   * gonzalez_r: p^T dX/dq^i by Algorithm 1 in adjoint form (qr_frame.hpp). It needs dmu/dq:
+//     from the system's constraint_dot (column i is dmu/dt along q' = e_i) where it has one,
+//     else by the complex step
 //     Im mu(q + i 1e-20 e_i) / 1e-20 (exact to round-off) when S::constraint accepts a complex q
 //     (all current systems), else by fourth-order central differences of mu with increment
 //     1e-3 max(1, |q_i|). Plain second-order differences are too noisy (~eps / increment): the
@@ -40,7 +41,12 @@
 // the vectors p^T dX/dq^i, so those are what the frame computes, and X is applied as the product
 // of its Householder reflections, never formed. g = X^T M X is the trailing block of Q^T M Q;
 // for M = I it is the identity (X^T X = I), so u = rho and H(z) = 1/2 |rho|^2 + V(q) need no
-// frame at all. Sizes are the system's (fixed, or its capacity): a step allocates nothing.
+// frame at all, and p^T (dX/dq^i) u = u^T X^T (dX/dq^i) u = 0 (X^T dX/dq^i is skew), so
+// grad_q H = grad V. With one constraint row (one_row_), -C rho is applied to a vector as
+// t (X v) - X^T (t^T v), t = p^T dX, both products from the derivative of the single reflector
+// (HouseholderFrame::pullback_along, pullback_transpose); t and -C rho are never formed. dmu/dq
+// comes from the system's constraint_dot where it has one. Sizes are the system's (fixed, or
+// its capacity): a step allocates nothing.
 //
 // Newton: unknowns zeta' (length 2 nq - nc), SimplifiedNewton with J = I - (h/2) Df(zeta_bar),
 // f = Pi grad H, by forward differences. Predictor: the cubic through the last four points
@@ -79,6 +85,9 @@ class GonzalezRMethod {
   static constexpr int NR = kFixed ? NQ - NC : Eigen::Dynamic;  // rho: nq - nc
   static constexpr int NZ = kFixed ? NQ + NR : Eigen::Dynamic;  // zeta = (q, rho)
   static constexpr int MR = kFixed ? NR : MQ;                   // capacity of rho
+  // The one-row path (one_row_) compiles where nc can be 1.
+  static constexpr bool kOneRowPossible =
+      D == FrameDerivative::kAlgorithm1 && (NC == 1 || NC == Eigen::Dynamic);
 
  public:
   using Frame = HouseholderFrame<NQ, NC, MQ, capacity_nc<S>()>;
@@ -100,6 +109,7 @@ class GonzalezRMethod {
         m_(sys.nq() - sys.nc()),
         nz_(2 * sys.nq() - sys.nc()),
         identity_mass_(identity_mass(sys)),
+        one_row_(kOneRowPossible && sys.nc() == 1),
         frame_(sys.nq(), sys.nc()),
         newton_(2 * sys.nq() - sys.nc(), JacobianUpdate::kBroyden),
         q_(n_),
@@ -121,6 +131,7 @@ class GonzalezRMethod {
         bq_(n_),
         tn_(n_),
         ua_(m_),
+        sv_(m_),
         qc_(n_),
         muc_(nc_, n_),
         mu_(nc_, n_),
@@ -154,16 +165,16 @@ class GonzalezRMethod {
     // (i) frozen signs at q, rho = X^T p. When the signs are those of the previous step's end
     // point, the frame at q is the one rho' was computed in: keep zeta = (q, rho') and skip the
     // p -> rho round trip (whose round-off would otherwise random-walk into the energy).
-    constraint_t(q_, a_);
+    if (!have_reduced_) constraint_t(q_, a_);  // else the previous step left mu(q)^T in a_
     frame_.choose_signs(a_);
     if (!have_reduced_ || frame_.signs() != signs_) {
       history_ = 0;  // earlier points are coordinates in another frame
       signs_ = frame_.signs();
       frame_.compute(a_);
-      z_.head(n_) = q_;
+      head_q(z_) = q_;
       bq_ = p_;
       frame_.apply_qt(bq_);
-      z_.tail(m_) = bq_.tail(m_);
+      tail_r(z_) = tail_r(bq_);
     }
     frame_.set_signs(signs_);
     const double h0 = hamiltonian(z_);
@@ -209,10 +220,10 @@ class GonzalezRMethod {
     history_ = std::min(history_ + 1, kHistory);
     z_ = z1_;
     have_reduced_ = true;
-    q_ = z1_.head(n_);
+    q_ = head_q(z1_);
     qa_ = q_;
     at_qa();
-    velocities(z1_.tail(m_));
+    velocities(tail_r(z1_));
     p_ = pa_;
     return StepStatus::kOk;
   }
@@ -259,14 +270,41 @@ class GonzalezRMethod {
       llt_.compute(gm_);
       ua_ = llt_.solve(rho);
     }
-    bq_.head(nc_).setZero();
-    bq_.tail(m_) = ua_;
+    head_c(bq_).setZero();
+    tail_r(bq_) = ua_;
     frame_.apply_q(bq_);
     va_ = bq_;
     if (identity_mass_) {
       pa_ = va_;
     } else {
       pa_.noalias() = mass_ * va_;
+    }
+  }
+
+  /// The first nq entries of a vector of length nq (q of zeta, or all of it), the last nq - nc
+  /// (rho of zeta), and the first nc: fixed-size blocks where the system's sizes are.
+  template <class V>
+  auto head_q(V& v) const {
+    if constexpr (kFixed) {
+      return v.template head<NQ>();
+    } else {
+      return v.head(n_);
+    }
+  }
+  template <class V>
+  auto tail_r(V& v) const {
+    if constexpr (kFixed) {
+      return v.template tail<NR>();
+    } else {
+      return v.tail(m_);
+    }
+  }
+  template <class V>
+  auto head_c(V& v) const {
+    if constexpr (kFixed) {
+      return v.template head<NC>();
+    } else {
+      return v.head(nc_);
     }
   }
 
@@ -281,47 +319,21 @@ class GonzalezRMethod {
   /// 1/2 |rho|^2 + V(q) (no frame needed).
   double hamiltonian(const VecZ& z) {
     if (identity_mass_) {
-      qa_ = z.head(n_);
-      return 0.5 * z.tail(m_).squaredNorm() + sys_.potential(qa_);
+      qa_ = head_q(z);
+      return 0.5 * tail_r(z).squaredNorm() + sys_.potential(qa_);
     }
-    qa_ = z.head(n_);
+    qa_ = head_q(z);
     at_qa();
-    velocities(z.tail(m_));
-    return 0.5 * z.tail(m_).dot(ua_) + sys_.potential(qa_);
+    velocities(tail_r(z));
+    return 0.5 * tail_r(z).dot(ua_) + sys_.potential(qa_);
   }
 
-  /// t_ (column i: (p^T dX/dq^i)^T) and, for a varying M, dM/dq^i (dm_), with the frame, M, u,
-  /// v and p at qa_.
+  /// t_ (column i: (p^T dX/dq^i)^T; on the one-row path only da_, see apply_pi) and, for a
+  /// varying M, dM/dq^i (dm_), with the frame, M, u, v and p at qa_.
   void frame_derivatives() {
     if constexpr (D == FrameDerivative::kAlgorithm1) {
-      // dA/dq^i (see the file comment): complex step where mu accepts complex q, else
-      // fourth-order central differences.
-      if constexpr (ComplexStepConstraint<S>) {
-        qc_ = qa_.template cast<std::complex<double>>();
-        for (int i = 0; i < n_; ++i) {
-          qc_(i) = std::complex<double>(qa_(i), kComplexStep);
-          sys_.constraint(qc_, muc_);
-          qc_(i) = qa_(i);
-          for (int c = 0; c < nc_; ++c) {
-            da_[static_cast<std::size_t>(c)].col(i) =
-                muc_.imag().row(c).transpose() * (1.0 / kComplexStep);
-          }
-        }
-      } else {
-        for (auto& da : da_) da.setZero();
-        for (int i = 0; i < n_; ++i) {
-          const double e = fd_step(qa_(i));
-          for (const double k : {-2.0, -1.0, 1.0, 2.0}) {
-            dv_ = qa_;
-            dv_(i) += k * e;
-            constraint_t(dv_, a1_);
-            for (int c = 0; c < nc_; ++c) {
-              da_[static_cast<std::size_t>(c)].col(i) += (fd4_weight(k) / e) * a1_.col(c);
-            }
-          }
-        }
-      }
-      frame_.pullback_derivatives(a_, da_, pa_, t_);
+      constraint_derivatives();
+      if (!one_row_) frame_.pullback_derivatives(a_, da_, pa_, t_);
     } else {
       const double e = std::abs(h_);
       for (int i = 0; i < n_; ++i) {
@@ -333,9 +345,9 @@ class GonzalezRMethod {
           bq_ = pa_;
           frame_.apply_qt(bq_);
           if (k > 0.0) {
-            t_.col(i) = bq_.tail(m_);
+            t_.col(i) = tail_r(bq_);
           } else {
-            t_.col(i) -= bq_.tail(m_);
+            t_.col(i) -= tail_r(bq_);
           }
         }
         t_.col(i) /= 2.0 * e;
@@ -357,22 +369,72 @@ class GonzalezRMethod {
     }
   }
 
+  /// da_[c] = d mu_c / dq at qa_ (see the file comment): from constraint_dot where the system
+  /// has it, else the complex step where mu accepts a complex q, else fourth-order central
+  /// differences.
+  void constraint_derivatives() {
+    if constexpr (ConstraintDot<S>) {  // exact: column i is d mu / dt along q' = e_i
+      dv_.setZero();
+      for (int i = 0; i < n_; ++i) {
+        dv_(i) = 1.0;
+        sys_.constraint_dot(qa_, dv_, mu_);
+        dv_(i) = 0.0;
+        for (int c = 0; c < nc_; ++c)
+          da_[static_cast<std::size_t>(c)].col(i) = mu_.row(c).transpose();
+      }
+    } else if constexpr (ComplexStepConstraint<S>) {
+      qc_ = qa_.template cast<std::complex<double>>();
+      for (int i = 0; i < n_; ++i) {
+        qc_(i) = std::complex<double>(qa_(i), kComplexStep);
+        sys_.constraint(qc_, muc_);
+        qc_(i) = qa_(i);
+        for (int c = 0; c < nc_; ++c) {
+          da_[static_cast<std::size_t>(c)].col(i) =
+              muc_.imag().row(c).transpose() * (1.0 / kComplexStep);
+        }
+      }
+    } else {
+      for (auto& da : da_) da.setZero();
+      for (int i = 0; i < n_; ++i) {
+        const double e = fd_step(qa_(i));
+        for (const double k : {-2.0, -1.0, 1.0, 2.0}) {
+          dv_ = qa_;
+          dv_(i) += k * e;
+          constraint_t(dv_, a1_);
+          for (int c = 0; c < nc_; ++c) {
+            da_[static_cast<std::size_t>(c)].col(i) += (fd4_weight(k) / e) * a1_.col(c);
+          }
+        }
+      }
+    }
+  }
+
   /// grad H(z), eq. (18a-b), and Pi's block -C rho (skew_), eq. (17), for apply_pi.
   void gradient(const VecZ& z, VecZ& g) {
-    qa_ = z.head(n_);
+    qa_ = head_q(z);
     at_qa();
-    velocities(z.tail(m_));
+    velocities(tail_r(z));
     frame_derivatives();
     sys_.grad_potential(qa_, dv_);
-    g.head(n_) = dv_;
-    g.head(n_).noalias() -= t_.transpose() * ua_;  // p^T (dX/dq^i) u
+    head_q(g) = dv_;
+    // p^T (dX/dq^i) u. With M = I it vanishes (p = X u, and X^T dX/dq^i is skew since X^T X = I),
+    // so the one-row path skips it.
+    if (!one_row_) {
+      head_q(g).noalias() -= t_.transpose() * ua_;
+    } else if (!identity_mass_) {
+      if constexpr (kOneRowPossible) {
+        frame_.pullback_transpose(a_, da_[0], pa_, ua_, tn_);
+        head_q(g) -= tn_;
+      }
+    }
     if constexpr (!S::kConstantMass) {
       for (int i = 0; i < n_; ++i) {
         tn_.noalias() = dm_[static_cast<std::size_t>(i)] * va_;
         g(i) -= 0.5 * va_.dot(tn_);
       }
     }
-    g.tail(m_) = ua_;
+    tail_r(g) = ua_;
+    if (one_row_) return;  // apply_pi applies -C rho without forming it
     // (-C rho)_ab = T_ab - T_ba, T_ab = sum_i (p^T dX/dq^i)_a X_b^i, i.e. T = t X.
     bt_ = t_;
     frame_.apply_q_right(bt_);
@@ -381,14 +443,26 @@ class GonzalezRMethod {
 
   /// out = Pi v with Pi = [[0, X], [-X^T, -C rho]] from the last gradient() call, eq. (8), (17).
   void apply_pi(const VecZ& v, VecZ& out) {
-    bq_.head(nc_).setZero();
-    bq_.tail(m_) = v.tail(m_);
+    head_c(bq_).setZero();
+    tail_r(bq_) = tail_r(v);
     frame_.apply_q(bq_);
-    out.head(n_) = bq_;
-    bq_ = v.head(n_);
+    head_q(out) = bq_;  // X v_rho
+    if constexpr (kOneRowPossible) {
+      if (one_row_) {
+        // -X^T v_q - C rho v_rho with -C rho = T - T^T, T = t X:
+        //   t (X v_rho) - X^T (v_q + t^T v_rho).
+        frame_.pullback_along(a_, da_[0], pa_, bq_, sv_);
+        frame_.pullback_transpose(a_, da_[0], pa_, tail_r(v), bq_);
+        bq_ += head_q(v);
+        frame_.apply_qt(bq_);
+        tail_r(out) = sv_ - tail_r(bq_);
+        return;
+      }
+    }
+    bq_ = head_q(v);
     frame_.apply_qt(bq_);
-    out.tail(m_) = -bq_.tail(m_);
-    out.tail(m_).noalias() += skew_ * v.tail(m_);
+    tail_r(out) = -tail_r(bq_);
+    tail_r(out).noalias() += skew_ * tail_r(v);
   }
 
   /// f(z) = Pi(z) grad H(z), eq. (9).
@@ -402,6 +476,7 @@ class GonzalezRMethod {
   NewtonSettings ns_;
   int n_, nc_, m_, nz_;
   bool identity_mass_;
+  bool one_row_;  // nc = 1 with Algorithm 1: -C rho and p^T dX u from the reflector's derivative
   Frame frame_;
   SimplifiedNewton<NZ> newton_;
   VecQ q_, p_;
@@ -412,7 +487,7 @@ class GonzalezRMethod {
   std::array<VecZ, kHistory> zh_;     // zeta_{n-1}, zeta_{n-2}, zeta_{n-3} (predictor)
   int history_ = 0;                   // how many of zh_ are valid in the current frame
   VecQ qa_, va_, pa_, dv_, bq_, tn_;  // bq_: products with Q
-  VecR ua_;
+  VecR ua_, sv_;                      // sv_: -C rho v (one_row_)
   Eigen::Matrix<std::complex<double>, NQ, 1, Eigen::ColMajor, MQ, 1> qc_;
   Eigen::Matrix<std::complex<double>, NC, NQ,
                 (NC == 1 && NQ != 1) ? Eigen::RowMajor : Eigen::ColMajor, capacity_nc<S>(), MQ>

@@ -65,6 +65,10 @@ class HouseholderFrame {
   /// s_k = sign of the pivot entry R_kk before reflection k (+1 for 0), for A = mu^T.
   template <class A>
   void choose_signs(const A& a) {
+    if (nc_ == 1) {
+      s_(0) = a(0, 0) >= 0.0 ? 1.0 : -1.0;
+      return;
+    }
     r_ = a;
     for (int k = 0; k < nc_; ++k) {
       s_(k) = r_(k, k) >= 0.0 ? 1.0 : -1.0;
@@ -77,6 +81,10 @@ class HouseholderFrame {
   /// The reflections of A = mu(q)^T (nq x nc) with the current signs; X(q) follows.
   template <class A>
   void compute(const A& a) {
+    if (nc_ == 1) {  // one reflection: nothing reads R = H_0 A afterwards
+      one_reflector(a.col(0));
+      return;
+    }
     r_ = a;
     for (int k = 0; k < nc_; ++k) reflect(k);
   }
@@ -164,7 +172,74 @@ class HouseholderFrame {
     t = tq_.bottomRows(n_ - nc_);
   }
 
+  // ---- one constraint row (nc = 1): Q = H_0 = I - 2 w w^T, w = w~ / |w~|, w~ = x + s |x| e_0,
+  // x = a = mu^T, X = the last nq - 1 columns of H_0. Along a direction y, with dx = da y:
+  //   dw~ = dx + s (x . dx / |x|) e_0,   dw = (dw~ - w (w . dw~)) / |w~|,
+  // and p^T dX[y] e_j = -2 ((p . dw) w_j + (p . w) dw_j) (j >= 1). The two products with
+  // t = p^T dX below (t as pullback_derivatives writes it) cost one product with da each, with
+  // every dot product taken from dx or the inputs, so that none waits on another. da(j, i) =
+  // d mu_j / dq^i (nq x nq); a is the column compute() was given (signs frozen).
+
+  /// out = t y (length nq - 1) for a direction y (length nq); zero where the reflection was
+  /// skipped (mu = 0). nc = 1 only.
+  template <class A, class P, class Y, class Out>
+  void pullback_along(const A& a, const Jacobian& da, const P& p, const Y& y, Out& out) {
+    if (!active_[0]) {
+      out.setZero();
+      return;
+    }
+    const auto w = w_.col(0);
+    dn_.noalias() = da * y;                             // dx
+    const double c = s_(0) * a.col(0).dot(dn_) / nx0_;  // dw~ = dx + c e_0
+    const double wdw = w.dot(dn_) + c * w(0);           // w . dw~
+    const double pw = p.dot(w);
+    const double pdw = (p.dot(dn_) + c * p(0) - pw * wdw) / nw0_;  // p . dw
+    out = (2.0 * pw * wdw / nw0_ - 2.0 * pdw) * tail_r(w) - (2.0 * pw / nw0_) * tail_r(dn_);
+  }
+
+  /// out = t^T v (length nq: out(i) = p^T (dX/dq^i) v) for v of length nq - 1; zero where the
+  /// reflection was skipped. With g = w . (0, v) and b = p . w, out(i) = dw_i . z for
+  /// z = -2 (g p + b (0, v)), and w . z = -4 b g. nc = 1 only.
+  template <class A, class P, class V, class Out>
+  void pullback_transpose(const A& a, const Jacobian& da, const P& p, const V& v, Out& out) {
+    if (!active_[0]) {
+      out.setZero();
+      return;
+    }
+    const auto w = w_.col(0);
+    const double g = tail_r(w).dot(v);
+    const double b = p.dot(w);
+    const double inv = 1.0 / nw0_;
+    xk_ = (-2.0 * g * inv) * p + (4.0 * b * g * inv) * w;  // (z - w (w . z)) / |w~|
+    tail_r(xk_) -= (2.0 * b * inv) * v;
+    xk_ += (s_(0) * xk_(0) / nx0_) * a.col(0);
+    out.noalias() = da.transpose() * xk_;
+  }
+
  private:
+  /// The last nq - 1 entries of a vector of length nq (fixed-size where NQ is).
+  template <class V>
+  auto tail_r(V&& v) const {
+    if constexpr (NQ != Eigen::Dynamic) {
+      return v.template tail<NQ - 1>();
+    } else {
+      return v.tail(n_ - 1);
+    }
+  }
+
+  /// The reflection of nc = 1 from x = the column of A: w_0, |x|, |w~|.
+  template <class X>
+  void one_reflector(const X& x) {
+    const double nx = x.norm();
+    wt_ = x;
+    wt_(0) += s_(0) * nx;
+    const double nw = wt_.norm();
+    active_[0] = nw != 0.0;
+    nx0_ = nx;
+    nw0_ = nw;
+    if (nw != 0.0) w_.col(0) = wt_ * (1.0 / nw);
+  }
+
   /// w_k = w~ / |w~| from R's column k (|x| = nx given); returns |w~| (0: reflection skipped,
   /// a zero column of a rank-deficient mu). Leaves w~ in wt_.
   double reflector(int k, double nx) {
@@ -174,6 +249,10 @@ class HouseholderFrame {
     wt_(k) += s_(k) * nx;
     const double nw = wt_.norm();
     active_[static_cast<std::size_t>(k)] = nw != 0.0;
+    if (k == 0) {
+      nx0_ = nx;
+      nw0_ = nw;
+    }
     if (nw != 0.0) w_.col(k) = wt_ * (1.0 / nw);
     return nw;
   }
@@ -191,6 +270,14 @@ class HouseholderFrame {
   template <class B>
   void reflect_columns(int k, B& b) const {
     if (!active_[static_cast<std::size_t>(k)]) return;
+    if (k == 0) {  // the whole column: fixed-size where NQ is
+      const auto w = w_.col(0);
+      for (Eigen::Index j = 0; j < b.cols(); ++j) {
+        const double c = 2.0 * w.dot(b.col(j));
+        b.col(j) -= c * w;
+      }
+      return;
+    }
     const int len = n_ - k;
     const auto w = w_.col(k).tail(len);
     for (Eigen::Index j = 0; j < b.cols(); ++j) {
@@ -203,6 +290,7 @@ class HouseholderFrame {
   VecC s_;
   MatQC r_, w_;                        // R during the reflections; w_k as columns
   std::vector<unsigned char> active_;  // reflection k applied (w_k valid)
+  double nx0_ = 0.0, nw0_ = 0.0;       // |x| and |w~| of reflection 0
   VecQ wt_, xk_, y_, dn_;
   Jacobian tq_, dw_;          // column i: p^T dQ/dq^i, and dw_k/dq^i
   std::vector<Jacobian> dr_;  // [c]: d(column c of R)/dq

@@ -120,6 +120,13 @@ class ChaoticQuartic {
     for (int i = 0; i < n(); ++i) mu(0, z(i)) = q(w(i));
   }
 
+  /// d/dt mu(q(t)) for q' = v: (0, 0..0, v_{w_1}..v_{w_n}), 1 x nq (mu is linear in q).
+  template <class VQ, class VV, class Out>
+  void constraint_dot(const VQ& /*q*/, const VV& v, Out& dmu) const {
+    dmu.setZero();
+    for (int i = 0; i < n(); ++i) dmu(0, z(i)) = v(w(i));
+  }
+
   /// mu(q) M^-1 p = p_x + sum_i w_i p_{z_i} (the constraint eq. (6d)).
   template <class VQ, class VP>
   double constraint_value(const VQ& q, const VP& p) const {
