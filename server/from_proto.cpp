@@ -267,6 +267,7 @@ CustomSystemSpec from_proto(const v1::CustomSystem& system) {
   out.lagrangian = system.lagrangian();
   out.constraints = from_proto(system.constraints());
   for (const auto& i : system.invariants()) out.invariants.emplace_back(i.name(), i.expression());
+  out.name = system.name();
   return out;
 }
 

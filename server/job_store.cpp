@@ -32,8 +32,10 @@ v1::Job to_job(const JobRecord& record) {
   job.set_label(record.label);
   job.set_owner(record.owner);
   if (record.request) {
-    job.set_system(record.request->has_custom_system() ? "custom_system"
-                                                       : record.request->system());
+    const auto& request = *record.request;
+    job.set_system(!request.has_custom_system()             ? request.system()
+                   : request.custom_system().name().empty() ? "custom_system"
+                                                            : request.custom_system().name());
   }
   job.set_cancel_requested(record.cancel && record.cancel->load());
   const std::chrono::system_clock::time_point unset{};

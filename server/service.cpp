@@ -58,6 +58,11 @@ grpc::Status reject(grpc::StatusCode code, const std::string& message, const Cal
   return {code, message};
 }
 
+/// The answer to a client that set custom_system.name, which only the server sets.
+constexpr const char* kNameFieldIsTheServers =
+    "custom_system.name: set by the server when a spec names a registered system; leave it "
+    "empty";
+
 }  // namespace
 
 EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
@@ -115,6 +120,9 @@ grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
     const std::string& name = request->name();
     if (const std::string why = unregistrable(name); !why.empty()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "name: " + why);
+    }
+    if (!request->custom_system().name().empty()) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, kNameFieldIsTheServers);
     }
     RegisteredSystem system{name, request->custom_system(), request->description(),
                             std::chrono::duration_cast<milliseconds>(
@@ -197,12 +205,16 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
                                                  v1::Job* response) {
   return authorized(context, [&](const Caller& who) -> grpc::Status {
     // A registered system: the job gets the stored definition as its custom_system.
+    if (!request->custom_system().name().empty()) {
+      return reject(grpc::StatusCode::INVALID_ARGUMENT, kNameFieldIsTheServers, who);
+    }
     std::optional<v1::SubmitEnsembleRequest> resolved;
     if (!request->system().empty() && !request->has_custom_system()) {
       if (auto system = systems_.find(who.identity, request->system())) {
         resolved = *request;
         resolved->clear_system();
         *resolved->mutable_custom_system() = std::move(system->definition);
+        resolved->mutable_custom_system()->set_name(system->name);  // the job's system
       }
     }
     const v1::SubmitEnsembleRequest& submitted = resolved ? *resolved : *request;

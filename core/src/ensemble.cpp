@@ -602,7 +602,9 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
   const PreparedSpec pr = prepare(spec);
   check_complete(partial, trajectory_count(spec));
   EnsembleResult result;
-  result.system = spec.custom_system ? std::string("custom_system") : spec.system;
+  result.system = !spec.custom_system                ? spec.system
+                  : spec.custom_system->name.empty() ? std::string("custom_system")
+                                                     : spec.custom_system->name;
   result.parameters = pr.parameters;
   result.n_trajectories = partial.n_trajectories;
   if (partial.choices.size() != spec.integrators.size()) {

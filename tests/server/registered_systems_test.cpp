@@ -151,14 +151,20 @@ TEST_F(RegisteredSystemsTest, ARegisteredSystemRunsByNameForItsOwnerOnly) {
   EXPECT_TRUE(has(names(alice.list_systems()), "knife_edge"));  // the catalogue too
   EXPECT_FALSE(has(names(bob.list_systems()), "contact"));
 
-  // By name and inline: the same job, bit for bit.
+  // By name and inline: the same job, bit for bit, but for the system's name in the job and the
+  // result.
   const v1::CustomSystem definition = contact_oscillator();
+  EXPECT_EQ(alice.submit(spec_of("contact")).system(), "contact");
+  EXPECT_EQ(alice.submit(spec_of("", &definition)).system(), "custom_system");
   v1::EnsembleResult by_name = run(alice, spec_of("contact"));
   v1::EnsembleResult by_value = run(alice, spec_of("", &definition));
   ASSERT_EQ(by_name.integrators_size(), 2);
   EXPECT_EQ(by_name.integrators(0).trajectories_ok(), 4);
+  EXPECT_EQ(by_name.system(), "contact");
+  EXPECT_EQ(by_value.system(), "custom_system");
   for (auto* r : {&by_name, &by_value}) {
     r->clear_job_id();
+    r->clear_system();
     for (auto& choice : *r->mutable_integrators()) {
       choice.clear_wall_seconds();
       choice.clear_steps_per_second();
@@ -192,6 +198,16 @@ TEST_F(RegisteredSystemsTest, BadRegistrationsAnswerTheirCodeWithTheField) {
   EXPECT_EQ(code, grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_EQ(message.rfind("custom_system.potential: ", 0), 0u) << message;
   EXPECT_FALSE(has(names(alice.list_systems()), "broken"));
+
+  // custom_system.name is the server's to set, in a registration and in a submission.
+  v1::CustomSystem named = contact_oscillator();
+  named.set_name("contact");
+  for (const auto& [call_code, call_message] :
+       {status_of([&] { alice.register_system("named", named); }),
+        status_of([&] { alice.submit(spec_of("", &named)); })}) {
+    EXPECT_EQ(call_code, grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(call_message.rfind("custom_system.name: ", 0), 0u) << call_message;
+  }
 
   // 100 systems per identity; bob's count is his own.
   for (int k = 1; k < 100; ++k) {

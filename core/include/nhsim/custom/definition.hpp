@@ -41,6 +41,9 @@ struct CustomSystemSpec {
   /// coordinate c is p_c), sampled as observables under their names. At most
   /// kMaxCustomInvariants.
   std::vector<std::pair<std::string, std::string>> invariants;
+  /// The registered name a spec used it by (set by the server), else empty; reported as the
+  /// result's system, no effect on the computation.
+  std::string name;
 };
 
 /// The most named invariants a definition may have.
