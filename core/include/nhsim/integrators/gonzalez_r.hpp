@@ -212,7 +212,10 @@ class GonzalezRMethod {
       }
     };
     const StepStatus st = newton_.solve(z1_, residual, jacobian, ns_, residual_out);
-    if (st != StepStatus::kOk) return st;
+    if (st != StepStatus::kOk) {
+      constraint_t(q_, a_);  // the iterates moved a_; a next step reads mu(q)^T there
+      return st;
+    }
     // (iii) back to canonical coordinates at q'.
     zh_[2].swap(zh_[1]);
     zh_[1].swap(zh_[0]);
