@@ -76,7 +76,10 @@ namespace nhsim {
 /// How dX/dq is obtained.
 enum class FrameDerivative { kAlgorithm1, kCentralDifference };
 
-template <class S, FrameDerivative D>
+/// gonzalez_r (FrameDerivative::kAlgorithm1) and gonzalez_r_fd (kCentralDifference) on system S.
+/// The frame derivative is chosen at run time, so that the two methods share one instantiation
+/// per system (core/pairs.cmake compiles them in one translation unit).
+template <class S>
 class GonzalezRMethod {
   static constexpr int NQ = S::NQ;
   static constexpr int NC = S::NC;
@@ -86,8 +89,7 @@ class GonzalezRMethod {
   static constexpr int NZ = kFixed ? NQ + NR : Eigen::Dynamic;  // zeta = (q, rho)
   static constexpr int MR = kFixed ? NR : MQ;                   // capacity of rho
   // The one-row path (one_row_) compiles where nc can be 1.
-  static constexpr bool kOneRowPossible =
-      D == FrameDerivative::kAlgorithm1 && (NC == 1 || NC == Eigen::Dynamic);
+  static constexpr bool kOneRowPossible = NC == 1 || NC == Eigen::Dynamic;
 
  public:
   using Frame = HouseholderFrame<NQ, NC, MQ, capacity_nc<S>()>;
@@ -100,16 +102,18 @@ class GonzalezRMethod {
   using MatR = CapacityMatrix<NR, NR, MR, MR>;
   using MatRQ = CapacityMatrix<NR, NQ, MR, MQ>;
 
-  GonzalezRMethod(const S& sys, double h, NewtonSettings ns)
+  GonzalezRMethod(const S& sys, double h, NewtonSettings ns,
+                  FrameDerivative derivative = FrameDerivative::kAlgorithm1)
       : sys_(sys),
         h_(h),
         ns_(ns),
+        derivative_(derivative),
         n_(sys.nq()),
         nc_(sys.nc()),
         m_(sys.nq() - sys.nc()),
         nz_(2 * sys.nq() - sys.nc()),
         identity_mass_(identity_mass(sys)),
-        one_row_(kOneRowPossible && sys.nc() == 1),
+        one_row_(kOneRowPossible && derivative == FrameDerivative::kAlgorithm1 && sys.nc() == 1),
         frame_(sys.nq(), sys.nc()),
         newton_(2 * sys.nq() - sys.nc(), JacobianUpdate::kBroyden),
         q_(n_),
@@ -334,7 +338,7 @@ class GonzalezRMethod {
   /// t_ (column i: (p^T dX/dq^i)^T; on the one-row path only da_, see apply_pi) and, for a
   /// varying M, dM/dq^i (dm_), with the frame, M, u, v and p at qa_.
   void frame_derivatives() {
-    if constexpr (D == FrameDerivative::kAlgorithm1) {
+    if (derivative_ == FrameDerivative::kAlgorithm1) {
       constraint_derivatives();
       if (!one_row_) frame_.pullback_derivatives(a_, da_, pa_, t_);
     } else {
@@ -477,6 +481,7 @@ class GonzalezRMethod {
   const S& sys_;
   double h_;
   NewtonSettings ns_;
+  FrameDerivative derivative_;
   int n_, nc_, m_, nz_;
   bool identity_mass_;
   bool one_row_;  // nc = 1 with Algorithm 1: -C rho and p^T dX u from the reflector's derivative
@@ -521,7 +526,15 @@ struct GonzalezRIntegrator {
   static constexpr bool kApplies = CanonicalForm<S>;
   static constexpr const char* kRequirement = "a canonical form (M, V, mu on T*Q)";
   template <class S>
-  using Method = GonzalezRMethod<S, FrameDerivative::kAlgorithm1>;
+  using Method = GonzalezRMethod<S>;
+};
+
+/// gonzalez_r_fd: GonzalezRMethod with the central-difference frame derivative.
+template <class S>
+class GonzalezRFdMethod : public GonzalezRMethod<S> {
+ public:
+  GonzalezRFdMethod(const S& sys, double h, NewtonSettings ns)
+      : GonzalezRMethod<S>(sys, h, ns, FrameDerivative::kCentralDifference) {}
 };
 
 struct GonzalezRFdIntegrator {
@@ -539,7 +552,7 @@ struct GonzalezRFdIntegrator {
   static constexpr bool kApplies = CanonicalForm<S>;
   static constexpr const char* kRequirement = "a canonical form (M, V, mu on T*Q)";
   template <class S>
-  using Method = GonzalezRMethod<S, FrameDerivative::kCentralDifference>;
+  using Method = GonzalezRFdMethod<S>;
 };
 
 }  // namespace nhsim
