@@ -61,3 +61,6 @@ nhsim_pairs("CustomSystem<7, 1>" nhsim/systems/custom_system.hpp
 nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic>" nhsim/systems/custom_system.hpp
   si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
   rk2)
+# A q-dependent mass matrix, any size: the methods that need only a canonical form.
+nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomMass::kVarying>"
+  nhsim/systems/custom_system.hpp gonzalez_r gonzalez_r_fd)

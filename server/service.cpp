@@ -166,7 +166,14 @@ grpc::Status EnsembleServiceImpl::DeleteSystem(grpc::ServerContext* context,
 
 v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& system,
                                                     const Caller& who) {
+  // Which integrators apply depends on whether M depends on q: the definition says (it compiled
+  // when it was registered; one that no longer does lists no integrators).
   SystemInfo info = custom_system_info();
+  try {
+    info = custom_system_info(compile_custom_system(from_proto(system.definition))->constant_mass);
+  } catch (const SpecError&) {
+    info.integrators.clear();
+  }
   info.name = system.name;
   info.description = system.description;
   info.source = "registered by " + who.identity + " (custom_system)";

@@ -51,15 +51,17 @@ bool energy_shell_state(const SystemModel& model, const EnergyShellGenerator& g,
     for (int j = 0; j < n; ++j) v(j) = rng.normal();
     const double V = model.potential(q);
     if (!(V < g.energy)) continue;
+    // A user-defined M(q) not positive definite or mu(q) of lower rank here: before the
+    // projection, which needs both.
+    if (const auto problem = model.state_problem(q)) {
+      reason = "energy shell: " + *problem + " at the drawn q";
+      return false;
+    }
     project_onto_distribution(model, q, v);
     const Eigen::MatrixXd M = model.mass_matrix(q);
     const double kin = 0.5 * v.dot(M * v);
     if (!(kin > 0.0) || !std::isfinite(kin)) continue;
     p = std::sqrt((g.energy - V) / kin) * (M * v);
-    if (const auto problem = model.state_problem(q)) {  // a user-defined mu of lower rank here
-      reason = "energy shell: " + *problem + " at the drawn q";
-      return false;
-    }
     return true;
   }
   reason = "energy shell: no draw with V(q) < E in " + std::to_string(g.max_attempts) + " attempts";

@@ -92,8 +92,8 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
                       "does not apply to custom_system: its parameters are "
                       "custom_system.parameters");
     }
-    entry = &custom_system_entry();
     custom = compile_custom_system(*spec.custom_system);
+    entry = &custom_system_entry(custom->constant_mass);
     pr.model = make_custom_model(custom);
     for (const auto& [name, value] : spec.custom_system->parameters) pr.parameters[name] = value;
   } else {

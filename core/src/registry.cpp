@@ -69,7 +69,9 @@ std::vector<SystemInfo> list_systems() {
 
 std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); }
 
-SystemInfo custom_system_info() { return custom_system_entry().info; }
+SystemInfo custom_system_info(bool constant_mass) {
+  return custom_system_entry(constant_mass).info;
+}
 
 std::optional<std::string> not_applicable(const std::string& system,
                                           const std::string& integrator) {

@@ -85,5 +85,7 @@ NHSIM_INSTANTIATE_STEPPER_FACTORY(Suslov);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<3, 1>);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<7, 1>);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<Eigen::Dynamic, Eigen::Dynamic>);
+NHSIM_INSTANTIATE_STEPPER_FACTORY(
+    CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomMass::kVarying>);
 
 }  // namespace nhsim

@@ -146,6 +146,14 @@ TEST_F(RegisteredSystemsTest, ARegisteredSystemRunsByNameForItsOwnerOnly) {
   EXPECT_EQ(info.description(), "McLachlan & Perlmutter 2006 §5.2");
   EXPECT_EQ(info.source(), "registered by alice (custom_system)");
   EXPECT_TRUE(has({info.integrators().begin(), info.integrators().end()}, "gonzalez_r"));
+  EXPECT_TRUE(has({info.integrators().begin(), info.integrators().end()}, "si_dla"));
+  // With an M that depends on q, the methods that need only a canonical form.
+  v1::CustomSystem varying = contact_oscillator();
+  varying.mutable_mass_matrix(0)->set_entries(0, "1 + x^2");
+  const v1::SystemInfo varying_info = alice.register_system("contact_mq", varying, "M(q)");
+  EXPECT_EQ(std::vector<std::string>(varying_info.integrators().begin(),
+                                     varying_info.integrators().end()),
+            (std::vector<std::string>{"gonzalez_r", "gonzalez_r_fd"}));
 
   EXPECT_TRUE(has(names(alice.list_systems()), "contact"));
   EXPECT_TRUE(has(names(alice.list_systems()), "knife_edge"));  // the catalogue too

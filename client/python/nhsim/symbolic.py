@@ -1,7 +1,7 @@
 """User-defined systems from sympy: the ``custom_system`` of a spec (issue 16).
 
 nhsimd takes a mechanical system as expressions (docs/custom-systems.md): coordinates,
-parameters, a constant mass matrix M, a potential V(q) and constraint one-forms mu(q). This
+parameters, a mass matrix M (constant or M(q)), a potential V(q) and constraint one-forms mu(q). This
 module writes that message from sympy expressions, so that a system derived in sympy is
 submitted without retyping it::
 
@@ -23,7 +23,7 @@ from sympy's expression tree; only what nhsimd's parser accepts is printed: numb
 coordinates, the parameters, pi, E, + - * / ^ and sin, cos, tan, exp, log, sqrt, abs. Anything
 else raises ValueError naming the field (``custom_system.potential``,
 ``custom_system.constraints[0][2]``) before a request is sent; the server checks the rest (M
-constant, symmetric and positive definite; mu of full rank at the initial states) and answers
+symmetric and positive definite; mu of full rank at the initial states) and answers
 INVALID_ARGUMENT naming the same fields. Floats are printed with all 17 significant digits, so
 the server reads the same doubles.
 
@@ -202,8 +202,8 @@ def custom_system_from_lagrangian(coordinates, velocities, lagrangian, constrain
         constraints, parameters: as for custom_system().
 
     Returns:
-        The dict of custom_system(). A mass matrix that depends on q is passed on, and the
-        server refuses it (this release of nhsimd takes a constant M).
+        The dict of custom_system(). A mass matrix that depends on q is passed on; on it
+        nhsimd runs gonzalez_r and gonzalez_r_fd.
 
     Raises:
         ValueError: "custom_system.lagrangian: <reason>", or as custom_system().

@@ -47,8 +47,9 @@ struct IntegratorInfo {
 std::vector<SystemInfo> list_systems();
 std::vector<IntegratorInfo> list_integrators();
 /// The entry of a user-defined system (spec field custom_system): its description and the
-/// integrators that apply to every definition. Not among list_systems().
-SystemInfo custom_system_info();
+/// integrators that apply to every definition with a constant mass matrix (constant_mass), or
+/// with a q-dependent one. Not among list_systems().
+SystemInfo custom_system_info(bool constant_mass = true);
 
 /// Why `integrator` does not apply to `system`; std::nullopt when it applies.
 /// Precondition: both names are known.

@@ -71,6 +71,13 @@ concept ConstraintDot = requires(const S& s, const typename S::VecQ& q, typename
   s.constraint_dot(q, q, m);
 };
 
+/// d/dq (1/2 v^T M(q) v) at fixed v: kinetic_gradient(q, v, out), for a q-dependent M (the term
+/// -1/2 v^T (dM/dq^i) v of seed 001 eq. (18a) without differences of M).
+template <class S>
+concept KineticGradient = requires(const S& s, const typename S::VecQ& q, typename S::VecQ& out) {
+  s.kinetic_gradient(q, q, out);
+};
+
 /// mu(q) evaluates at a complex q (every catalogue system): derivatives of mu are then taken by
 /// the complex step, Im mu(q + i e v) / e = (dmu/dq) v exactly to round-off for e = 1e-20
 /// (no subtraction, so no cancellation).

@@ -1,6 +1,7 @@
 // The system entry and model of a user-defined system (custom_entry.hpp).
 #include "custom/custom_entry.hpp"
 
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -15,7 +16,7 @@ namespace {
 /// The model over CustomSystem<NQ, NC> when the definition has that fixed size, else null.
 template <int NQ, int NC>
 std::unique_ptr<SystemModel> make_if(const std::shared_ptr<const CustomSystemDefinition>& def) {
-  if (def->nq != NQ || def->nc != NC) return nullptr;
+  if (def->nq != NQ || def->nc != NC || !def->constant_mass) return nullptr;
   return std::make_unique<ModelImpl<CustomSystem<NQ, NC>>>(CustomSystem<NQ, NC>(def));
 }
 
@@ -25,16 +26,23 @@ std::vector<CanonicalState> explicit_states(const InitialConditions& ic) {
   return {};
 }
 
+/// The entry of every definition with the mass matrix kind MF: every size has the same
+/// structure (the flags of CustomSystem do not depend on it), so one size answers which
+/// integrators apply and why the others do not.
+template <CustomMass MF>
 SystemEntry make_custom_system_entry() {
-  // Every size has the same structure (the flags of CustomSystem do not depend on it), so one
-  // size answers which integrators apply and why the others do not.
-  using S = CustomSystem<3, 1>;
+  using S = std::conditional_t<MF == CustomMass::kConstant, CustomSystem<3, 1>,
+                               CustomSystem<Eigen::Dynamic, Eigen::Dynamic, MF>>;
   SystemInfo info;
   info.name = kCustomSystemName;
   info.description =
-      "A user-defined system (spec field custom_system): constant mass matrix M, potential V(q) "
-      "and constraint one-forms mu(q) given as expressions, parsed and differentiated by the "
-      "server and evaluated by register tapes";
+      MF == CustomMass::kConstant
+          ? "A user-defined system (spec field custom_system): mass matrix M, potential V(q) and "
+            "constraint one-forms mu(q) given as expressions, parsed and differentiated by the "
+            "server and evaluated by register tapes. The integrators listed apply to a constant "
+            "M; to an M that depends on q, gonzalez_r and gonzalez_r_fd"
+          : "A user-defined system (spec field custom_system) whose mass matrix M(q) depends on "
+            "the coordinates";
   info.source = "issue 16; DESIGN.md \"User-defined systems\"";
   info.integrators = applicable_integrators<S>();
   return SystemEntry{std::move(info), nullptr,
@@ -44,15 +52,20 @@ SystemEntry make_custom_system_entry() {
 
 }  // namespace
 
-const SystemEntry& custom_system_entry() {
-  static const SystemEntry kEntry = make_custom_system_entry();
-  return kEntry;
+const SystemEntry& custom_system_entry(bool constant_mass) {
+  static const SystemEntry kConstant = make_custom_system_entry<CustomMass::kConstant>();
+  static const SystemEntry kVarying = make_custom_system_entry<CustomMass::kVarying>();
+  return constant_mass ? kConstant : kVarying;
 }
 
 std::unique_ptr<SystemModel> make_custom_model(
     const std::shared_ptr<const CustomSystemDefinition>& def) {
   if (auto m = make_if<3, 1>(def)) return m;
   if (auto m = make_if<7, 1>(def)) return m;
+  if (!def->constant_mass) {
+    using Varying = CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomMass::kVarying>;
+    return std::make_unique<ModelImpl<Varying>>(Varying(def));
+  }
   using AnySize = CustomSystem<Eigen::Dynamic, Eigen::Dynamic>;
   return std::make_unique<ModelImpl<AnySize>>(AnySize(def));
 }

@@ -1,4 +1,4 @@
-// compile_custom_system: a CustomSystemSpec -> the tapes and constant mass matrix of
+// compile_custom_system: a CustomSystemSpec -> the tapes and mass matrix of
 // nhsim/custom/definition.hpp. Parsing (parser.hpp), symbolic derivatives (GiNaC diff), tapes
 // (tape_compiler.hpp); every error a SpecError naming the field.
 #include "nhsim/custom/definition.hpp"
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -73,6 +74,18 @@ double constant_value(const GiNaC::ex& e, const std::string& field) {
   const double d = GiNaC::ex_to<GiNaC::numeric>(v).to_double();
   if (!std::isfinite(d)) throw SpecError(field, "is not finite");
   return d;
+}
+
+/// Why the symmetric matrix m is not a mass matrix: not finite, or not positive definite
+/// (smallest eigenvalue at most 1e-12 times the largest).
+std::optional<std::string> mass_matrix_problem(const Eigen::MatrixXd& m) {
+  if (!m.allFinite()) return "is not finite";
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(m, Eigen::EigenvaluesOnly);
+  const double lmin = eig.eigenvalues().minCoeff(), lmax = eig.eigenvalues().maxCoeff();
+  if (lmin > 1e-12 * lmax) return std::nullopt;
+  std::ostringstream os;
+  os << "is not positive definite (smallest eigenvalue " << lmin << ", largest " << lmax << ")";
+  return os.str();
 }
 
 /// Compiles `outputs` into a tape over q; a failure is a SpecError on `field`.
@@ -143,6 +156,85 @@ void from_lagrangian(const CustomSystemSpec& spec, std::map<std::string, GiNaC::
   } catch (const std::exception& e) {
     throw SpecError(lf, std::string("cannot be differentiated: ") + e.what());
   }
+}
+
+/// The error for M_ij != M_ji, on the field of entry (i, j) of `mf`.
+SpecError asymmetric(const std::string& mf, std::size_t i, std::size_t j) {
+  return SpecError(index(index(mf, i), j), "differs from mass_matrix[" + std::to_string(j) + "][" +
+                                               std::to_string(i) + "]: M must be symmetric");
+}
+
+/// The first entry (i, j), i < j, of `mex` whose M_ij and M_ji differ identically in q (after
+/// expansion), as SpecError on `mf`; a Lagrangian's M is symmetric by construction.
+void check_symmetric(const std::vector<std::vector<GiNaC::ex>>& mex, const std::string& mf,
+                     bool lagrangian) {
+  if (lagrangian) return;
+  for (std::size_t i = 0; i < mex.size(); ++i) {
+    for (std::size_t j = i + 1; j < mex.size(); ++j) {
+      if (!(mex[i][j] - mex[j][i]).expand().is_zero()) {
+        throw asymmetric(mf, i, j);
+      }
+    }
+  }
+}
+
+/// A constant M: its values, symmetric (to 1e-14 relative) and positive definite, and M^-1.
+void constant_mass(const std::vector<std::vector<GiNaC::ex>>& mex, const std::string& mf,
+                   bool lagrangian, CustomSystemDefinition& def) {
+  const auto n = static_cast<Eigen::Index>(mex.size());
+  def.mass.resize(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const auto ui = static_cast<std::size_t>(i), uj = static_cast<std::size_t>(j);
+      def.mass(i, j) = constant_value(mex[ui][uj], lagrangian ? mf : index(index(mf, ui), uj));
+    }
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = i + 1; j < n; ++j) {
+      const double a = def.mass(i, j), b = def.mass(j, i);
+      if (std::abs(a - b) > 1e-14 * std::max(std::abs(a), std::abs(b))) {  // given rows only
+        throw asymmetric(mf, static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+      }
+      def.mass(j, i) = a;
+    }
+  }
+  if (const auto problem = mass_matrix_problem(def.mass)) throw SpecError(mf, *problem);
+  def.mass_inverse = def.mass.llt().solve(Eigen::MatrixXd::Identity(n, n));
+}
+
+/// A q-dependent M: symmetric identically in q, the tapes of M(q) and of d/dq (1/2 v^T M v).
+/// Positive definiteness is checked at the initial states (check_custom_system_at).
+void varying_mass(const std::vector<std::vector<GiNaC::ex>>& mex, const std::vector<GiNaC::ex>& q,
+                  const std::string& mf, bool lagrangian, CustomSystemDefinition& def) {
+  check_symmetric(mex, mf, lagrangian);
+  const std::size_t n = q.size();
+  std::vector<GiNaC::ex> entries;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) entries.push_back(mex[std::min(i, j)][std::max(i, j)]);
+  }
+  def.mass_entries = compile_tape(q, entries, mf, "M(q)");
+  // 1/2 v^T M v = sum_i 1/2 M_ii v_i^2 + sum_{i<j} M_ij v_i v_j, differentiated term by term.
+  std::vector<GiNaC::ex> inputs = q;
+  for (std::size_t i = 0; i < n; ++i) inputs.push_back(GiNaC::realsymbol());  // v_i
+  std::vector<GiNaC::ex> gradient;
+  try {
+    for (const GiNaC::ex& x : q) {
+      const auto& xs = GiNaC::ex_to<GiNaC::symbol>(x);
+      GiNaC::ex d = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = i; j < n; ++j) {
+          const GiNaC::ex dm = mex[i][j].diff(xs);
+          if (!dm.is_zero()) {
+            d += (i == j ? GiNaC::numeric(1, 2) : 1) * dm * inputs[n + i] * inputs[n + j];
+          }
+        }
+      }
+      gradient.push_back(d);
+    }
+  } catch (const std::exception& e) {
+    throw SpecError(mf, std::string("cannot be differentiated: ") + e.what());
+  }
+  def.kinetic_gradient = compile_tape(inputs, gradient, mf, "dM/dq");
 }
 
 /// The named invariants: one tape over (q, p), p_c the momentum conjugate to coordinate c.
@@ -251,40 +343,16 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     v = custom::parse_expression(spec.potential, symbols, vf);
   }
 
-  // The mass matrix: constant, symmetric, positive definite.
-  def->mass.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::string ef = lagrangian ? mf : index(index(mf, i), j);
-      if (depends_on(mex[i][j], q)) {
-        throw SpecError(ef,
-                        "depends on the coordinates; this release takes a constant mass "
-                        "matrix only");
-      }
-      def->mass(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) =
-          constant_value(mex[i][j], ef);
-    }
+  def->mass_field = lagrangian ? "lagrangian" : "mass_matrix";
+  def->constant_mass = std::none_of(mex.begin(), mex.end(), [&](const auto& row) {
+    return std::any_of(row.begin(), row.end(),
+                       [&](const GiNaC::ex& e) { return depends_on(e, q); });
+  });
+  if (def->constant_mass) {
+    constant_mass(mex, mf, lagrangian, *def);
+  } else {
+    varying_mass(mex, q, mf, lagrangian, *def);
   }
-  for (Eigen::Index i = 0; i < def->mass.rows(); ++i) {
-    for (Eigen::Index j = i + 1; j < def->mass.cols(); ++j) {
-      const double a = def->mass(i, j), b = def->mass(j, i);
-      if (std::abs(a - b) > 1e-14 * std::max(std::abs(a), std::abs(b))) {  // given rows only
-        throw SpecError(index(index(mf, static_cast<std::size_t>(i)), static_cast<std::size_t>(j)),
-                        "differs from mass_matrix[" + std::to_string(j) + "][" + std::to_string(i) +
-                            "]: M must be symmetric");
-      }
-      def->mass(j, i) = a;
-    }
-  }
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(def->mass, Eigen::EigenvaluesOnly);
-  const double lmin = eig.eigenvalues().minCoeff(), lmax = eig.eigenvalues().maxCoeff();
-  if (!(lmin > 1e-12 * lmax)) {
-    std::ostringstream os;
-    os << "is not positive definite (smallest eigenvalue " << lmin << ", largest " << lmax << ")";
-    throw SpecError(mf, os.str());
-  }
-  def->mass_inverse = def->mass.llt().solve(
-      Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)));
 
   // The gradient of the potential.
   std::vector<GiNaC::ex> grad;
@@ -311,8 +379,9 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   for (const auto& row : mu) flat.insert(flat.end(), row.begin(), row.end());
   def->constraint = compile_tape(q, flat, cf, "mu");
 
-  // si_dla's affine case: mu depends only on coordinates j where M^-1 mu^T vanishes identically.
-  bool affine = true;
+  // si_dla's affine case: mu depends only on coordinates j where M^-1 mu^T vanishes identically
+  // (si_dla needs a constant M).
+  bool affine = def->constant_mass;
   for (std::size_t j = 0; j < n && affine; ++j) {
     const bool used =
         std::any_of(flat.begin(), flat.end(), [&](const GiNaC::ex& e) { return e.has(q[j]); });
@@ -333,8 +402,17 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   return def;
 }
 
-std::optional<std::string> custom_state_problem(const CustomSystemDefinition& def,
-                                                const Eigen::VectorXd& q) {
+std::optional<std::string> custom_mass_problem(const CustomSystemDefinition& def,
+                                               const Eigen::VectorXd& q) {
+  if (def.constant_mass) return std::nullopt;
+  Eigen::MatrixXd m(def.nq, def.nq);
+  def.mass_entries.evaluate(q.data(), m.data());  // symmetric: row- and column-major agree
+  if (const auto problem = mass_matrix_problem(m)) return "M(q) " + *problem;
+  return std::nullopt;
+}
+
+std::optional<std::string> custom_constraint_problem(const CustomSystemDefinition& def,
+                                                     const Eigen::VectorXd& q) {
   Eigen::VectorXd mu(def.nc * def.nq);
   def.constraint.evaluate(q.data(), mu.data());
   const Eigen::MatrixXd m =
@@ -351,9 +429,18 @@ std::optional<std::string> custom_state_problem(const CustomSystemDefinition& de
   return std::nullopt;
 }
 
+std::optional<std::string> custom_state_problem(const CustomSystemDefinition& def,
+                                                const Eigen::VectorXd& q) {
+  if (auto problem = custom_mass_problem(def, q)) return problem;
+  return custom_constraint_problem(def, q);
+}
+
 void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
                             const std::string& where, const std::string& field) {
-  if (const auto problem = custom_state_problem(def, q)) {
+  if (const auto problem = custom_mass_problem(def, q)) {
+    throw SpecError(field + "." + def.mass_field, *problem + " at " + where);
+  }
+  if (const auto problem = custom_constraint_problem(def, q)) {
     throw SpecError(field + ".constraints", *problem + " at " + where);
   }
 }

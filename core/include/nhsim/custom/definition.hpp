@@ -1,11 +1,10 @@
 // A user-defined system (issue 16, DESIGN.md "User-defined systems"): the spec's symbolic
-// definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), and the
-// constant mass matrix with its inverse. The system type over it is
-// nhsim/systems/custom_system.hpp.
+// definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), and
+// either the constant mass matrix with its inverse or the tapes of M(q) and of
+// d/dq (1/2 v^T M(q) v). The system type over it is nhsim/systems/custom_system.hpp.
 //
-// Scope of this release: a constant mass matrix (no entry of M may depend on q), the canonical
-// form with named invariants (no holonomic g(q) or controls), at most kMaxCustomCoordinates
-// coordinates.
+// Scope of this release: the canonical form with named invariants (no holonomic g(q) or
+// controls), at most kMaxCustomCoordinates coordinates.
 #pragma once
 
 #include <Eigen/Dense>
@@ -28,12 +27,13 @@ struct CustomSystemSpec {
   /// Named constants (name, value): identifiers, distinct from each other and the coordinates;
   /// finite values. Units are the user's.
   std::vector<std::pair<std::string, double>> parameters;
-  /// M: n rows of n entries, symmetric, positive definite, independent of q.
+  /// M(q): n rows of n entries, symmetric, positive definite at the states the system visits.
+  /// Entries may depend on q (then only gonzalez_r and gonzalez_r_fd apply).
   std::vector<std::vector<std::string>> mass_matrix;
   /// V(q) [energy].
   std::string potential;
   /// Instead of mass_matrix and potential: L(q, q') = 1/2 q'^T M q' - V(q), the velocity of
-  /// coordinate c named c_dot; M = d^2 L / dq'^2 (constant in this release), V = -L(q, 0).
+  /// coordinate c named c_dot; M(q) = d^2 L / dq'^2, V = -L(q, 0).
   std::string lagrangian;
   /// mu(q): m rows (constraint one-forms mu^alpha) of n entries, 1 <= m < n.
   std::vector<std::vector<std::string>> constraints;
@@ -63,8 +63,17 @@ struct CustomSystemDefinition {
   int nq = 0;
   int nc = 0;
   std::vector<std::string> coordinates;
-  Eigen::MatrixXd mass;                      ///< M, nq x nq (constant)
-  Eigen::MatrixXd mass_inverse;              ///< M^-1, nq x nq
+  /// True when no entry of M depends on q: then `mass` and `mass_inverse` hold M, else the
+  /// tapes `mass_entries` and `kinetic_gradient` evaluate it.
+  bool constant_mass = true;
+  Eigen::MatrixXd mass;          ///< constant M, nq x nq (empty for a q-dependent M)
+  Eigen::MatrixXd mass_inverse;  ///< constant M^-1, nq x nq (empty for a q-dependent M)
+  custom::Tape mass_entries;     ///< q -> M(q), nq x nq outputs, row-major (q-dependent M)
+  /// (q, v) -> d/dq (1/2 v^T M(q) v), 2 nq inputs, nq outputs (q-dependent M): the term
+  /// -1/2 v^T (dM/dq^i) v of gonzalez_r's grad H, seed 001 eq. (18a).
+  custom::Tape kinetic_gradient;
+  /// The spec field M came from, for errors at a state: "mass_matrix" or "lagrangian".
+  std::string mass_field = "mass_matrix";
   custom::Tape potential;                    ///< q -> V(q), 1 output
   custom::Tape grad_potential;               ///< q -> dV/dq, nq outputs
   custom::Tape constraint;                   ///< q -> mu(q), nc x nq outputs, row-major
@@ -83,21 +92,32 @@ struct CustomSystemDefinition {
 /// constraint rows or as many as coordinates; rows of the wrong length;
 /// syntax errors, unknown names, functions outside the whitelist, expressions over the size and
 /// depth limits; both or neither of (mass_matrix, potential) and lagrangian; a lagrangian with
-/// terms linear in the velocities or not quadratic in them; an entry of M that depends on q; M
-/// not symmetric (the first entry (i, j), i < j,
-/// with M_ij != M_ji) or not positive definite; a tape over kMaxTapeRegisters.
+/// terms linear in the velocities or not quadratic in them; M not symmetric (the first entry
+/// (i, j), i < j, with M_ij != M_ji, identically in q for a q-dependent M); a constant M that is
+/// not positive definite; a tape over kMaxTapeRegisters.
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(
     const CustomSystemSpec& spec, const std::string& field = "custom_system");
 
-/// Why the definition does not admit q: "mu(q) has rank r < nc rows" when mu(q) is not of full
-/// row rank (singular values above 1e-12 max(1, |mu|)), "mu(q) is not finite"; std::nullopt
-/// when it does. q of length nq.
+/// Why a q-dependent M(q) is not a mass matrix at q: "M(q) is not finite", "M(q) is not
+/// positive definite (smallest eigenvalue ..., largest ...)" (below 1e-12 times the largest);
+/// std::nullopt when it is, and always for a constant M (checked once, at compilation).
+std::optional<std::string> custom_mass_problem(const CustomSystemDefinition& def,
+                                               const Eigen::VectorXd& q);
+
+/// Why mu(q) is not a set of nc independent constraint one-forms at q: "mu(q) has rank r < nc
+/// rows" (singular values above 1e-12 max(1, |mu|)), "mu(q) is not finite"; std::nullopt when
+/// it is.
+std::optional<std::string> custom_constraint_problem(const CustomSystemDefinition& def,
+                                                     const Eigen::VectorXd& q);
+
+/// Why the definition does not admit q: custom_mass_problem, else custom_constraint_problem.
+/// q of length nq.
 std::optional<std::string> custom_state_problem(const CustomSystemDefinition& def,
                                                 const Eigen::VectorXd& q);
 
-/// Checks the definition at a state: mu(q) of full row rank nc (singular values above
-/// 1e-12 max(1, |mu|)). Throws SpecError(field + ".constraints", ...) naming `where` (e.g.
-/// "initial state 3") otherwise.
+/// Checks the definition at a state: M(q) positive definite, mu(q) of full row rank nc. Throws
+/// SpecError naming `where` (e.g. "initial state 3") and the field of M (field + ".mass_matrix",
+/// or ".lagrangian" when the spec gave one) or of mu (field + ".constraints") otherwise.
 void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
                             const std::string& where, const std::string& field = "custom_system");
 

@@ -32,8 +32,9 @@
 //     noise enters the residual and stalls the Newton iteration (seen on the rolling disk).
 //   * gonzalez_r_fd: p^T dX/dq^i by central differences of the frame (same frozen signs) with
 //     the increment |h| (the time step), as in Remark 3.5: O(h^2), so the method keeps order 2.
-//   * dM/dq^i: zero for kConstantMass systems, else fourth-order central differences of M
-//     (increment 1e-3 max(1, |q_i|); error ~ 1e-12 relative).
+//   * dM/dq^i: zero for kConstantMass systems; else 1/2 v^T (dM/dq^i) v from the system's
+//     kinetic_gradient where it has one (user-defined systems: symbolic), else fourth-order
+//     central differences of M (increment 1e-3 max(1, |q_i|); error ~ 1e-12 relative).
 // None of these approximations affects energy or constraint preservation (Pi stays skew, the
 // frame stays exact), only the O(h^2) local error constant.
 //
@@ -90,6 +91,8 @@ class GonzalezRMethod {
   static constexpr int MR = kFixed ? NR : MQ;                   // capacity of rho
   // The one-row path (one_row_) compiles where nc can be 1.
   static constexpr bool kOneRowPossible = NC == 1 || NC == Eigen::Dynamic;
+  // dM/dq^i by differences of M (dm_): a varying M without kinetic_gradient.
+  static constexpr bool kMassDifferences = !S::kConstantMass && !KineticGradient<S>;
 
  public:
   using Frame = HouseholderFrame<NQ, NC, MQ, capacity_nc<S>()>;
@@ -149,7 +152,7 @@ class GonzalezRMethod {
         t_(m_, n_),
         bt_(m_, n_),
         da_(static_cast<std::size_t>(nc_), typename Frame::Jacobian(n_, n_)),
-        dm_(S::kConstantMass ? 0 : static_cast<std::size_t>(n_), MatQ(n_, n_)),
+        dm_(kMassDifferences ? static_cast<std::size_t>(n_) : 0, MatQ(n_, n_)),
         llt_(m_) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
@@ -336,7 +339,7 @@ class GonzalezRMethod {
   }
 
   /// t_ (column i: (p^T dX/dq^i)^T; on the one-row path only da_, see apply_pi) and, for a
-  /// varying M, dM/dq^i (dm_), with the frame, M, u, v and p at qa_.
+  /// varying M without kinetic_gradient, dM/dq^i (dm_), with the frame, M, u, v and p at qa_.
   void frame_derivatives() {
     if (derivative_ == FrameDerivative::kAlgorithm1) {
       constraint_derivatives();
@@ -361,7 +364,7 @@ class GonzalezRMethod {
       }
       frame_.compute(a_);
     }
-    if constexpr (!S::kConstantMass) {
+    if constexpr (kMassDifferences) {
       for (int i = 0; i < n_; ++i) {
         const double e = fd_step(qa_(i));
         MatQ& dm = dm_[static_cast<std::size_t>(i)];
@@ -434,7 +437,10 @@ class GonzalezRMethod {
         head_q(g) -= tn_;
       }
     }
-    if constexpr (!S::kConstantMass) {
+    if constexpr (KineticGradient<S>) {
+      sys_.kinetic_gradient(qa_, va_, tn_);
+      head_q(g) -= tn_;
+    } else if constexpr (kMassDifferences) {
       for (int i = 0; i < n_; ++i) {
         tn_.noalias() = dm_[static_cast<std::size_t>(i)] * va_;
         g(i) -= 0.5 * va_.dot(tn_);

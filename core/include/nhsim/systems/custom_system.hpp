@@ -3,15 +3,18 @@
 //
 // Sizes are template parameters so the integrators get the same fixed-size Eigen types as for a
 // catalogue system; the library compiles the fixed sizes of kCustomFixedSizes and, for every other
-// size, CustomSystem<Eigen::Dynamic, Eigen::Dynamic> (core/pairs.cmake). The mass
-// matrix is constant (kConstantMass), so every canonical-form method with that requirement
+// size, CustomSystem<Eigen::Dynamic, Eigen::Dynamic> (core/pairs.cmake). With a constant mass
+// matrix (CustomMass::kConstant, kConstantMass) every canonical-form method with that requirement
 // applies: si_dla, gonzalez_f, avf_f, i_dla, gonzalez_r, gonzalez_r_fd, spark2, dla, nh_rattle,
-// nh_rattle_projected and rk2. No reduced form (gonzalez_r builds the adapted frame by QR from
-// mu, seed 001 §3.3), so gonzalez, avf, itoh_abe, midpoint and rk4 do not.
+// nh_rattle_projected and rk2. With a q-dependent M (CustomMass::kVarying, dynamic size only)
+// gonzalez_r and gonzalez_r_fd apply, as on the catalogue's Chaplygin sleigh. No reduced form
+// (gonzalez_r builds the adapted frame by QR from mu, seed 001 §3.3), so gonzalez, avf,
+// itoh_abe, midpoint and rk4 do not.
 //
 // Derivatives: dV/dq is the symbolic gradient (its own tape); dmu/dq, where an integrator needs
 // it (gonzalez_r, rk2), is taken by the complex step on mu's tape evaluated at complex q, exact
-// to round-off (ComplexStepConstraint, nhsim/complex_step.hpp).
+// to round-off (ComplexStepConstraint, nhsim/complex_step.hpp); d/dq (1/2 v^T M(q) v) is
+// symbolic (its own tape, KineticGradient).
 #pragma once
 
 #include <Eigen/Dense>
@@ -30,11 +33,15 @@
 
 namespace nhsim {
 
+/// Whether a user-defined system's mass matrix is constant or depends on q.
+enum class CustomMass { kConstant, kVarying };
+
 /// A user-defined system with NQ coordinates and NC constraint rows (Eigen::Dynamic for both: any
 /// size up to kMaxCustomCoordinates, taken from the definition, in vectors and matrices of that
-/// capacity, so that stepping takes no heap memory at any size). Construct from a compiled
-/// definition of those sizes (else std::invalid_argument). Copies share the definition.
-template <int NQ_, int NC_>
+/// capacity, so that stepping takes no heap memory at any size) and a mass matrix of the kind
+/// MF. Construct from a compiled definition of those sizes and that kind of mass matrix (else
+/// std::invalid_argument). Copies share the definition.
+template <int NQ_, int NC_, CustomMass MF = CustomMass::kConstant>
 class CustomSystem
     : public CanonicalTypes<NQ_, NC_, NQ_ == Eigen::Dynamic ? kMaxCustomCoordinates : NQ_,
                             NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_> {
@@ -46,8 +53,8 @@ class CustomSystem
   using typename Base::MatCQ;
   using typename Base::MatQ;
   using typename Base::VecQ;
-  static constexpr bool kConstantMass = true;
-  /// M may be any constant positive definite matrix: the integrators multiply by M^-1.
+  static constexpr bool kConstantMass = MF == CustomMass::kConstant;
+  /// M may be any positive definite matrix: the integrators multiply by M^-1.
   static constexpr bool kIdentityMass = false;
   static_assert((NQ == Eigen::Dynamic) == (NC == Eigen::Dynamic), "both sizes fixed or neither");
 
@@ -57,6 +64,10 @@ class CustomSystem
     if (!sizes_ok) {
       throw std::invalid_argument("CustomSystem: definition of another size");
     }
+    if (def_->constant_mass != kConstantMass) {
+      throw std::invalid_argument("CustomSystem: definition of another kind of mass matrix");
+    }
+    if constexpr (!kConstantMass) return;
     m_ = def_->mass;
     minv_ = def_->mass_inverse;
     minv_diagonal_ = minv_.diagonal();
@@ -99,9 +110,16 @@ class CustomSystem
   }
 
   /// v = M^-1 p (length NQ): a copy for M = I and a scaling for a diagonal M (the same values
-  /// as the product, which adds only zeros), else the product.
+  /// as the product, which adds only zeros), else the product; for a q-dependent M, the
+  /// Cholesky solve with M(q).
   template <class VQ, class VP, class Out>
-  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
+  void inv_mass_times(const VQ& q, const VP& p, Out& v) const {
+    if constexpr (!kConstantMass) {
+      MatQ m(nq(), nq());
+      mass_matrix(q, m);
+      v = Eigen::LLT<MatQ>(m).solve(VecQ(p));
+      return;
+    }
     switch (mass_kind_) {
       case MassKind::kIdentity:
         v = p;
@@ -116,20 +134,47 @@ class CustomSystem
   }
 
   /// True when M is the identity (RuntimeIdentityMass): integrators may skip M^-1 products.
-  bool identity_mass() const { return mass_kind_ == MassKind::kIdentity; }
+  bool identity_mass() const { return kConstantMass && mass_kind_ == MassKind::kIdentity; }
 
-  /// M, NQ x NQ (constant).
+  /// M(q), NQ x NQ, into mm (sized NQ x NQ), without heap memory; from M's tape (a
+  /// q-dependent M only: gonzalez_r evaluates it in its steps).
   template <class VQ>
-  Eigen::MatrixXd mass_matrix_dyn(const VQ& /*q*/) const {
-    return m_;
+  void mass_matrix(const VQ& q, MatQ& mm) const requires(!kConstantMass) {
+    double buffer[kQ];
+    def_->mass_entries.evaluate(inputs(q, buffer), mm.data());  // symmetric: either layout
   }
 
-  /// H(q, p) = 1/2 p^T M^-1 p + V(q).
+  /// M(q), NQ x NQ.
+  template <class VQ>
+  Eigen::MatrixXd mass_matrix_dyn(const VQ& q) const {
+    if constexpr (kConstantMass) {
+      return m_;
+    } else {
+      MatQ mm(nq(), nq());
+      mass_matrix(q, mm);
+      return mm;
+    }
+  }
+
+  /// out = d/dq (1/2 v^T M(q) v) (length NQ), from its symbolic tape: the term
+  /// -1/2 v^T (dM/dq^i) v of gonzalez_r's grad H (seed 001 eq. (18a)). A q-dependent M only.
+  template <class VQ, class VV, class Out>
+  void kinetic_gradient(const VQ& q, const VV& v, Out& out) const requires(!kConstantMass) {
+    double in[2 * kQ], buffer[kQ];
+    const int n = nq();
+    for (int i = 0; i < n; ++i) {
+      in[i] = q(i);
+      in[n + i] = v(i);
+    }
+    def_->kinetic_gradient.evaluate(in, buffer);
+    for (int i = 0; i < n; ++i) out(i) = buffer[i];
+  }
+
+  /// H(q, p) = 1/2 p^T M(q)^-1 p + V(q).
   template <class VQ, class VP>
   double hamiltonian(const VQ& q, const VP& p) const {
     const VecQ pp = p;
-    const VecQ v = minv_ * pp;
-    return 0.5 * pp.dot(v) + potential(q);
+    return 0.5 * pp.dot(velocity(q, pp)) + potential(q);
   }
 
   /// mu(q), NC x NQ; q real or complex (the complex step of gonzalez_r and rk2), mu of the same
@@ -158,9 +203,7 @@ class CustomSystem
   double constraint_residual(const VQ& q, const VP& p) const {
     MatCQ mu(nc(), nq());
     constraint(q, mu);
-    const VecQ pp = p;
-    const VecQ v = minv_ * pp;
-    return (mu * v).cwiseAbs().maxCoeff();
+    return (mu * velocity(q, VecQ(p))).cwiseAbs().maxCoeff();
   }
 
   /// Why the definition does not admit q (mu(q) not of full row rank); std::nullopt when it
@@ -203,6 +246,18 @@ class CustomSystem
     } else {
       for (int i = 0; i < nq(); ++i) buffer[i] = q(i);
       return buffer;
+    }
+  }
+
+  /// M^-1 p for the observables: the product with the constant M^-1, or the solve with M(q).
+  template <class VQ>
+  VecQ velocity(const VQ& q, const VecQ& p) const {
+    if constexpr (kConstantMass) {
+      return minv_ * p;
+    } else {
+      VecQ v(nq());
+      inv_mass_times(q, p, v);
+      return v;
     }
   }
 
