@@ -62,5 +62,8 @@ nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic>" nhsim/systems/custom_
   si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
   rk2)
 # A q-dependent mass matrix, any size: the methods that need only a canonical form.
-nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomMass::kVarying>"
+nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kVaryingMass>"
   nhsim/systems/custom_system.hpp gonzalez_r gonzalez_r_fd)
+# Control forces, any size: the canonical methods that take them.
+nhsim_pairs("CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kControlled>"
+  nhsim/systems/custom_system.hpp nh_rattle nh_rattle_projected rk2)

@@ -166,11 +166,11 @@ grpc::Status EnsembleServiceImpl::DeleteSystem(grpc::ServerContext* context,
 
 v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& system,
                                                     const Caller& who) {
-  // Which integrators apply depends on whether M depends on q: the definition says (it compiled
-  // when it was registered; one that no longer does lists no integrators).
+  // Which integrators apply depends on the kind of definition (M(q), control forces): compiled
+  // (it compiled when it was registered; one that no longer does lists no integrators).
   SystemInfo info = custom_system_info();
   try {
-    info = custom_system_info(compile_custom_system(from_proto(system.definition))->constant_mass);
+    info = custom_system_info(compile_custom_system(from_proto(system.definition)).get());
   } catch (const SpecError&) {
     info.integrators.clear();
   }

@@ -93,7 +93,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
                       "custom_system.parameters");
     }
     custom = compile_custom_system(*spec.custom_system);
-    entry = &custom_system_entry(custom->constant_mass);
+    entry = &custom_system_entry(custom->kind());
     pr.model = make_custom_model(custom);
     for (const auto& [name, value] : spec.custom_system->parameters) pr.parameters[name] = value;
   } else {

@@ -69,8 +69,8 @@ std::vector<SystemInfo> list_systems() {
 
 std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); }
 
-SystemInfo custom_system_info(bool constant_mass) {
-  return custom_system_entry(constant_mass).info;
+SystemInfo custom_system_info(const CustomSystemDefinition* def) {
+  return custom_system_entry(def != nullptr ? def->kind() : CustomKind::kConstantMass).info;
 }
 
 std::optional<std::string> not_applicable(const std::string& system,

@@ -86,6 +86,8 @@ NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<3, 1>);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<7, 1>);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<Eigen::Dynamic, Eigen::Dynamic>);
 NHSIM_INSTANTIATE_STEPPER_FACTORY(
-    CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomMass::kVarying>);
+    CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kVaryingMass>);
+NHSIM_INSTANTIATE_STEPPER_FACTORY(
+    CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kControlled>);
 
 }  // namespace nhsim

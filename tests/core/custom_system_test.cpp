@@ -45,7 +45,7 @@ CustomSystemSpec quartic_custom() {
   s.coordinates = {"x", "w1", "w2", "w3", "z1", "z2", "z3"};
   for (int i = 0; i < 7; ++i) {
     std::vector<std::string> row(7, "0");
-    row[static_cast<std::size_t>(i)] = "1";
+    row[static_cast<std::size_t>(i)].assign(1, '1');  // (GCC 12: no = "1")
     s.mass_matrix.push_back(row);
   }
   s.potential =
@@ -76,7 +76,7 @@ CustomSystemSpec quartic2_custom() {
   s.coordinates = {"x", "w1", "w2", "z1", "z2"};
   for (int i = 0; i < 5; ++i) {
     std::vector<std::string> row(5, "0");
-    row[static_cast<std::size_t>(i)] = "1";
+    row[static_cast<std::size_t>(i)].assign(1, '1');  // (GCC 12: no = "1")
     s.mass_matrix.push_back(row);
   }
   s.potential = "(x^2 + w1^2 + w2^2 + z1^2 + z2^2 + z1^2*z2^2 + w1^2*z1^2 + w2^2*z2^2) / 2";
@@ -85,7 +85,7 @@ CustomSystemSpec quartic2_custom() {
 }
 
 /// The Chaplygin sleigh of seed 001 §4.2, q = (x1, x2, theta): M depends on theta, so the
-/// system runs on CustomSystem<Dynamic, Dynamic, CustomMass::kVarying>.
+/// system runs on CustomSystem<Dynamic, Dynamic, CustomKind::kVaryingMass>.
 CustomSystemSpec sleigh_custom(double j, double a, double m) {
   CustomSystemSpec s;
   s.coordinates = {"x1", "x2", "theta"};
@@ -380,6 +380,74 @@ TEST(CustomSystem, VaryingMassKeepsEnergyAndConstraintAtRoundOff) {
   RecordProperty("max_constraint_residual", sci(worst_residual));
 }
 
+// Control forces on the knife edge (eps = 0, V = 0, M = I): a thrust u1 = c along the blade,
+// b_1 = (cos phi, sin phi, 0), and a torque u2 = 0, b_2 = (0, 0, 1). The constraint force is
+// normal to the blade, so phi = phi0 + w t, the forward speed is v = v0 + c t and
+// x = x0 + int_0^t v cos(phi) ds, y likewise with sin; H - H0 = c v0 t + c^2 t^2 / 2 (the work
+// of the thrust). nh_rattle, nh_rattle_projected and rk2 (the methods that take control forces)
+// converge to this at second order.
+TEST(CustomSystem, ControlForcesGiveTheClosedFormThrustedKnifeEdge) {
+  const double c = 0.3, v0 = 0.5, w = 0.8, phi0 = 0.4, t = 5.0;
+  CustomSystemSpec knife = knife_edge_custom(0.0);
+  knife.potential = "0";
+  knife.control_forces = {{"cos(phi)", "sin(phi)", "0"}, {"0", "0", "1"}};
+  const auto exact = [&](double s) {
+    const double ph = phi0 + w * s, v = v0 + c * s;
+    return std::array<double, 3>{0.1 + v * std::sin(ph) / w + c * std::cos(ph) / (w * w) -
+                                     v0 * std::sin(phi0) / w - c * std::cos(phi0) / (w * w),
+                                 -0.2 - v * std::cos(ph) / w + c * std::sin(ph) / (w * w) +
+                                     v0 * std::cos(phi0) / w - c * std::sin(phi0) / (w * w),
+                                 ph};
+  };
+  const std::vector<std::string> ids = {"nh_rattle", "nh_rattle_projected", "rk2"};
+  const std::vector<CanonicalState> states = {
+      {{0.1, -0.2, phi0}, {v0 * std::cos(phi0), v0 * std::sin(phi0), w}}};
+  std::vector<double> errors[2];
+  for (const double h : {0.02, 0.01}) {
+    EnsembleSpec s = spec_with(states, ids, h, t);
+    s.custom_system = knife;
+    ControlSpec thrust;
+    thrust.kind = ControlSpec::Kind::kConstant;
+    thrust.value = c;
+    ControlSpec no_torque;
+    no_torque.kind = ControlSpec::Kind::kConstant;
+    s.controls = {thrust, no_torque};
+    s.observables = {"energy_error", "constraint_residual"};
+    const EnsembleResult r = run_ensemble(s);
+    ASSERT_EQ(r.integrators.size(), ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      SCOPED_TRACE(ids[k]);
+      ASSERT_EQ(r.integrators[k].trajectories_ok, 1);
+      const auto& q = r.integrators[k].outputs.final_states[0].state.q;
+      const auto qx = exact(t);
+      double e = 0.0;
+      for (int i = 0; i < 3; ++i)
+        e = std::max(e, std::abs(q[static_cast<std::size_t>(i)] - qx[static_cast<std::size_t>(i)]));
+      errors[h == 0.01 ? 1 : 0].push_back(e);
+      EXPECT_LT(e, 1e-3);
+      const SeriesStats& de = series(r, k, "energy_error");
+      EXPECT_NEAR(de.mean.back(), c * v0 * t + 0.5 * c * c * t * t, 1e-3);
+    }
+  }
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const double order = std::log2(errors[0][k] / errors[1][k]);
+    EXPECT_GT(order, 1.8) << ids[k];
+    EXPECT_LT(order, 2.2) << ids[k];
+    RecordProperty(ids[k] + "_error_h0.01", sci(errors[1][k]));
+    RecordProperty(ids[k] + "_observed_order", sci(order));
+  }
+  // si_dla does not take control forces: refused, not run without them.
+  EnsembleSpec s = spec_with(states, {"si_dla"}, 0.01, t);
+  s.custom_system = knife;
+  try {
+    validate(s);
+    ADD_FAILURE() << "si_dla ran on a controlled system";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), "integrators[0].integrator");
+    EXPECT_NE(std::string(e.what()).find("control forces"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CustomSystem, EveryCanonicalConstantMassMethodRunsAndKeepsTheConstraint) {
   std::vector<CanonicalState> states = {
       {{0.4, -0.2, 0.4}, {0.8 * (std::cos(0.4) - 0.1), 0.8 * std::sin(0.4), 0.7}}};
@@ -556,6 +624,29 @@ TEST(CustomSystem, VaryingMassErrorsNameTheField) {
   s.custom_system->potential.clear();
   s.custom_system->lagrangian = "(y*x_dot^2 + y_dot^2 + phi_dot^2)/2";
   EXPECT_EQ(field_of(s), "custom_system.lagrangian");
+}
+
+TEST(CustomSystem, ControlForceErrorsNameTheField) {
+  auto s = small_custom_spec();
+  s.integrators[0].integrator = "nh_rattle";
+  s.custom_system->control_forces = {{"cos(phi)", "sin(phi)", "0"}};
+  EXPECT_EQ(field_of(s), "(valid)");
+  s.custom_system->control_forces[0].pop_back();  // 2 entries for 3 coordinates
+  EXPECT_EQ(field_of(s), "custom_system.control_forces[0]");
+  s.custom_system->control_forces = {{"cos(phi)", "sin(w)", "0"}};
+  EXPECT_EQ(field_of(s), "custom_system.control_forces[0][1]");
+  s.custom_system->control_forces =
+      std::vector<std::vector<std::string>>(9, std::vector<std::string>{"1", "0", "0"});
+  EXPECT_EQ(field_of(s), "custom_system.control_forces");  // more than 8 inputs
+  s.custom_system->control_forces = {{"1", "0", "0"}};
+  s.custom_system->mass_matrix[0][0] = "1 + y^2";  // M(q) with control forces
+  EXPECT_EQ(field_of(s), "custom_system.control_forces");
+  s.custom_system->mass_matrix[0][0] = "1";
+  s.controls = {ControlSpec{}, ControlSpec{}};  // 2 controls for 1 input
+  EXPECT_EQ(field_of(s), "controls");
+  s = small_custom_spec();
+  s.controls = {ControlSpec{}};  // no control forces
+  EXPECT_EQ(field_of(s), "controls");
 }
 
 TEST(CustomSystem, LagrangianErrorsNameTheField) {

@@ -136,7 +136,7 @@ def momenta(coordinates):
 
 
 def custom_system(coordinates, potential, constraints, mass_matrix=None, parameters=None,
-                  invariants=None):
+                  invariants=None, control_forces=None):
     """The ``custom_system`` message of a spec, as a dict in the protobuf JSON mapping.
 
     Args:
@@ -144,15 +144,17 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
         potential: V(q), a sympy expression [the user's energy unit].
         constraints: mu(q), m rows of n expressions (a sympy Matrix or lists); the constraint
             is mu(q) M^-1 p = 0, i.e. mu(q) q' = 0.
-        mass_matrix: M, n x n (sympy Matrix or lists), constant; default the identity.
+        mass_matrix: M, n x n (sympy Matrix or lists), constant or M(q); default the identity.
         parameters: {symbol: value} or {symbol: (value, unit)}; units are free text.
         invariants: {name: expression} of named invariants in the coordinates, the momenta
             (momenta(coordinates): p_x for coordinate x) and the parameters, sampled by the
             server as observables under their names.
+        control_forces: b_j(q), one row of n expressions per control input u_j (the spec's
+            ``controls[j]`` gives u_j(t)); the applied force is sum_j b_j(q) u_j(t) - dV/dq.
 
     Returns:
         dict with coordinates, parameters, mass_matrix, potential, constraints (and invariants
-        when given), for ``spec["custom_system"]``.
+        and control_forces when given), for ``spec["custom_system"]``.
 
     Raises:
         ValueError: "<field>: <reason>" for rows of the wrong length or an expression nhsimd's
@@ -184,6 +186,8 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
             {"name": name,
              "expression": to_expression(e, with_momenta, f"{field}.invariants[{k}].expression")}
             for k, (name, e) in enumerate(invariants.items())]
+    if control_forces:
+        out["control_forces"] = matrix(control_forces, "control_forces")
     return out
 
 

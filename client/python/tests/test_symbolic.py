@@ -66,6 +66,17 @@ def test_contact_oscillator_message():
         [x, y, z], [xd, yd, zd], lagrangian, [[1, 0, y]], parameters={eps: (0.5, "1")}) == system
 
 
+def test_control_forces_are_printed_as_rows():
+    system = symbolic.custom_system([x, y, z], CONTACT_V, [[1, 0, y]],
+                                    parameters={eps: 0.5},
+                                    control_forces=[[sp.cos(z), sp.sin(z), 0], [0, 0, 1]])
+    assert system["control_forces"] == [{"entries": ["cos(z)", "sin(z)", "0"]},
+                                        {"entries": ["0", "0", "1"]}]
+    with pytest.raises(ValueError, match=r"^custom_system.control_forces\[0\]: has 2 entries"):
+        symbolic.custom_system([x, y, z], CONTACT_V, [[1, 0, y]], parameters={eps: 0.5},
+                               control_forces=[[1, 0]])
+
+
 def test_row_lengths_and_lagrangians_are_checked():
     eps_value = {eps: 0.5}
     with pytest.raises(ValueError, match=r"^custom_system.constraints\[0\]: has 2 entries, "

@@ -9,6 +9,8 @@
 
 namespace nhsim {
 
+struct CustomSystemDefinition;  // nhsim/custom/definition.hpp
+
 struct ParameterInfo {
   std::string name;
   double default_value = 0.0;
@@ -47,9 +49,10 @@ struct IntegratorInfo {
 std::vector<SystemInfo> list_systems();
 std::vector<IntegratorInfo> list_integrators();
 /// The entry of a user-defined system (spec field custom_system): its description and the
-/// integrators that apply to every definition with a constant mass matrix (constant_mass), or
-/// with a q-dependent one. Not among list_systems().
-SystemInfo custom_system_info(bool constant_mass = true);
+/// integrators that apply to definitions of the kind of `def` (nhsim/custom/definition.hpp), or
+/// without one to every definition with a constant mass matrix and no control forces. Not among
+/// list_systems().
+SystemInfo custom_system_info(const CustomSystemDefinition* def = nullptr);
 
 /// Why `integrator` does not apply to `system`; std::nullopt when it applies.
 /// Precondition: both names are known.

@@ -16,7 +16,7 @@ namespace {
 /// The model over CustomSystem<NQ, NC> when the definition has that fixed size, else null.
 template <int NQ, int NC>
 std::unique_ptr<SystemModel> make_if(const std::shared_ptr<const CustomSystemDefinition>& def) {
-  if (def->nq != NQ || def->nc != NC || !def->constant_mass) return nullptr;
+  if (def->nq != NQ || def->nc != NC || def->kind() != CustomKind::kConstantMass) return nullptr;
   return std::make_unique<ModelImpl<CustomSystem<NQ, NC>>>(CustomSystem<NQ, NC>(def));
 }
 
@@ -26,23 +26,33 @@ std::vector<CanonicalState> explicit_states(const InitialConditions& ic) {
   return {};
 }
 
-/// The entry of every definition with the mass matrix kind MF: every size has the same
-/// structure (the flags of CustomSystem do not depend on it), so one size answers which
-/// integrators apply and why the others do not.
-template <CustomMass MF>
+/// The entry of every definition of kind MF: every size has the same structure (the flags of
+/// CustomSystem do not depend on it), so one size answers which integrators apply and why the
+/// others do not.
+template <CustomKind MF>
 SystemEntry make_custom_system_entry() {
-  using S = std::conditional_t<MF == CustomMass::kConstant, CustomSystem<3, 1>,
+  using S = std::conditional_t<MF == CustomKind::kConstantMass, CustomSystem<3, 1>,
                                CustomSystem<Eigen::Dynamic, Eigen::Dynamic, MF>>;
   SystemInfo info;
   info.name = kCustomSystemName;
-  info.description =
-      MF == CustomMass::kConstant
-          ? "A user-defined system (spec field custom_system): mass matrix M, potential V(q) and "
-            "constraint one-forms mu(q) given as expressions, parsed and differentiated by the "
-            "server and evaluated by register tapes. The integrators listed apply to a constant "
-            "M; to an M that depends on q, gonzalez_r and gonzalez_r_fd"
-          : "A user-defined system (spec field custom_system) whose mass matrix M(q) depends on "
-            "the coordinates";
+  switch (MF) {
+    case CustomKind::kConstantMass:
+      info.description =
+          "A user-defined system (spec field custom_system): mass matrix M, potential V(q), "
+          "constraint one-forms mu(q) and control forces given as expressions, parsed and "
+          "differentiated by the server and evaluated by register tapes. The integrators listed "
+          "apply to a constant M; to an M that depends on q, gonzalez_r and gonzalez_r_fd; with "
+          "control forces, nh_rattle, nh_rattle_projected and rk2";
+      break;
+    case CustomKind::kVaryingMass:
+      info.description =
+          "A user-defined system (spec field custom_system) whose mass matrix M(q) depends on "
+          "the coordinates";
+      break;
+    case CustomKind::kControlled:
+      info.description = "A user-defined system (spec field custom_system) with control forces";
+      break;
+  }
   info.source = "issue 16; DESIGN.md \"User-defined systems\"";
   info.integrators = applicable_integrators<S>();
   return SystemEntry{std::move(info), nullptr,
@@ -52,19 +62,32 @@ SystemEntry make_custom_system_entry() {
 
 }  // namespace
 
-const SystemEntry& custom_system_entry(bool constant_mass) {
-  static const SystemEntry kConstant = make_custom_system_entry<CustomMass::kConstant>();
-  static const SystemEntry kVarying = make_custom_system_entry<CustomMass::kVarying>();
-  return constant_mass ? kConstant : kVarying;
+const SystemEntry& custom_system_entry(CustomKind kind) {
+  static const SystemEntry kConstant = make_custom_system_entry<CustomKind::kConstantMass>();
+  static const SystemEntry kVarying = make_custom_system_entry<CustomKind::kVaryingMass>();
+  static const SystemEntry kControlled = make_custom_system_entry<CustomKind::kControlled>();
+  switch (kind) {
+    case CustomKind::kVaryingMass:
+      return kVarying;
+    case CustomKind::kControlled:
+      return kControlled;
+    case CustomKind::kConstantMass:
+      break;
+  }
+  return kConstant;
 }
 
 std::unique_ptr<SystemModel> make_custom_model(
     const std::shared_ptr<const CustomSystemDefinition>& def) {
   if (auto m = make_if<3, 1>(def)) return m;
   if (auto m = make_if<7, 1>(def)) return m;
-  if (!def->constant_mass) {
-    using Varying = CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomMass::kVarying>;
+  if (def->kind() == CustomKind::kVaryingMass) {
+    using Varying = CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kVaryingMass>;
     return std::make_unique<ModelImpl<Varying>>(Varying(def));
+  }
+  if (def->kind() == CustomKind::kControlled) {
+    using Controlled = CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kControlled>;
+    return std::make_unique<ModelImpl<Controlled>>(Controlled(def));
   }
   using AnySize = CustomSystem<Eigen::Dynamic, Eigen::Dynamic>;
   return std::make_unique<ModelImpl<AnySize>>(AnySize(def));

@@ -13,10 +13,10 @@ namespace nhsim {
 /// The name results and messages give a user-defined system.
 inline constexpr const char* kCustomSystemName = "custom_system";
 
-/// The entry of every user-defined system with a constant mass matrix (constant_mass) or a
-/// q-dependent one: which integrators apply and why others do not. `make` is null (use
-/// make_custom_model, nhsim/custom/model.hpp); no potential_lower_bound.
-const SystemEntry& custom_system_entry(bool constant_mass);
+/// The entry of every user-defined system of that kind: which integrators apply and why others
+/// do not. `make` is null (use make_custom_model, nhsim/custom/model.hpp); no
+/// potential_lower_bound.
+const SystemEntry& custom_system_entry(CustomKind kind);
 
 /// check_custom_system_at() at the explicit initial states (or the velocity perturbation's
 /// base state), after validate_initial_conditions(). The states an energy-shell generator draws

@@ -237,6 +237,30 @@ void varying_mass(const std::vector<std::vector<GiNaC::ex>>& mex, const std::vec
   def.kinetic_gradient = compile_tape(inputs, gradient, mf, "dM/dq");
 }
 
+/// The control forces: one tape of the nu rows b_j(q), row-major.
+void compile_control_forces(const CustomSystemSpec& spec,
+                            const std::map<std::string, GiNaC::ex>& symbols,
+                            const std::vector<GiNaC::ex>& q, const std::string& field,
+                            CustomSystemDefinition& def) {
+  const std::string bf = field + ".control_forces";
+  const std::size_t nu = spec.control_forces.size();
+  if (nu == 0) return;
+  if (nu > static_cast<std::size_t>(kMaxCustomInputs)) {
+    throw SpecError(bf, "has " + std::to_string(nu) + " rows (control inputs), at most " +
+                            std::to_string(kMaxCustomInputs));
+  }
+  if (!def.constant_mass) {
+    throw SpecError(bf,
+                    "needs a constant mass matrix: the methods that take control forces "
+                    "(nh_rattle, nh_rattle_projected, rk2) need one");
+  }
+  const auto rows = parse_rows(spec.control_forces, q.size(), symbols, bf);
+  std::vector<GiNaC::ex> flat;
+  for (const auto& row : rows) flat.insert(flat.end(), row.begin(), row.end());
+  def.control_forces = compile_tape(q, flat, bf, "control forces");
+  def.nu = static_cast<int>(nu);
+}
+
 /// The named invariants: one tape over (q, p), p_c the momentum conjugate to coordinate c.
 void compile_invariants(const CustomSystemSpec& spec, std::map<std::string, GiNaC::ex> symbols,
                         const std::vector<GiNaC::ex>& q, const std::string& field,
@@ -398,6 +422,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   }
   def->constraint_affine_along_forces = affine;
 
+  compile_control_forces(spec, symbols, q, field, *def);
   compile_invariants(spec, symbols, q, field, *def);
   return def;
 }

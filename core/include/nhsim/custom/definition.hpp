@@ -1,10 +1,11 @@
 // A user-defined system (issue 16, DESIGN.md "User-defined systems"): the spec's symbolic
-// definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), and
-// either the constant mass matrix with its inverse or the tapes of M(q) and of
-// d/dq (1/2 v^T M(q) v). The system type over it is nhsim/systems/custom_system.hpp.
+// definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), either
+// the constant mass matrix with its inverse or the tapes of M(q) and of d/dq (1/2 v^T M(q) v),
+// and the tape of the control forces. The system type over it is
+// nhsim/systems/custom_system.hpp.
 //
-// Scope of this release: the canonical form with named invariants (no holonomic g(q) or
-// controls), at most kMaxCustomCoordinates coordinates.
+// Scope of this release: the canonical form with named invariants and control forces (no
+// holonomic g(q)), at most kMaxCustomCoordinates coordinates.
 #pragma once
 
 #include <Eigen/Dense>
@@ -37,6 +38,11 @@ struct CustomSystemSpec {
   std::string lagrangian;
   /// mu(q): m rows (constraint one-forms mu^alpha) of n entries, 1 <= m < n.
   std::vector<std::vector<std::string>> constraints;
+  /// Control forces: one row per control input u_j (the spec's controls[j] gives u_j(t)), n
+  /// entries: b_j(q), the generalised force per unit of u_j. The applied force is
+  /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq (seed 002 §4.2, B(q) u). At most kMaxCustomInputs rows;
+  /// a constant mass matrix only (the methods that take controls need one).
+  std::vector<std::vector<std::string>> control_forces;
   /// Named invariants (name, expression in q, p and the parameters; the momentum conjugate to
   /// coordinate c is p_c), sampled as observables under their names. At most
   /// kMaxCustomInvariants.
@@ -51,6 +57,13 @@ inline constexpr int kMaxCustomInvariants = 16;
 
 /// The most coordinates a definition may have (the evaluators' stack buffers hold this many).
 inline constexpr int kMaxCustomCoordinates = 32;
+
+/// The most control inputs (rows of control_forces) a definition may have.
+inline constexpr int kMaxCustomInputs = 8;
+
+/// The three kinds of user-defined system, each its own system type (CustomSystem's MF): a
+/// constant mass matrix, a mass matrix that depends on q, and a constant one with control forces.
+enum class CustomKind { kConstantMass, kVaryingMass, kControlled };
 
 /// The (nq, nc) sizes compiled with fixed-size Eigen types (core/pairs.cmake), the fastest:
 /// (3, 1) fits the knife edge and the nonholonomic particle, (7, 1) the chaotic quartic system
@@ -74,11 +87,19 @@ struct CustomSystemDefinition {
   custom::Tape kinetic_gradient;
   /// The spec field M came from, for errors at a state: "mass_matrix" or "lagrangian".
   std::string mass_field = "mass_matrix";
-  custom::Tape potential;                    ///< q -> V(q), 1 output
-  custom::Tape grad_potential;               ///< q -> dV/dq, nq outputs
-  custom::Tape constraint;                   ///< q -> mu(q), nc x nq outputs, row-major
+  int nu = 0;                   ///< the number of control inputs (rows of control_forces)
+  custom::Tape control_forces;  ///< q -> b_j(q), nu x nq outputs, row-major (nu > 0)
+  custom::Tape potential;       ///< q -> V(q), 1 output
+  custom::Tape grad_potential;  ///< q -> dV/dq, nq outputs
+  custom::Tape constraint;      ///< q -> mu(q), nc x nq outputs, row-major
   std::vector<std::string> invariant_names;  ///< the observables' names, in the spec's order
   custom::Tape invariants;  ///< (q, p) -> the invariants: 2 nq inputs, one output each
+  /// Which system type runs the definition.
+  CustomKind kind() const {
+    return !constant_mass ? CustomKind::kVaryingMass
+           : nu > 0       ? CustomKind::kControlled
+                          : CustomKind::kConstantMass;
+  }
   /// True when mu depends only on coordinates j with (M^-1 mu^T)_j identically zero (checked
   /// symbolically): then mu(q) does not move along the constraint forces and si_dla's
   /// multiplier equation is affine (one linear solve; nhsim/integrators/si_dla.hpp).
@@ -94,7 +115,8 @@ struct CustomSystemDefinition {
 /// depth limits; both or neither of (mass_matrix, potential) and lagrangian; a lagrangian with
 /// terms linear in the velocities or not quadratic in them; M not symmetric (the first entry
 /// (i, j), i < j, with M_ij != M_ji, identically in q for a q-dependent M); a constant M that is
-/// not positive definite; a tape over kMaxTapeRegisters.
+/// not positive definite; control forces with a q-dependent M, more than kMaxCustomInputs of
+/// them, or rows of the wrong length; a tape over kMaxTapeRegisters.
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(
     const CustomSystemSpec& spec, const std::string& field = "custom_system");
 

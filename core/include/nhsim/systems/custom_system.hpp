@@ -1,13 +1,15 @@
-// A user-defined system (issue 16): the canonical form M, V(q), mu(q) of a
+// A user-defined system (issue 16): the canonical form M, V(q), mu(q) and control forces of a
 // CustomSystemDefinition (nhsim/custom/definition.hpp), evaluated by its register tapes.
 //
 // Sizes are template parameters so the integrators get the same fixed-size Eigen types as for a
 // catalogue system; the library compiles the fixed sizes of kCustomFixedSizes and, for every other
 // size, CustomSystem<Eigen::Dynamic, Eigen::Dynamic> (core/pairs.cmake). With a constant mass
-// matrix (CustomMass::kConstant, kConstantMass) every canonical-form method with that requirement
-// applies: si_dla, gonzalez_f, avf_f, i_dla, gonzalez_r, gonzalez_r_fd, spark2, dla, nh_rattle,
-// nh_rattle_projected and rk2. With a q-dependent M (CustomMass::kVarying, dynamic size only)
-// gonzalez_r and gonzalez_r_fd apply, as on the catalogue's Chaplygin sleigh. No reduced form
+// matrix (CustomKind::kConstantMass, kConstantMass) every canonical-form method with that
+// requirement applies: si_dla, gonzalez_f, avf_f, i_dla, gonzalez_r, gonzalez_r_fd, spark2, dla,
+// nh_rattle, nh_rattle_projected and rk2. With a q-dependent M (CustomKind::kVaryingMass, dynamic
+// size only) gonzalez_r and gonzalez_r_fd apply, as on the catalogue's Chaplygin sleigh. With
+// control forces (CustomKind::kControlled, dynamic size only; kHasControls) the methods that take
+// them: nh_rattle, nh_rattle_projected and rk2, as on the snakeboard. No reduced form
 // (gonzalez_r builds the adapted frame by QR from mu, seed 001 §3.3), so gonzalez, avf,
 // itoh_abe, midpoint and rk4 do not.
 //
@@ -19,6 +21,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <memory>
@@ -28,20 +31,18 @@
 #include <utility>
 #include <vector>
 
+#include "nhsim/controls.hpp"
 #include "nhsim/custom/definition.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
-/// Whether a user-defined system's mass matrix is constant or depends on q.
-enum class CustomMass { kConstant, kVarying };
-
 /// A user-defined system with NQ coordinates and NC constraint rows (Eigen::Dynamic for both: any
 /// size up to kMaxCustomCoordinates, taken from the definition, in vectors and matrices of that
-/// capacity, so that stepping takes no heap memory at any size) and a mass matrix of the kind
-/// MF. Construct from a compiled definition of those sizes and that kind of mass matrix (else
-/// std::invalid_argument). Copies share the definition.
-template <int NQ_, int NC_, CustomMass MF = CustomMass::kConstant>
+/// capacity, so that stepping takes no heap memory at any size), of the kind MF. Construct from a
+/// compiled definition of those sizes and that kind (else std::invalid_argument). Copies share the
+/// definition.
+template <int NQ_, int NC_, CustomKind MF = CustomKind::kConstantMass>
 class CustomSystem
     : public CanonicalTypes<NQ_, NC_, NQ_ == Eigen::Dynamic ? kMaxCustomCoordinates : NQ_,
                             NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_> {
@@ -53,7 +54,9 @@ class CustomSystem
   using typename Base::MatCQ;
   using typename Base::MatQ;
   using typename Base::VecQ;
-  static constexpr bool kConstantMass = MF == CustomMass::kConstant;
+  static constexpr bool kConstantMass = MF != CustomKind::kVaryingMass;
+  /// Control forces b_j(q) u_j(t) (nhsim/controls.hpp): only the methods that take them apply.
+  static constexpr bool kHasControls = MF == CustomKind::kControlled;
   /// M may be any positive definite matrix: the integrators multiply by M^-1.
   static constexpr bool kIdentityMass = false;
   static_assert((NQ == Eigen::Dynamic) == (NC == Eigen::Dynamic), "both sizes fixed or neither");
@@ -64,8 +67,8 @@ class CustomSystem
     if (!sizes_ok) {
       throw std::invalid_argument("CustomSystem: definition of another size");
     }
-    if (def_->constant_mass != kConstantMass) {
-      throw std::invalid_argument("CustomSystem: definition of another kind of mass matrix");
+    if (def_->kind() != MF) {
+      throw std::invalid_argument("CustomSystem: definition of another kind");
     }
     if constexpr (!kConstantMass) return;
     m_ = def_->mass;
@@ -228,6 +231,30 @@ class CustomSystem
     return out[k];
   }
 
+  /// Binds u_j(t) to the definition's nu control inputs; empty = all zero. Throws SpecError
+  /// ("controls", ...: validate_controls()).
+  void set_controls(const std::vector<ControlSpec>& controls) requires(kHasControls) {
+    validate_controls(controls, def_->nu, "custom_system");
+    for (int j = 0; j < def_->nu; ++j) {
+      const auto uj = static_cast<std::size_t>(j);
+      u_[uj] = controls.empty() ? ControlSignal() : ControlSignal(controls[uj]);
+    }
+  }
+
+  /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq (length NQ), seed 002 §4.2.
+  template <class VQ, class Out>
+  void applied_force(const VQ& q, double t, Out& f) const requires(kHasControls) {
+    grad_potential(q, f);
+    f = -f;
+    double buffer[kQ], b[kMaxCustomInputs * kQ];
+    def_->control_forces.evaluate(inputs(q, buffer), b);
+    const int n = nq();
+    for (int j = 0; j < def_->nu; ++j) {
+      const double uj = u_[static_cast<std::size_t>(j)](t);
+      for (int i = 0; i < n; ++i) f(i) += b[j * n + i] * uj;
+    }
+  }
+
   /// Whether si_dla may solve its multiplier equation in one linear step (checked
   /// symbolically by compile_custom_system; nhsim/integrators/si_dla.hpp).
   bool si_dla_constraint_affine() const { return def_->constraint_affine_along_forces; }
@@ -268,6 +295,7 @@ class CustomSystem
   MatQ minv_;
   VecQ minv_diagonal_;
   MassKind mass_kind_ = MassKind::kGeneral;
+  std::array<ControlSignal, kMaxCustomInputs> u_{};  // u_j(t), j < nu (kHasControls)
 };
 
 }  // namespace nhsim
