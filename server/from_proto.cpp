@@ -266,6 +266,8 @@ CustomSystemSpec from_proto(const v1::CustomSystem& system) {
   out.potential = system.potential();
   out.lagrangian = system.lagrangian();
   out.constraints = from_proto(system.constraints());
+  out.holonomic_constraints.assign(system.holonomic_constraints().begin(),
+                                   system.holonomic_constraints().end());
   out.control_forces = from_proto(system.control_forces());
   for (const auto& i : system.invariants()) out.invariants.emplace_back(i.name(), i.expression());
   out.name = system.name();

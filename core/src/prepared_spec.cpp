@@ -93,7 +93,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
                       "custom_system.parameters");
     }
     custom = compile_custom_system(*spec.custom_system);
-    entry = &custom_system_entry(custom->kind());
+    entry = &custom_system_entry(custom.get());
     pr.model = make_custom_model(custom);
     for (const auto& [name, value] : spec.custom_system->parameters) pr.parameters[name] = value;
   } else {
@@ -123,6 +123,10 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   for (std::size_t i = 0; i < spec.integrators.size(); ++i) {
     const std::string f = "integrators[" + std::to_string(i) + "]";
     pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, integrators));
+    if (const auto why = custom ? custom_integrator_problem(*custom, spec.integrators[i].integrator)
+                                : std::nullopt) {
+      throw SpecError(f + ".integrator", "does not apply to this custom_system: " + *why);
+    }
     IntegratorChoice c = spec.integrators[i];
     const auto system_default = entry->info.newton_tol_defaults.find(c.integrator);
     if (c.newton_tol == 0.0 && system_default != entry->info.newton_tol_defaults.end()) {

@@ -70,7 +70,13 @@ std::vector<SystemInfo> list_systems() {
 std::vector<IntegratorInfo> list_integrators() { return all_integrator_infos(); }
 
 SystemInfo custom_system_info(const CustomSystemDefinition* def) {
-  return custom_system_entry(def != nullptr ? def->kind() : CustomKind::kConstantMass).info;
+  SystemInfo info = custom_system_entry(def).info;
+  if (def != nullptr) {
+    std::erase_if(info.integrators, [&](const std::string& id) {
+      return custom_integrator_problem(*def, id).has_value();
+    });
+  }
+  return info;
 }
 
 std::optional<std::string> not_applicable(const std::string& system,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "custom_system_support.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/ensemble.hpp"
 #include "test_support.hpp"
@@ -18,7 +19,10 @@
 namespace nhsim {
 namespace {
 
+using test::compare;
 using test::sci;
+using test::spec_with;
+using test::with_custom_system;
 
 CustomSystemSpec knife_edge_custom(double eps) {
   CustomSystemSpec s;
@@ -123,63 +127,6 @@ std::vector<CanonicalState> rolling_disk_states(double m, double r, double j_the
     states.push_back({{0.2, -0.5, theta, 0.4}, {m * v1, m * v2, j_theta * thd, j_phi * w}});
   }
   return states;
-}
-
-EnsembleSpec spec_with(const std::vector<CanonicalState>& states,
-                       const std::vector<std::string>& ids, double h, double t_final) {
-  EnsembleSpec s;
-  s.initial_conditions = ExplicitStates{states};
-  for (const auto& id : ids) {
-    IntegratorChoice c;
-    c.integrator = id;
-    c.h = h;
-    c.sample_every = 100;
-    s.integrators.push_back(c);
-  }
-  s.t_final = t_final;
-  s.outputs.final_states.all = true;
-  return s;
-}
-
-double rel_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double d = 0.0, n = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    d = std::max(d, std::abs(a[i] - b[i]));
-    n = std::max(n, std::abs(a[i]));
-  }
-  return d / n;
-}
-
-/// `builtin` with its catalogue system replaced by `custom`.
-EnsembleSpec with_custom_system(EnsembleSpec builtin, const CustomSystemSpec& custom) {
-  builtin.system.clear();
-  builtin.parameters.clear();
-  builtin.custom_system = custom;
-  return builtin;
-}
-
-/// Runs `builtin` and the same spec with `custom` instead, and compares the final states of
-/// every trajectory and integrator to `tol` relative; returns the largest relative difference.
-double compare(const EnsembleSpec& builtin, const CustomSystemSpec& custom, double tol = 1e-12) {
-  const EnsembleResult a = run_ensemble(builtin);
-  const EnsembleResult b = run_ensemble(with_custom_system(builtin, custom));
-  EXPECT_EQ(b.system, "custom_system");
-  double worst = 0.0;
-  for (std::size_t c = 0; c < a.integrators.size(); ++c) {
-    const auto& fa = a.integrators[c].outputs.final_states;
-    const auto& fb = b.integrators[c].outputs.final_states;
-    EXPECT_EQ(a.integrators[c].trajectories_ok, b.integrators[c].trajectories_ok);
-    EXPECT_EQ(b.integrators[c].trajectories_failed, 0);
-    EXPECT_EQ(fa.size(), fb.size());
-    for (std::size_t i = 0; i < std::min(fa.size(), fb.size()); ++i) {
-      const double dq = rel_diff(fa[i].state.q, fb[i].state.q);
-      const double dp = rel_diff(fa[i].state.p, fb[i].state.p);
-      EXPECT_LE(dq, tol) << builtin.integrators[c].integrator << " trajectory " << i;
-      EXPECT_LE(dp, tol) << builtin.integrators[c].integrator << " trajectory " << i;
-      worst = std::max({worst, dq, dp});
-    }
-  }
-  return worst;
 }
 
 TEST(CustomSystem, KnifeEdgeGivesTheBuiltInTrajectories) {

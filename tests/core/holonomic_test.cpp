@@ -15,7 +15,10 @@ struct PlanarPendulum {
   static constexpr int NQ = 2;
   static constexpr int NG = 1;
   using VecQ = Eigen::Matrix<double, 2, 1>;
+  using VecG = Eigen::Matrix<double, 1, 1>;
+  using MatGQ = Eigen::Matrix<double, 1, 2>;
   double m = 2.0;
+  int nq() const { return NQ; }
   template <class VQ, class VP, class Out>
   void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
     v = p / m;

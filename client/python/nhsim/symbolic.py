@@ -136,14 +136,14 @@ def momenta(coordinates):
 
 
 def custom_system(coordinates, potential, constraints, mass_matrix=None, parameters=None,
-                  invariants=None, control_forces=None):
+                  invariants=None, control_forces=None, holonomic_constraints=None):
     """The ``custom_system`` message of a spec, as a dict in the protobuf JSON mapping.
 
     Args:
         coordinates: sympy Symbols q^1..q^n, in order (state vectors follow this order).
         potential: V(q), a sympy expression [the user's energy unit].
         constraints: mu(q), m rows of n expressions (a sympy Matrix or lists); the constraint
-            is mu(q) M^-1 p = 0, i.e. mu(q) q' = 0.
+            is mu(q) M^-1 p = 0, i.e. mu(q) q' = 0. May be empty with holonomic_constraints.
         mass_matrix: M, n x n (sympy Matrix or lists), constant or M(q); default the identity.
         parameters: {symbol: value} or {symbol: (value, unit)}; units are free text.
         invariants: {name: expression} of named invariants in the coordinates, the momenta
@@ -151,10 +151,13 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
             server as observables under their names.
         control_forces: b_j(q), one row of n expressions per control input u_j (the spec's
             ``controls[j]`` gives u_j(t)); the applied force is sum_j b_j(q) u_j(t) - dV/dq.
+        holonomic_constraints: g_k(q), one expression each, g(q) = 0 (seed 003 eq. (1)); the
+            server adds their velocity form dg/dq to the constraint rows, and ggl applies when
+            each g_k is at most quadratic in q and ``constraints`` is empty.
 
     Returns:
-        dict with coordinates, parameters, mass_matrix, potential, constraints (and invariants
-        and control_forces when given), for ``spec["custom_system"]``.
+        dict with coordinates, parameters, mass_matrix, potential, constraints (and invariants,
+        control_forces and holonomic_constraints when given), for ``spec["custom_system"]``.
 
     Raises:
         ValueError: "<field>: <reason>" for rows of the wrong length or an expression nhsimd's
@@ -188,6 +191,10 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
             for k, (name, e) in enumerate(invariants.items())]
     if control_forces:
         out["control_forces"] = matrix(control_forces, "control_forces")
+    if holonomic_constraints:
+        out["holonomic_constraints"] = [
+            to_expression(g, allowed, f"{field}.holonomic_constraints[{k}]")
+            for k, g in enumerate(holonomic_constraints)]
     return out
 
 

@@ -77,6 +77,17 @@ def test_control_forces_are_printed_as_rows():
                                control_forces=[[1, 0]])
 
 
+def test_holonomic_constraints_are_printed_one_expression_each():
+    length = sp.Symbol("l")
+    system = symbolic.custom_system([x, y, z], z, [],
+                                    holonomic_constraints=[(x**2 + y**2 + z**2 - length**2) / 2],
+                                    parameters={length: 1.0})
+    assert system["constraints"] == []
+    assert system["holonomic_constraints"] == ["-l^2/2 + x^2/2 + y^2/2 + z^2/2"]
+    with pytest.raises(ValueError, match=r"^custom_system.holonomic_constraints\[0\]: .*'w'"):
+        symbolic.custom_system([x, y, z], z, [], holonomic_constraints=[sp.Symbol("w")])
+
+
 def test_row_lengths_and_lagrangians_are_checked():
     eps_value = {eps: 0.5}
     with pytest.raises(ValueError, match=r"^custom_system.constraints\[0\]: has 2 entries, "

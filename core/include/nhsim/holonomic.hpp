@@ -2,7 +2,7 @@
 // the two residuals every such system reports (seed 003 §2.3, §5; seed 004 §3.5).
 //
 // A system with holonomic constraints declares
-//   static constexpr int NG;                                   // number of constraints
+//   static constexpr int NG;                                   // number (or Eigen::Dynamic: ng())
 //   void holonomic_constraint(const VecQ& q, VecG& g) const;   // g(q), length NG
 //   void holonomic_jacobian(const VecQ& q, MatGQ& G) const;    // G(q) = Dg(q), NG x NQ
 // and its constraint one-forms mu(q) (constraint()) are the rows [G(q); nonholonomic rows], so
@@ -14,21 +14,38 @@
 
 namespace nhsim {
 
-/// True when S declares holonomic constraints (NG > 0 with g and G = Dg).
+/// True when S declares holonomic constraints: NG > 0 with g and G = Dg, or NG = Eigen::Dynamic
+/// with their number ng() at run time (a user-defined system; possibly 0) and the types VecG,
+/// MatGQ that hold them.
 template <class S>
 concept HasHolonomicConstraints = requires {
   S::NG;
 }
-&&(S::NG > 0) && requires(const S& s, const typename S::VecQ& q, Eigen::Matrix<double, S::NG, 1>& g,
-                          Eigen::Matrix<double, S::NG, S::NQ>& G) {
+&&(S::NG > 0 || S::NG == Eigen::Dynamic) &&
+    requires(const S& s, const typename S::VecQ& q, typename S::VecG& g, typename S::MatGQ& G) {
   s.holonomic_constraint(q, g);
   s.holonomic_jacobian(q, G);
 };
 
-/// max_k |g_k(q)| (position level). Units: those of g (m or dimensionless for directors).
+/// The number of holonomic constraints of sys: S::NG, or sys.ng() for a dynamic number.
+template <HasHolonomicConstraints S>
+int holonomic_count(const S& sys) {
+  if constexpr (S::NG == Eigen::Dynamic) {
+    return sys.ng();
+  } else {
+    (void)sys;
+    return S::NG;
+  }
+}
+
+/// max_k |g_k(q)| (position level; 0 when ng = 0). Units: those of g (m or dimensionless for
+/// directors).
 template <HasHolonomicConstraints S>
 double position_constraint_residual(const S& sys, const typename S::VecQ& q) {
-  Eigen::Matrix<double, S::NG, 1> g;
+  const int ng = holonomic_count(sys);
+  if (ng == 0) return 0.0;
+  typename S::VecG g;  // (not g(ng): for a fixed size 1 that would be the value)
+  g.resize(ng);
   sys.holonomic_constraint(q, g);
   return g.cwiseAbs().maxCoeff();
 }
@@ -37,9 +54,13 @@ double position_constraint_residual(const S& sys, const typename S::VecQ& q) {
 template <HasHolonomicConstraints S>
 double velocity_constraint_residual(const S& sys, const typename S::VecQ& q,
                                     const typename S::VecQ& p) {
+  const int ng = holonomic_count(sys);
+  if (ng == 0) return 0.0;
   typename S::VecQ v;
+  v.resize(sys.nq());
   sys.inv_mass_times(q, p, v);
-  Eigen::Matrix<double, S::NG, S::NQ> G;
+  typename S::MatGQ G;
+  G.resize(ng, sys.nq());
   sys.holonomic_jacobian(q, G);
   return (G * v).cwiseAbs().maxCoeff();
 }

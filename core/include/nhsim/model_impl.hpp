@@ -39,6 +39,11 @@ class ModelImpl final : public SystemModel {
     if (auto why = integrator_not_applicable<S>(choice.integrator)) {
       throw SpecError("integrator", *why);
     }
+    if constexpr (requires { sys_.integrator_problem(choice.integrator); }) {
+      if (auto why = sys_.integrator_problem(choice.integrator)) {
+        throw SpecError("integrator", *why);
+      }
+    }
     auto st = make_stepper_for(sys_, choice);
     if (!st) throw SpecError("integrator", "unknown integrator '" + choice.integrator + "'");
     return st;
@@ -49,7 +54,7 @@ class ModelImpl final : public SystemModel {
   }
   int ng() const override {
     if constexpr (HasHolonomicConstraints<S>) {
-      return S::NG;
+      return holonomic_count(sys_);
     } else {
       return 0;
     }

@@ -90,10 +90,10 @@ concept ComplexStepConstraint = requires(const S& s, const Eigen::VectorXcd& q,
 /// Holonomic constraints in the form GGL needs (seed 003): NG > 0 constraints
 /// (holonomic_constraint, holonomic_jacobian) with constant Hessians contracted by
 /// holonomic_hessian_contract (kQuadraticHolonomic = true), a constant mass matrix, and no
-/// nonholonomic rows (NC == NG).
+/// nonholonomic rows (NC == NG; for dynamic sizes the system checks at run time).
 template <class S>
 concept QuadraticHolonomicConstraints = HasHolonomicConstraints<S> && ConstantMass<S> &&
-    requires(const S& s, const typename S::VecQ& q, Eigen::Matrix<double, S::NG, S::NQ>& gm) {
+    requires(const S& s, const typename S::VecQ& q, typename S::MatGQ& gm) {
   s.holonomic_hessian_contract(q, gm);
   requires S::kQuadraticHolonomic;
   requires S::NG == S::NC;

@@ -16,7 +16,9 @@ namespace {
 /// The model over CustomSystem<NQ, NC> when the definition has that fixed size, else null.
 template <int NQ, int NC>
 std::unique_ptr<SystemModel> make_if(const std::shared_ptr<const CustomSystemDefinition>& def) {
-  if (def->nq != NQ || def->nc != NC || def->kind() != CustomKind::kConstantMass) return nullptr;
+  if (def->nq != NQ || def->nc != NC || def->kind() != CustomKind::kConstantMass || def->ng != 0) {
+    return nullptr;
+  }
   return std::make_unique<ModelImpl<CustomSystem<NQ, NC>>>(CustomSystem<NQ, NC>(def));
 }
 
@@ -26,23 +28,34 @@ std::vector<CanonicalState> explicit_states(const InitialConditions& ic) {
   return {};
 }
 
-/// The entry of every definition of kind MF: every size has the same structure (the flags of
-/// CustomSystem do not depend on it), so one size answers which integrators apply and why the
-/// others do not.
-template <CustomKind MF>
+/// The entry of every definition of kind MF, with holonomic constraints or without: every size
+/// has the same structure, so one type answers which integrators apply and why the others do
+/// not (the fixed size (3, 1) for a constant M without holonomic constraints, the dynamic size
+/// otherwise). What depends on the definition itself is custom_integrator_problem().
+template <CustomKind MF, bool kHolonomic = false>
 SystemEntry make_custom_system_entry() {
-  using S = std::conditional_t<MF == CustomKind::kConstantMass, CustomSystem<3, 1>,
+  using S = std::conditional_t<MF == CustomKind::kConstantMass && !kHolonomic, CustomSystem<3, 1>,
                                CustomSystem<Eigen::Dynamic, Eigen::Dynamic, MF>>;
+  static_assert(!kHolonomic || S::kHolonomic);
   SystemInfo info;
   info.name = kCustomSystemName;
   switch (MF) {
     case CustomKind::kConstantMass:
+      if (kHolonomic) {
+        info.description =
+            "A user-defined system (spec field custom_system) with holonomic constraints g(q): "
+            "the canonical methods keep their velocity form G(q) M^-1 p = 0 among the "
+            "constraint rows; ggl keeps g(q) = 0 itself where each g_k is at most quadratic in "
+            "q and there are no nonholonomic rows";
+        break;
+      }
       info.description =
           "A user-defined system (spec field custom_system): mass matrix M, potential V(q), "
-          "constraint one-forms mu(q) and control forces given as expressions, parsed and "
-          "differentiated by the server and evaluated by register tapes. The integrators listed "
-          "apply to a constant M; to an M that depends on q, gonzalez_r and gonzalez_r_fd; with "
-          "control forces, nh_rattle, nh_rattle_projected and rk2";
+          "constraint one-forms mu(q), holonomic constraints g(q) and control forces given as "
+          "expressions, parsed and differentiated by the server and evaluated by register "
+          "tapes. The integrators listed apply to a constant M; with holonomic constraints, ggl "
+          "too; to an M that depends on q, gonzalez_r and gonzalez_r_fd; with control forces, "
+          "nh_rattle, nh_rattle_projected and rk2";
       break;
     case CustomKind::kVaryingMass:
       info.description =
@@ -62,11 +75,14 @@ SystemEntry make_custom_system_entry() {
 
 }  // namespace
 
-const SystemEntry& custom_system_entry(CustomKind kind) {
+const SystemEntry& custom_system_entry(const CustomSystemDefinition* def) {
   static const SystemEntry kConstant = make_custom_system_entry<CustomKind::kConstantMass>();
+  static const SystemEntry kHolonomic = make_custom_system_entry<CustomKind::kConstantMass, true>();
   static const SystemEntry kVarying = make_custom_system_entry<CustomKind::kVaryingMass>();
   static const SystemEntry kControlled = make_custom_system_entry<CustomKind::kControlled>();
-  switch (kind) {
+  if (def == nullptr) return kConstant;
+  if (def->ng > 0) return kHolonomic;
+  switch (def->kind()) {
     case CustomKind::kVaryingMass:
       return kVarying;
     case CustomKind::kControlled:

@@ -261,6 +261,59 @@ void compile_control_forces(const CustomSystemSpec& spec,
   def.nu = static_cast<int>(nu);
 }
 
+/// The holonomic constraints: the tapes of g(q), G(q) = dg/dq and, where every Hessian D^2 g_k
+/// is constant, of w -> rows (D^2 g_k w)^T. Returns the rows of G, the first rows of mu.
+std::vector<std::vector<GiNaC::ex>> compile_holonomic(
+    const CustomSystemSpec& spec, const std::map<std::string, GiNaC::ex>& symbols,
+    const std::vector<GiNaC::ex>& q, const std::string& field, CustomSystemDefinition& def) {
+  const std::string hf = field + ".holonomic_constraints";
+  const std::size_t ng = spec.holonomic_constraints.size();
+  if (ng == 0) return {};
+  if (!def.constant_mass) {
+    throw SpecError(hf, "need a constant mass matrix in this release (M depends on q)");
+  }
+  if (!spec.control_forces.empty()) {
+    throw SpecError(hf, "cannot be combined with control_forces in this release");
+  }
+  std::vector<GiNaC::ex> g, jacobian, contraction;
+  std::vector<std::vector<GiNaC::ex>> rows;
+  for (std::size_t k = 0; k < ng; ++k) {
+    const std::string f = index(hf, k);
+    const GiNaC::ex gk = custom::parse_expression(spec.holonomic_constraints[k], symbols, f);
+    std::vector<GiNaC::ex> row;
+    try {
+      for (const GiNaC::ex& x : q) row.push_back(gk.diff(GiNaC::ex_to<GiNaC::symbol>(x)));
+      // (D^2 g_k w)_j = sum_i d^2 g_k / dq_j dq_i w_i, with w in the coordinates' slots.
+      for (const GiNaC::ex& gj : row) {
+        GiNaC::ex c = 0;
+        for (const GiNaC::ex& x : q) {
+          const GiNaC::ex h = gj.diff(GiNaC::ex_to<GiNaC::symbol>(x));
+          if (depends_on(h, q) && def.nonquadratic_holonomic < 0) {
+            def.nonquadratic_holonomic = static_cast<int>(k);
+          }
+          c += h * x;
+        }
+        contraction.push_back(c);
+      }
+    } catch (const std::exception& e) {
+      throw SpecError(f, std::string("cannot be differentiated: ") + e.what());
+    }
+    if (std::all_of(row.begin(), row.end(), [](const GiNaC::ex& e) { return e.is_zero(); })) {
+      throw SpecError(f, "is constant in q: a holonomic constraint must depend on the coordinates");
+    }
+    g.push_back(gk);
+    jacobian.insert(jacobian.end(), row.begin(), row.end());
+    rows.push_back(std::move(row));
+  }
+  def.holonomic = compile_tape(q, g, hf, "g");
+  def.holonomic_jacobian = compile_tape(q, jacobian, hf, "dg/dq");
+  if (def.nonquadratic_holonomic < 0) {
+    def.holonomic_hessian_contract = compile_tape(q, contraction, hf, "D^2 g");
+  }
+  def.ng = static_cast<int>(ng);
+  return rows;
+}
+
 /// The named invariants: one tape over (q, p), p_c the momentum conjugate to coordinate c.
 void compile_invariants(const CustomSystemSpec& spec, std::map<std::string, GiNaC::ex> symbols,
                         const std::vector<GiNaC::ex>& q, const std::string& field,
@@ -337,13 +390,20 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     throw SpecError(field + ".coordinates", std::to_string(n) + " coordinates: at most " +
                                                 std::to_string(kMaxCustomCoordinates));
   }
-  if (m == 0 || m >= n) {
+  const std::size_t ng = spec.holonomic_constraints.size();
+  if (ng == 0 && (m == 0 || m >= n)) {
     throw SpecError(field + ".constraints",
                     std::to_string(m) + " rows for " + std::to_string(n) +
                         " coordinates: a nonholonomic system has 1 <= rows < coordinates");
   }
+  if (ng + m >= n) {
+    throw SpecError(field + ".holonomic_constraints",
+                    std::to_string(ng) + " holonomic constraints and " + std::to_string(m) +
+                        " constraint rows for " + std::to_string(n) +
+                        " coordinates: together they must be fewer than the coordinates");
+  }
   def->nq = static_cast<int>(n);
-  def->nc = static_cast<int>(m);
+  def->nc = static_cast<int>(ng + m);
   def->coordinates = spec.coordinates;
 
   // M and V, given as such or derived from a Lagrangian (then every error on them is the
@@ -390,18 +450,22 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   def->potential = compile_tape(q, {v}, vf, "V");
   def->grad_potential = compile_tape(q, grad, vf, "dV/dq");
 
-  // The constraint one-forms.
+  // The constraint one-forms: G(q) of the holonomic constraints, then the nonholonomic rows.
+  std::vector<std::vector<GiNaC::ex>> mu = compile_holonomic(spec, symbols, q, field, *def);
   const std::string cf = field + ".constraints";
-  const auto mu = parse_rows(spec.constraints, n, symbols, cf);
+  const auto nonholonomic = parse_rows(spec.constraints, n, symbols, cf);
   for (std::size_t a = 0; a < m; ++a) {
     // A row that vanishes identically has rank 0 at every state, generated ones included.
-    if (std::all_of(mu[a].begin(), mu[a].end(), [](const GiNaC::ex& e) { return e.is_zero(); })) {
+    const auto& row = nonholonomic[a];
+    if (std::all_of(row.begin(), row.end(), [](const GiNaC::ex& e) { return e.is_zero(); })) {
       throw SpecError(index(cf, a), "is zero for every q: a constraint one-form must not vanish");
     }
   }
+  mu.insert(mu.end(), nonholonomic.begin(), nonholonomic.end());
   std::vector<GiNaC::ex> flat;
   for (const auto& row : mu) flat.insert(flat.end(), row.begin(), row.end());
-  def->constraint = compile_tape(q, flat, cf, "mu");
+  def->constraint =
+      compile_tape(q, flat, def->ng > 0 && m == 0 ? field + ".holonomic_constraints" : cf, "mu");
 
   // si_dla's affine case: mu depends only on coordinates j where M^-1 mu^T vanishes identically
   // (si_dla needs a constant M).
@@ -410,7 +474,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     const bool used =
         std::any_of(flat.begin(), flat.end(), [&](const GiNaC::ex& e) { return e.has(q[j]); });
     if (!used) continue;
-    for (std::size_t a = 0; a < m && affine; ++a) {
+    for (std::size_t a = 0; a < mu.size() && affine; ++a) {
       GiNaC::ex s = 0;
       for (std::size_t k = 0; k < n; ++k) {
         const double w =
@@ -460,13 +524,30 @@ std::optional<std::string> custom_state_problem(const CustomSystemDefinition& de
   return custom_constraint_problem(def, q);
 }
 
+std::optional<std::string> custom_integrator_problem(const CustomSystemDefinition& def,
+                                                     const std::string& id) {
+  if (id != "ggl") return std::nullopt;
+  if (def.ng == 0) return "needs holonomic constraints (custom_system.holonomic_constraints)";
+  if (def.nc > def.ng) {
+    return "needs holonomic constraints only, and custom_system.constraints has " +
+           std::to_string(def.nc - def.ng) + " nonholonomic rows";
+  }
+  if (def.nonquadratic_holonomic >= 0) {
+    return "needs constant constraint Hessians, and custom_system.holonomic_constraints[" +
+           std::to_string(def.nonquadratic_holonomic) + "] is not at most quadratic in q";
+  }
+  return std::nullopt;
+}
+
 void check_custom_system_at(const CustomSystemDefinition& def, const Eigen::VectorXd& q,
                             const std::string& where, const std::string& field) {
   if (const auto problem = custom_mass_problem(def, q)) {
     throw SpecError(field + "." + def.mass_field, *problem + " at " + where);
   }
   if (const auto problem = custom_constraint_problem(def, q)) {
-    throw SpecError(field + ".constraints", *problem + " at " + where);
+    const bool holonomic_only = def.ng > 0 && def.nc == def.ng;
+    throw SpecError(field + (holonomic_only ? ".holonomic_constraints" : ".constraints"),
+                    *problem + " at " + where);
   }
 }
 

@@ -1,11 +1,12 @@
 // A user-defined system (issue 16, DESIGN.md "User-defined systems"): the spec's symbolic
 // definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), either
 // the constant mass matrix with its inverse or the tapes of M(q) and of d/dq (1/2 v^T M(q) v),
-// and the tape of the control forces. The system type over it is
-// nhsim/systems/custom_system.hpp.
+// the tapes of the holonomic constraints g(q), G(q) and their Hessians, and the tape of the
+// control forces. The system type over it is nhsim/systems/custom_system.hpp.
 //
-// Scope of this release: the canonical form with named invariants and control forces (no
-// holonomic g(q)), at most kMaxCustomCoordinates coordinates.
+// Scope of this release: the canonical form with named invariants, holonomic constraints (with a
+// constant mass matrix, no control forces) and control forces, at most kMaxCustomCoordinates
+// coordinates.
 #pragma once
 
 #include <Eigen/Dense>
@@ -36,8 +37,14 @@ struct CustomSystemSpec {
   /// Instead of mass_matrix and potential: L(q, q') = 1/2 q'^T M q' - V(q), the velocity of
   /// coordinate c named c_dot; M(q) = d^2 L / dq'^2, V = -L(q, 0).
   std::string lagrangian;
-  /// mu(q): m rows (constraint one-forms mu^alpha) of n entries, 1 <= m < n.
+  /// mu(q): m rows (constraint one-forms mu^alpha) of n entries; 1 <= m < n, or 0 <= m when
+  /// there are holonomic constraints (ng + m < n).
   std::vector<std::vector<std::string>> constraints;
+  /// Holonomic constraints g_k(q) = 0, k < ng (seed 003 eq. (1)), in redundant coordinates. The
+  /// canonical methods see their velocity form: mu(q) = [G(q); constraints], G = dg/dq. ggl
+  /// (seed 003 §4.1) applies when every g_k is at most quadratic in q (constant Hessians) and
+  /// `constraints` is empty. A constant mass matrix and no control forces.
+  std::vector<std::string> holonomic_constraints;
   /// Control forces: one row per control input u_j (the spec's controls[j] gives u_j(t)), n
   /// entries: b_j(q), the generalised force per unit of u_j. The applied force is
   /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq (seed 002 §4.2, B(q) u). At most kMaxCustomInputs rows;
@@ -74,7 +81,8 @@ inline constexpr std::pair<int, int> kCustomFixedSizes[] = {{3, 1}, {7, 1}};
 /// What the integrators evaluate, built once from a CustomSystemSpec.
 struct CustomSystemDefinition {
   int nq = 0;
-  int nc = 0;
+  int nc = 0;  ///< rows of mu: ng holonomic rows G(q), then the nonholonomic ones
+  int ng = 0;  ///< holonomic constraints g(q) (0: none)
   std::vector<std::string> coordinates;
   /// True when no entry of M depends on q: then `mass` and `mass_inverse` hold M, else the
   /// tapes `mass_entries` and `kinetic_gradient` evaluate it.
@@ -87,11 +95,19 @@ struct CustomSystemDefinition {
   custom::Tape kinetic_gradient;
   /// The spec field M came from, for errors at a state: "mass_matrix" or "lagrangian".
   std::string mass_field = "mass_matrix";
-  int nu = 0;                   ///< the number of control inputs (rows of control_forces)
-  custom::Tape control_forces;  ///< q -> b_j(q), nu x nq outputs, row-major (nu > 0)
-  custom::Tape potential;       ///< q -> V(q), 1 output
-  custom::Tape grad_potential;  ///< q -> dV/dq, nq outputs
-  custom::Tape constraint;      ///< q -> mu(q), nc x nq outputs, row-major
+  int nu = 0;                       ///< the number of control inputs (rows of control_forces)
+  custom::Tape control_forces;      ///< q -> b_j(q), nu x nq outputs, row-major (nu > 0)
+  custom::Tape potential;           ///< q -> V(q), 1 output
+  custom::Tape grad_potential;      ///< q -> dV/dq, nq outputs
+  custom::Tape constraint;          ///< q -> mu(q), nc x nq outputs, row-major
+  custom::Tape holonomic;           ///< q -> g(q), ng outputs (ng > 0)
+  custom::Tape holonomic_jacobian;  ///< q -> G(q) = dg/dq, ng x nq outputs, row-major (ng > 0)
+  /// The first k whose g_k is not at most quadratic in q (its Hessian D^2 g_k depends on q), or
+  /// -1 when every Hessian is constant.
+  int nonquadratic_holonomic = -1;
+  /// w -> rows (D^2 g_k w)^T, ng x nq outputs, row-major, when every Hessian is constant: the
+  /// inputs are the components of w (in the coordinates' slots; the Hessians do not depend on q).
+  custom::Tape holonomic_hessian_contract;
   std::vector<std::string> invariant_names;  ///< the observables' names, in the spec's order
   custom::Tape invariants;  ///< (q, p) -> the invariants: 2 nq inputs, one output each
   /// Which system type runs the definition.
@@ -106,11 +122,18 @@ struct CustomSystemDefinition {
   bool constraint_affine_along_forces = false;
 };
 
+/// Why integrator `id` does not apply to this definition although it applies to its system type,
+/// or std::nullopt: ggl needs holonomic constraints, at most quadratic in q, and no nonholonomic
+/// rows (these are facts about the definition, not the type).
+std::optional<std::string> custom_integrator_problem(const CustomSystemDefinition& def,
+                                                     const std::string& id);
+
 /// Parses, checks, differentiates and compiles `spec`. Throws SpecError naming the field under
 /// `field` (e.g. "custom_system.mass_matrix[1][2]", parse errors with "at position k"): empty or
 /// invalid or repeated names; invariant names that are repeated or name a standard observable,
 /// more than kMaxCustomInvariants of them; more than kMaxCustomCoordinates coordinates; no
-/// constraint rows or as many as coordinates; rows of the wrong length;
+/// constraint rows or as many as coordinates (holonomic ones included); rows of the wrong length;
+/// a holonomic constraint that is constant, or given with a q-dependent M or control forces;
 /// syntax errors, unknown names, functions outside the whitelist, expressions over the size and
 /// depth limits; both or neither of (mass_matrix, potential) and lagrangian; a lagrangian with
 /// terms linear in the velocities or not quadratic in them; M not symmetric (the first entry

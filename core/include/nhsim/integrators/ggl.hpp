@@ -59,9 +59,11 @@
 #include <utility>
 
 #include "nhsim/eigen_util.hpp"
+#include "nhsim/holonomic.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -72,36 +74,59 @@ inline constexpr bool has_dissipation_matrix = requires(const S& s, const typena
   s.dissipation_matrix(q, c);
 };
 
+/// The capacity of S's holonomic constraint count: S::kMaxNG where it declares one, else S::NG.
+template <class S>
+constexpr int capacity_ng() {
+  if constexpr (requires { S::kMaxNG; }) {
+    return S::kMaxNG;
+  } else {
+    return S::NG;
+  }
+}
+
 template <class S>
 class GglMethod {
  public:
   static constexpr int NQ = S::NQ;
   static constexpr int NG = S::NG;
-  static constexpr int NY = NQ + 2 * NG;               ///< unknowns (p, h Lambda, h gamma)
+  /// Unknowns (p, h Lambda, h gamma): NQ + 2 NG, or Eigen::Dynamic for a system of dynamic sizes.
+  static constexpr int NY =
+      NQ == Eigen::Dynamic || NG == Eigen::Dynamic ? Eigen::Dynamic : NQ + 2 * NG;
   static constexpr int NYw = workspace_dimension(NY);  ///< their storage (size policy)
   using VecQ = typename S::VecQ;
-  using VecG = Eigen::Matrix<double, NG, 1>;
+  using VecG = typename S::VecG;
   using VecY = Eigen::Matrix<double, NYw, 1>;
-  using MatQ = Eigen::Matrix<double, NQ, NQ>;
-  using MatGQ = Eigen::Matrix<double, NG, NQ>;
+  using MatQ = CapacityMatrix<NQ, NQ, capacity_nq<S>(), capacity_nq<S>()>;
+  using MatGQ = typename S::MatGQ;
+  using MatQG = CapacityMatrix<NQ, NG, capacity_nq<S>(), capacity_ng<S>()>;
   using MatY = Eigen::Matrix<double, NYw, NYw>;
 
   GglMethod(const S& sys, double h, NewtonSettings ns)
       : sys_(sys),
         h_(h),
         ns_(ns),
-        newton_(NY),
-        y_(NY),
-        x_(NY),
-        yt_(NY),
-        r_(NY),
-        dx_(NY),
-        jac_(NY, NY),
-        cod_(NY, NY),
-        jm_(NY, NQ),
-        cw_(NY),
-        yw_(NY),
-        hw_(NY) {
+        nq_(sys.nq()),
+        ng_(holonomic_count(sys)),
+        ny_(nq_ + 2 * ng_),
+        newton_(ny_),
+        y_(ny_),
+        x_(ny_),
+        yt_(ny_),
+        r_(ny_),
+        dx_(ny_),
+        jac_(ny_, ny_),
+        cod_(ny_, ny_),
+        jm_(ny_, nq_),
+        cw_(ny_),
+        yw_(ny_),
+        hw_(ny_) {
+    // Sized by resize(), not by constructor arguments (a fixed-size vector of size 1 would take
+    // the argument as its value); for fixed sizes these only assert the size.
+    for (VecQ* v : {&q_, &p_, &gradv_, &u_, &w_, &v_, &qbar_, &q1_, &ej_}) v->resize(nq_);
+    for (VecG* v : {&lam_, &gam_, &scale_, &gval_}) v->resize(ng_);
+    for (MatQ* m : {&mass_, &minv_, &damp_, &hg_, &a_, &b_}) m->resize(nq_, nq_);
+    for (MatGQ* m : {&g0_, &gbar_, &g1_, &cu_, &cej_}) m->resize(ng_, nq_);
+    dvdg_.resize(nq_, ng_);
     q_.setZero();
     p_.setZero();
     lam_.setZero();
@@ -118,10 +143,10 @@ class GglMethod {
     lam_.setZero();
     gam_.setZero();
     newton_.invalidate();
-    MatGQ gm;
+    MatGQ gm(ng_, nq_);
     sys_.holonomic_jacobian(q_, gm);
     scale_ = (gm * minv_ * gm.transpose()).diagonal();
-    for (int k = 0; k < NG; ++k) {
+    for (int k = 0; k < ng_; ++k) {
       if (!(scale_(k) > 0.0) || !std::isfinite(scale_(k))) scale_(k) = 1.0;
     }
   }
@@ -144,9 +169,9 @@ class GglMethod {
     sys_.holonomic_jacobian(q_, g0_);
     if constexpr (has_dissipation_matrix<S>) sys_.dissipation_matrix(q_, damp_);
     // Predictor: previous multipliers, momentum of the explicit part of (41b).
-    y_.template head<NQ>() = p_ - h_ * gradv_ - g0_.transpose() * (h_ * lam_);
-    y_.template segment<NG>(NQ) = h_ * lam_;
-    y_.template tail<NG>() = gam_;
+    y_.template head<NQ>(nq_) = p_ - h_ * gradv_ - g0_.transpose() * (h_ * lam_);
+    y_.template segment<NG>(nq_, ng_) = h_ * lam_;
+    y_.template segment<NG>(nq_ + ng_, ng_) = gam_;
     to_scaled(y_, x_);
     const StepStatus st = newton_.solve(
         x_,
@@ -158,20 +183,16 @@ class GglMethod {
           from_scaled(x, yt_);
           jacobian_at(yt_, jac);
           // d/dx = d/dy . dy/dx: p = M x_p / h, Lambda = x_L / (h s), gamma = x_g / (h s).
-          scale_momentum_columns(jac);
-          for (int k = 0; k < NG; ++k) {
-            jac.col(NQ + k) /= h_ * scale_(k);
-            jac.col(NQ + NG + k) /= h_ * scale_(k);
-          }
+          scale_multiplier_columns(jac);
         },
         ns_, residual);
     if (st != StepStatus::kOk && !rank_revealing_newton(residual)) return st;
     from_scaled(x_, y_);
     unpack(y_);  // q1_, qbar_, u_ of the solution
     q_ = q1_;
-    p_ = y_.template head<NQ>();
-    lam_ = y_.template segment<NG>(NQ) / h_;
-    gam_ = y_.template tail<NG>();
+    p_ = y_.template head<NQ>(nq_);
+    lam_ = y_.template segment<NG>(nq_, ng_) / h_;
+    gam_ = y_.template segment<NG>(nq_ + ng_, ng_);
     sys_.holonomic_jacobian(qbar_, gbar_);
     last_intermediate_ = (gbar_ * u_).cwiseAbs().maxCoeff();
     return StepStatus::kOk;
@@ -187,11 +208,7 @@ class GglMethod {
       from_scaled(x_, yt_);
       residual_at(yt_, r_);
       jacobian_at(yt_, jac_);
-      scale_momentum_columns(jac_);
-      for (int k = 0; k < NG; ++k) {
-        jac_.col(NQ + k) /= h_ * scale_(k);
-        jac_.col(NQ + NG + k) /= h_ * scale_(k);
-      }
+      scale_multiplier_columns(jac_);
       cod_.setThreshold(1e-10);
       cod_.compute(jac_);
       min_norm_solve(r_, dx_);
@@ -204,11 +221,16 @@ class GglMethod {
     return false;
   }
 
-  /// jac's first NQ columns times M / h (the unknowns p scaled to velocities), through a
+  /// The Jacobian in the scaled unknowns: d/dx = d/dy . dy/dx with p = M x_p / h,
+  /// Lambda = x_L / (h s), gamma = x_g / (h s). jac's first NQ columns times M / h go through a
   /// workspace: as one expression the product would be a heap temporary at every Jacobian.
-  void scale_momentum_columns(MatY& jac) {
-    jm_.noalias() = jac.template leftCols<NQ>() * mass_;
-    jac.template leftCols<NQ>() = jm_ / h_;
+  void scale_multiplier_columns(MatY& jac) {
+    jm_.noalias() = jac.template leftCols<NQ>(nq_) * mass_;
+    jac.template leftCols<NQ>(nq_) = jm_ / h_;
+    for (int k = 0; k < ng_; ++k) {
+      jac.col(nq_ + k) /= h_ * scale_(k);
+      jac.col(nq_ + ng_ + k) /= h_ * scale_(k);
+    }
   }
 
   /// dx = cod_.solve(b), the minimum-norm least-squares solution, without heap memory:
@@ -256,20 +278,22 @@ class GglMethod {
   }
 
   void to_scaled(const VecY& y, VecY& x) const {
-    x.template head<NQ>().noalias() = h_ * (minv_ * y.template head<NQ>());
-    x.template segment<NG>(NQ) = h_ * scale_.cwiseProduct(y.template segment<NG>(NQ));
-    x.template tail<NG>() = h_ * scale_.cwiseProduct(y.template tail<NG>());
+    x.template head<NQ>(nq_).noalias() = h_ * (minv_ * y.template head<NQ>(nq_));
+    x.template segment<NG>(nq_, ng_) = h_ * scale_.cwiseProduct(y.template segment<NG>(nq_, ng_));
+    x.template segment<NG>(nq_ + ng_, ng_) =
+        h_ * scale_.cwiseProduct(y.template segment<NG>(nq_ + ng_, ng_));
   }
   void from_scaled(const VecY& x, VecY& y) const {
-    y.template head<NQ>().noalias() = (mass_ * x.template head<NQ>()) / h_;
-    y.template segment<NG>(NQ) = x.template segment<NG>(NQ).cwiseQuotient(h_ * scale_);
-    y.template tail<NG>() = x.template tail<NG>().cwiseQuotient(h_ * scale_);
+    y.template head<NQ>(nq_).noalias() = (mass_ * x.template head<NQ>(nq_)) / h_;
+    y.template segment<NG>(nq_, ng_) = x.template segment<NG>(nq_, ng_).cwiseQuotient(h_ * scale_);
+    y.template segment<NG>(nq_ + ng_, ng_) =
+        x.template segment<NG>(nq_ + ng_, ng_).cwiseQuotient(h_ * scale_);
   }
 
   /// From y: u = M^-1 p, cu = (rows D^2 g_k u), w = cu^T gamma, v, qbar, G(qbar), q^{n+1}.
   void unpack(const VecY& y) {
-    const auto p = y.template head<NQ>();
-    const auto gam = y.template tail<NG>();
+    const auto p = y.template head<NQ>(nq_);
+    const auto gam = y.template segment<NG>(nq_ + ng_, ng_);
     u_.noalias() = minv_ * p;
     sys_.holonomic_hessian_contract(u_, cu_);
     w_.noalias() = cu_.transpose() * gam;
@@ -281,51 +305,53 @@ class GglMethod {
 
   void residual_at(const VecY& y, VecY& r) {
     unpack(y);
-    auto f1 = r.template head<NQ>();
-    f1 = y.template head<NQ>() - p_ + h_ * gradv_ + g0_.transpose() * y.template segment<NG>(NQ) +
-         h_ * w_;
+    auto f1 = r.template head<NQ>(nq_);
+    f1 = y.template head<NQ>(nq_) - p_ + h_ * gradv_ +
+         g0_.transpose() * y.template segment<NG>(nq_, ng_) + h_ * w_;
     if constexpr (has_dissipation_matrix<S>) f1 += h_ * (damp_ * v_);
     sys_.holonomic_constraint(q1_, gval_);
-    r.template segment<NG>(NQ) = gval_ / h_;
-    r.template tail<NG>() = gbar_ * u_;
+    r.template segment<NG>(nq_, ng_) = gval_ / h_;
+    r.template segment<NG>(nq_ + ng_, ng_) = gbar_ * u_;
   }
 
   /// The exact Jacobian of residual_at (see the file comment for the chain rule).
   void jacobian_at(const VecY& y, MatY& jac) {
     unpack(y);
-    const auto gam = y.template tail<NG>();
+    const auto gam = y.template segment<NG>(nq_ + ng_, ng_);
     // H(gamma) = sum_k gamma_k D^2 g_k, column j = (rows D^2 g_k e_j)^T gamma.
-    for (int j = 0; j < NQ; ++j) {
+    for (int j = 0; j < nq_; ++j) {
       ej_.setZero();
       ej_(j) = 1.0;
       sys_.holonomic_hessian_contract(ej_, cej_);
       hg_.col(j) = cej_.transpose() * gam;
     }
     sys_.holonomic_jacobian(q1_, g1_);
-    const MatQ id = MatQ::Identity();
+    const MatQ id = MatQ::Identity(nq_, nq_);
     a_.noalias() = minv_ + h_ * (minv_ * hg_ * minv_);  // dv/dp
     b_.noalias() = id + h_ * (minv_ * hg_);             // dq1/dqbar
     dvdg_.noalias() = h_ * (minv_ * cu_.transpose());   // dv/dgamma
     jac.setZero();
+    const int n = nq_, m = ng_;
     // F1
-    jac.template block<NQ, NQ>(0, 0) = id + h_ * (hg_ * minv_);
-    jac.template block<NQ, NG>(0, NQ) = g0_.transpose();
-    jac.template block<NQ, NG>(0, NQ + NG) = h_ * cu_.transpose();
+    jac.template block<NQ, NQ>(0, 0, n, n) = id + h_ * (hg_ * minv_);
+    jac.template block<NQ, NG>(0, n, n, m) = g0_.transpose();
+    jac.template block<NQ, NG>(0, n + m, n, m) = h_ * cu_.transpose();
     if constexpr (has_dissipation_matrix<S>) {
-      jac.template block<NQ, NQ>(0, 0) += h_ * (damp_ * a_);
-      jac.template block<NQ, NG>(0, NQ + NG) += h_ * (damp_ * dvdg_);
+      jac.template block<NQ, NQ>(0, 0, n, n) += h_ * (damp_ * a_);
+      jac.template block<NQ, NG>(0, n + m, n, m) += h_ * (damp_ * dvdg_);
     }
     // F2 = g(q1) / h: dq1 = B h dv + h M^-1 G(qbar)^T dgamma.
-    jac.template block<NG, NQ>(NQ, 0) = g1_ * b_ * a_;
-    jac.template block<NG, NG>(NQ, NQ + NG) = g1_ * (b_ * dvdg_ + minv_ * gbar_.transpose());
+    jac.template block<NG, NQ>(n, 0, m, n) = g1_ * b_ * a_;
+    jac.template block<NG, NG>(n, n + m, m, m) = g1_ * (b_ * dvdg_ + minv_ * gbar_.transpose());
     // F3 = G(qbar) u: d = (rows D^2 g_k u) h dv + G(qbar) M^-1 dp.
-    jac.template block<NG, NQ>(NQ + NG, 0) = h_ * (cu_ * a_) + gbar_ * minv_;
-    jac.template block<NG, NG>(NQ + NG, NQ + NG) = h_ * (cu_ * dvdg_);
+    jac.template block<NG, NQ>(n + m, 0, m, n) = h_ * (cu_ * a_) + gbar_ * minv_;
+    jac.template block<NG, NG>(n + m, n + m, m, m) = h_ * (cu_ * dvdg_);
   }
 
   const S& sys_;
   double h_;
   NewtonSettings ns_;
+  int nq_, ng_, ny_;  // sizes: NQ, NG, NY where fixed
   SimplifiedNewton<NYw> newton_;
   VecQ q_, p_;
   VecG lam_, gam_;
@@ -343,7 +369,7 @@ class GglMethod {
   VecG gval_;
   MatGQ g0_, gbar_, g1_, cu_, cej_;
   MatQ hg_, a_, b_;
-  Eigen::Matrix<double, NQ, NG> dvdg_;
+  MatQG dvdg_;
 };
 
 struct GglIntegrator {

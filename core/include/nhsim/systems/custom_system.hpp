@@ -9,7 +9,11 @@
 // nh_rattle, nh_rattle_projected and rk2. With a q-dependent M (CustomKind::kVaryingMass, dynamic
 // size only) gonzalez_r and gonzalez_r_fd apply, as on the catalogue's Chaplygin sleigh. With
 // control forces (CustomKind::kControlled, dynamic size only; kHasControls) the methods that take
-// them: nh_rattle, nh_rattle_projected and rk2, as on the snakeboard. No reduced form
+// them: nh_rattle, nh_rattle_projected and rk2, as on the snakeboard. Holonomic constraints g(q)
+// run on the dynamic-size type with a constant mass matrix (NG = Eigen::Dynamic, ng() from the
+// definition, possibly 0): mu = [G; nonholonomic rows] for the canonical methods, and ggl where
+// custom_integrator_problem() admits the definition (constant Hessians, no nonholonomic rows),
+// as on the catalogue's gyroscopic top. No reduced form
 // (gonzalez_r builds the adapted frame by QR from mu, seed 001 §3.3), so gonzalez, avf,
 // itoh_abe, midpoint and rk4 do not.
 //
@@ -27,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -37,6 +42,23 @@
 
 namespace nhsim {
 
+/// The sizes of a user-defined system's holonomic constraints (seed 003 eq. (1)): as many as its
+/// definition has, up to one fewer than kMaxCustomCoordinates, stored inline.
+struct CustomHolonomicTypes {
+  static constexpr int NG = Eigen::Dynamic;
+  static constexpr int kMaxNG = kMaxCustomCoordinates - 1;
+  using VecG = CapacityMatrix<Eigen::Dynamic, 1, kMaxNG, 1>;
+  using MatGQ = CapacityMatrix<Eigen::Dynamic, Eigen::Dynamic, kMaxNG, kMaxCustomCoordinates>;
+};
+
+/// No holonomic constraints (the fixed-size types and the other kinds).
+struct NoHolonomicTypes {};
+
+/// Whether CustomSystem<NQ, NC, MF> runs holonomic constraints: the dynamic size with a constant
+/// mass matrix and no control forces.
+template <int NQ, CustomKind MF>
+inline constexpr bool kCustomHolonomic = NQ == Eigen::Dynamic&& MF == CustomKind::kConstantMass;
+
 /// A user-defined system with NQ coordinates and NC constraint rows (Eigen::Dynamic for both: any
 /// size up to kMaxCustomCoordinates, taken from the definition, in vectors and matrices of that
 /// capacity, so that stepping takes no heap memory at any size), of the kind MF. Construct from a
@@ -45,7 +67,8 @@ namespace nhsim {
 template <int NQ_, int NC_, CustomKind MF = CustomKind::kConstantMass>
 class CustomSystem
     : public CanonicalTypes<NQ_, NC_, NQ_ == Eigen::Dynamic ? kMaxCustomCoordinates : NQ_,
-                            NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_> {
+                            NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_>,
+      public std::conditional_t<kCustomHolonomic<NQ_, MF>, CustomHolonomicTypes, NoHolonomicTypes> {
  public:
   using Base = CanonicalTypes<NQ_, NC_, NQ_ == Eigen::Dynamic ? kMaxCustomCoordinates : NQ_,
                               NC_ == Eigen::Dynamic ? kMaxCustomCoordinates - 1 : NC_>;
@@ -59,11 +82,18 @@ class CustomSystem
   static constexpr bool kHasControls = MF == CustomKind::kControlled;
   /// M may be any positive definite matrix: the integrators multiply by M^-1.
   static constexpr bool kIdentityMass = false;
+  /// Holonomic constraints g(q) (their number ng() from the definition, possibly 0).
+  static constexpr bool kHolonomic = kCustomHolonomic<NQ_, MF>;
+  /// holonomic_hessian_contract() is exact where ggl runs: custom_integrator_problem() admits
+  /// ggl only for constant Hessians.
+  static constexpr bool kQuadraticHolonomic = kHolonomic;
   static_assert((NQ == Eigen::Dynamic) == (NC == Eigen::Dynamic), "both sizes fixed or neither");
 
   explicit CustomSystem(std::shared_ptr<const CustomSystemDefinition> def) : def_(std::move(def)) {
-    const bool sizes_ok = def_ && (NQ == Eigen::Dynamic ? def_->nq <= kMaxCustomCoordinates
-                                                        : def_->nq == NQ && def_->nc == NC);
+    const bool sizes_ok = def_ &&
+                          (NQ == Eigen::Dynamic ? def_->nq <= kMaxCustomCoordinates
+                                                : def_->nq == NQ && def_->nc == NC) &&
+                          (kHolonomic || def_->ng == 0);
     if (!sizes_ok) {
       throw std::invalid_argument("CustomSystem: definition of another size");
     }
@@ -164,13 +194,8 @@ class CustomSystem
   template <class VQ, class VV, class Out>
   void kinetic_gradient(const VQ& q, const VV& v, Out& out) const requires(!kConstantMass) {
     double in[2 * kQ], buffer[kQ];
-    const int n = nq();
-    for (int i = 0; i < n; ++i) {
-      in[i] = q(i);
-      in[n + i] = v(i);
-    }
-    def_->kinetic_gradient.evaluate(in, buffer);
-    for (int i = 0; i < n; ++i) out(i) = buffer[i];
+    def_->kinetic_gradient.evaluate(pair_inputs(q, v, in), buffer);
+    for (int i = 0; i < nq(); ++i) out(i) = buffer[i];
   }
 
   /// H(q, p) = 1/2 p^T M(q)^-1 p + V(q).
@@ -192,12 +217,7 @@ class CustomSystem
     if constexpr (std::is_same_v<Out, Eigen::Matrix<T, NC, NQ, Eigen::RowMajor>>) {
       def_->constraint.evaluate(in, mu.data());
     } else {
-      T out[kC * kQ];
-      def_->constraint.evaluate(in, out);
-      const int n = nq();
-      for (int a = 0; a < nc(); ++a) {
-        for (int j = 0; j < n; ++j) mu(a, j) = out[a * n + j];
-      }
+      rows_from(def_->constraint, in, nc(), mu);
     }
   }
 
@@ -207,6 +227,38 @@ class CustomSystem
     MatCQ mu(nc(), nq());
     constraint(q, mu);
     return (mu * velocity(q, VecQ(p))).cwiseAbs().maxCoeff();
+  }
+
+  /// The number of holonomic constraints g(q) = 0 (0 for none).
+  int ng() const requires(kHolonomic) { return def_->ng; }
+
+  /// g(q), length ng(), into g (sized ng()).
+  template <class VQ, class Out>
+  void holonomic_constraint(const VQ& q, Out& g) const requires(kHolonomic) {
+    double buffer[kQ], out[kC];
+    def_->holonomic.evaluate(inputs(q, buffer), out);
+    for (int k = 0; k < ng(); ++k) g(k) = out[k];
+  }
+
+  /// G(q) = dg/dq, ng() x NQ, into gm (sized so): the first ng() rows of mu(q).
+  template <class VQ, class Out>
+  void holonomic_jacobian(const VQ& q, Out& gm) const requires(kHolonomic) {
+    double buffer[kQ];
+    rows_from(def_->holonomic_jacobian, inputs(q, buffer), ng(), gm);
+  }
+
+  /// Rows (D^2 g_k w)^T, ng() x NQ, into out (sized so), for constant Hessians (ggl,
+  /// nhsim/integrators/ggl.hpp; custom_integrator_problem() refuses ggl otherwise).
+  template <class VW, class Out>
+  void holonomic_hessian_contract(const VW& w, Out& out) const requires(kHolonomic) {
+    double buffer[kQ];
+    rows_from(def_->holonomic_hessian_contract, inputs(w, buffer), ng(), out);
+  }
+
+  /// Why integrator `id` does not apply to this definition although it applies to the type
+  /// (custom_integrator_problem()); std::nullopt when it does. ModelImpl asks before stepping.
+  std::optional<std::string> integrator_problem(const std::string& id) const {
+    return custom_integrator_problem(*def_, id);
   }
 
   /// Why the definition does not admit q (mu(q) not of full row rank); std::nullopt when it
@@ -222,12 +274,7 @@ class CustomSystem
   template <class VQ, class VP>
   double observable(int k, const VQ& q, const VP& p) const {
     double in[2 * kQ], out[kMaxCustomInvariants];
-    const int n = nq();
-    for (int i = 0; i < n; ++i) {
-      in[i] = q(i);
-      in[n + i] = p(i);
-    }
-    def_->invariants.evaluate(in, out);
+    def_->invariants.evaluate(pair_inputs(q, p, in), out);
     return out[k];
   }
 
@@ -276,6 +323,28 @@ class CustomSystem
     }
   }
 
+  /// The inputs of a tape over (q, x) (x = v or p): q then x in `in` (length 2 kQ).
+  template <class VQ, class VX>
+  const double* pair_inputs(const VQ& q, const VX& x, double* in) const {
+    const int n = nq();
+    for (int i = 0; i < n; ++i) {
+      in[i] = q(i);
+      in[n + i] = x(i);
+    }
+    return in;
+  }
+
+  /// The `rows` x NQ outputs of `tape` at `in` (row-major; real or complex) into m.
+  template <class T, class Out>
+  void rows_from(const custom::Tape& tape, const T* in, int rows, Out& m) const {
+    T out[kC * kQ];
+    tape.evaluate(in, out);
+    const int n = nq();
+    for (int a = 0; a < rows; ++a) {
+      for (int j = 0; j < n; ++j) m(a, j) = out[a * n + j];
+    }
+  }
+
   /// M^-1 p for the observables: the product with the constant M^-1, or the solve with M(q).
   template <class VQ>
   VecQ velocity(const VQ& q, const VecQ& p) const {
@@ -295,7 +364,11 @@ class CustomSystem
   MatQ minv_;
   VecQ minv_diagonal_;
   MassKind mass_kind_ = MassKind::kGeneral;
-  std::array<ControlSignal, kMaxCustomInputs> u_{};  // u_j(t), j < nu (kHasControls)
+  /// u_j(t), j < nu, for a kind with control forces; nothing otherwise.
+  struct NoControls {};
+  [[no_unique_address]] std::conditional_t<kHasControls,
+                                           std::array<ControlSignal, kMaxCustomInputs>, NoControls>
+      u_{};
 };
 
 }  // namespace nhsim
