@@ -57,7 +57,8 @@ struct NoHolonomicTypes {};
 /// Whether CustomSystem<NQ, NC, MF> runs holonomic constraints: the dynamic size with a constant
 /// mass matrix and no control forces.
 template <int NQ, CustomKind MF>
-inline constexpr bool kCustomHolonomic = NQ == Eigen::Dynamic&& MF == CustomKind::kConstantMass;
+inline constexpr bool kCustomHolonomic = (NQ == Eigen::Dynamic) &&
+                                         (MF == CustomKind::kConstantMass);
 
 /// A user-defined system with NQ coordinates and NC constraint rows (Eigen::Dynamic for both: any
 /// size up to kMaxCustomCoordinates, taken from the definition, in vectors and matrices of that
