@@ -123,9 +123,10 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   for (std::size_t i = 0; i < spec.integrators.size(); ++i) {
     const std::string f = "integrators[" + std::to_string(i) + "]";
     pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, integrators));
-    if (const auto why = custom ? custom_integrator_problem(*custom, spec.integrators[i].integrator)
-                                : std::nullopt) {
-      throw SpecError(f + ".integrator", "does not apply to this custom_system: " + *why);
+    if (const auto why = pr.model->integrator_problem(spec.integrators[i].integrator)) {
+      throw SpecError(
+          f + ".integrator",
+          "does not apply to this " + (custom ? kCustomSystemName : spec.system) + ": " + *why);
     }
     IntegratorChoice c = spec.integrators[i];
     const auto system_default = entry->info.newton_tol_defaults.find(c.integrator);

@@ -36,6 +36,12 @@ class SystemModel {
   /// choice mean the integrator's defaults. Throws SpecError("integrator", ...) if the
   /// integrator does not apply to this system.
   virtual std::unique_ptr<Stepper> make_stepper(const IntegratorChoice& choice) const = 0;
+  /// Why integrator `id`, which applies to the system's type, does not apply to this system as
+  /// defined (e.g. ggl on a user-defined system with nonholonomic rows:
+  /// custom_integrator_problem()); std::nullopt when it does, and for every catalogue system.
+  virtual std::optional<std::string> integrator_problem(const std::string& /*id*/) const {
+    return std::nullopt;
+  }
   /// A lane stepper for `choice` (nhsim/lanes.hpp) with resolved `lanes` settings
   /// (resolve_lane_settings(), not kAuto), where this system and integrator have lane kernels;
   /// nullptr otherwise (and for kOff): the ensemble then steps one trajectory at a time.

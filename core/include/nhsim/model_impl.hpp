@@ -39,14 +39,18 @@ class ModelImpl final : public SystemModel {
     if (auto why = integrator_not_applicable<S>(choice.integrator)) {
       throw SpecError("integrator", *why);
     }
-    if constexpr (requires { sys_.integrator_problem(choice.integrator); }) {
-      if (auto why = sys_.integrator_problem(choice.integrator)) {
-        throw SpecError("integrator", *why);
-      }
-    }
+    if (auto why = integrator_problem(choice.integrator)) throw SpecError("integrator", *why);
     auto st = make_stepper_for(sys_, choice);
     if (!st) throw SpecError("integrator", "unknown integrator '" + choice.integrator + "'");
     return st;
+  }
+  std::optional<std::string> integrator_problem(const std::string& id) const override {
+    if constexpr (requires { sys_.integrator_problem(id); }) {
+      return sys_.integrator_problem(id);
+    } else {
+      (void)id;
+      return std::nullopt;
+    }
   }
   std::unique_ptr<LaneStepper> make_lane_stepper(const IntegratorChoice& choice,
                                                  const LaneSettings& lanes) const override {
