@@ -51,7 +51,10 @@ nhsim_pairs("FourBar" nhsim/systems/four_bar.hpp
   rk2 ggl)
 # User-defined systems (issue 16, nhsim/systems/custom_system.hpp): one type per fixed size of
 # kCustomFixedSizes (nhsim/custom/definition.hpp) and one dynamic-size type for every other size,
-# each with every method that needs only a canonical form with a constant mass matrix.
+# each with every method that needs only a canonical form with a constant mass matrix. Their pairs
+# compile in units of their own (pairs/<id>_custom.cpp): editing custom_system.hpp recompiles
+# those alone, and an edited integrator header recompiles two units that two cores build at once.
+nhsim_pair_header_unit(nhsim/systems/custom_system.hpp custom)
 nhsim_pairs("CustomSystem<3, 1>" nhsim/systems/custom_system.hpp
   si_dla gonzalez_f avf_f i_dla gonzalez_r gonzalez_r_fd spark2 dla nh_rattle nh_rattle_projected
   rk2)
