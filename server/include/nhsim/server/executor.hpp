@@ -61,7 +61,9 @@ class Executor {
 };
 
 /// Runs jobs in this process on `threads` oneTBB threads per job (0: all cores), in chunks of
-/// trajectories of about `checkpoint_seconds` of work each, checkpointing after each chunk.
+/// trajectories of about `checkpoint_seconds` of work each (shorter at the start), with a
+/// checkpoint after each chunk that ends `checkpoint_seconds` or more after the last one, and
+/// one of the finished chunks when a shutdown interrupts the job.
 /// Allows oneTBB enough worker threads that each of `concurrent_jobs` jobs running at once
 /// gets its `threads`: the operating system then shares the cores equally among the jobs
 /// (with oneTBB's default pool, one worker per core beyond the first, two jobs on two cores

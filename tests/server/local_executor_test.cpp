@@ -1,0 +1,105 @@
+// The local executor's checkpoints: a job shorter than checkpoint_seconds writes none, however
+// many chunks it runs in; past the interval, one follows each chunk but the last; a shutdown
+// keeps the chunks finished before it in one last checkpoint. The result is the bits of one
+// run_ensemble() whatever the chunking.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "nhsim/server/executor.hpp"
+#include "nhsim/server/from_proto.hpp"
+#include "nhsim/server/spec_hash.hpp"
+
+namespace nhsim::server {
+namespace {
+
+/// 300 energy-shell states of the chaotic quartic system with si_dla: the executor's first
+/// chunks on 2 threads are 16 and 64 trajectories, so it runs in at least three.
+v1::SubmitEnsembleRequest short_request() {
+  v1::SubmitEnsembleRequest request;
+  request.set_system("chaotic_quartic");
+  (*request.mutable_parameters())["n"] = 3;
+  auto* shell = request.mutable_initial_conditions()->mutable_energy_shell();
+  shell->set_energy(3.06);
+  shell->set_seed(7);
+  shell->set_count(300);
+  auto* choice = request.add_integrators();
+  choice->set_integrator("si_dla");
+  choice->set_h(0.05);
+  choice->set_sample_every(4);
+  request.set_t_final(2.0);
+  return request;
+}
+
+std::int64_t covered(const PartialResult& partial) {
+  std::int64_t n = 0;
+  for (const TrajectoryRange& r : partial.ranges) n += r.end - r.begin;
+  return n;
+}
+
+/// One job through a local executor of 2 threads; records the chunks and checkpoints.
+class LocalExecutorTest : public ::testing::Test {
+ protected:
+  EnsembleResult run(double checkpoint_seconds, int halt_after_chunks = 0) {
+    const std::unique_ptr<Executor> executor = make_local_executor(2, checkpoint_seconds);
+    JobRun job{id_, owner_, request_, spec_, hash_, cancel_, halt_, nullptr, {}, {}, {}};
+    job.checkpoint = [&](const PartialResult& partial) {
+      EXPECT_EQ(partial.spec_hash, hash_);
+      checkpoints_.push_back(covered(partial));
+    };
+    job.completed = [&](const PartialResult& chunk) {
+      chunks_.push_back(covered(chunk));
+      if (static_cast<int>(chunks_.size()) == halt_after_chunks) halt_.store(true);
+    };
+    return executor->run(job);
+  }
+
+  const std::string id_ = std::string(32, 'a');
+  const std::string owner_ = "test";
+  const v1::SubmitEnsembleRequest request_ = short_request();
+  const EnsembleSpec spec_ = from_proto(request_);
+  const std::string hash_ = spec_sha256(request_);
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> halt_{false};
+  std::vector<std::int64_t> chunks_;       ///< trajectories of each completed chunk
+  std::vector<std::int64_t> checkpoints_;  ///< trajectories covered by each checkpoint
+};
+
+TEST_F(LocalExecutorTest, AJobShorterThanTheIntervalWritesNoCheckpoint) {
+  const EnsembleResult result = run(3600.0);
+  EXPECT_GE(chunks_.size(), 3u);  // chunks after which the executor used to checkpoint
+  EXPECT_TRUE(checkpoints_.empty());
+  EXPECT_EQ(result.integrators.at(0).trajectories_ok, 300);
+}
+
+TEST_F(LocalExecutorTest, PastTheIntervalEveryChunkButTheLastEndsInACheckpoint) {
+  const EnsembleResult chunked = run(1e-9);
+  ASSERT_GE(chunks_.size(), 3u);
+  std::vector<std::int64_t> expected;
+  std::int64_t done = 0;
+  for (std::size_t k = 0; k + 1 < chunks_.size(); ++k) expected.push_back(done += chunks_[k]);
+  EXPECT_EQ(checkpoints_, expected);
+
+  // Any chunking gives the bits of one run.
+  RunOptions options;
+  options.threads = 2;
+  const EnsembleResult whole = run_ensemble(spec_, options);
+  const SeriesStats& a = chunked.integrators.at(0).observables.at(0);
+  const SeriesStats& b = whole.integrators.at(0).observables.at(0);
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.variance, b.variance);
+  EXPECT_EQ(a.q50, b.q50);
+}
+
+TEST_F(LocalExecutorTest, AShutdownKeepsTheChunksFinishedBeforeIt) {
+  // Halted as its second chunk completes: that chunk counts as interrupted and is dropped; the
+  // first, never checkpointed (the interval is an hour), is saved before Interrupted.
+  EXPECT_THROW(run(3600.0, 2), Interrupted);
+  ASSERT_EQ(chunks_.size(), 2u);
+  EXPECT_EQ(checkpoints_, std::vector<std::int64_t>{chunks_[0]});
+}
+
+}  // namespace
+}  // namespace nhsim::server
