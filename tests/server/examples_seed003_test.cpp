@@ -14,14 +14,9 @@
 namespace nhsim::server {
 namespace {
 
+using test::max_of;
 using test::run_example;
 using test::series;
-
-double max_of(const v1::SeriesStats& s) {
-  double m = 0.0;
-  for (double v : s.max()) m = std::max(m, v);
-  return m;
-}
 
 double max_abs_change(const v1::SeriesStats& s) {
   double m = 0.0;
@@ -33,11 +28,8 @@ double max_abs_change(const v1::SeriesStats& s) {
 // about 0.0375 m, g(q) = 0 to round-off (Fig. 7); rk2 (explicit, index 1) drifts off g(q) = 0.
 TEST(ExamplesSeed003, TopPrecessionKeepsL3AndPhi3) {
   const auto result = run_example("top_precession.json");
-  ASSERT_EQ(result.integrators_size(), 2);
+  ASSERT_NO_FATAL_FAILURE(test::expect_top_keeps_l3_and_g(result));
   const auto& ggl = result.integrators(0);
-  ASSERT_EQ(ggl.trajectories_ok(), 1);
-  const auto& l3 = series(ggl, "L3");
-  for (double v : l3.mean()) EXPECT_NEAR(v, l3.mean(0), 1e-14);  // measured drift 4.6e-16
   const auto& phi3 = series(ggl, "phi3");
   double lo = 1.0, hi = 0.0;
   for (double v : phi3.mean()) {
@@ -50,12 +42,8 @@ TEST(ExamplesSeed003, TopPrecessionKeepsL3AndPhi3) {
   EXPECT_NEAR(hi, 0.0375, 2e-3);  // measured 0.03894
   // Hamiltonian increments small and bounded (Fig. 5): measured 1.8e-5 J per step.
   EXPECT_LT(max_abs_change(series(ggl, "energy_error")), 1e-4);
-  EXPECT_LT(max_of(series(ggl, "position_constraint_residual")), 1e-14);  // measured 1.2e-15
   // Velocity level only at the intermediate point: ~0.37 at the step ends (Fig. 8).
   EXPECT_GT(max_of(series(ggl, "velocity_constraint_residual")), 1e-3);
-  const auto& rk2 = result.integrators(1);
-  ASSERT_EQ(rk2.trajectories_ok(), 1);
-  EXPECT_GT(max_of(series(rk2, "position_constraint_residual")), 1e-3);  // measured 2.5
 }
 
 // seed 003 Fig. 9: first-order h-convergence of phi3 at t = 0.001 s.
