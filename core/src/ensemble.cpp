@@ -294,9 +294,10 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
 
 /// Trajectories [i0, i0 + n) (n <= lanes.width()) together, one lane each. Every lane goes
 /// through what run_trajectory() does, with the same steps between the same looks at the cancel
-/// flag; Stepper::advance's failure (a state no longer finite after a piece of steps: none of
-/// the piece's steps count) is checked per lane. Each lane records into its own outcome, appended
-/// to `block` in index order, so that the block holds what the scalar path's would.
+/// flag; what Stepper::advance reports (a failed step, or a state no longer finite after a piece
+/// of steps: none of the piece's steps count) comes per lane from LaneStepper::result(). Each
+/// lane records into its own outcome, appended to `block` in index order, so that the block holds
+/// what the scalar path's would.
 void run_lanes(const ChoiceRun& run, std::int64_t i0, int n, LaneStepper& lanes, Eigen::VectorXd& q,
                Eigen::VectorXd& p, std::vector<std::vector<double>>& samples, BlockOutcome& block) {
   std::vector<BlockOutcome> outcomes(static_cast<std::size_t>(n));
@@ -345,11 +346,9 @@ void run_lanes(const ChoiceRun& run, std::int64_t i0, int n, LaneStepper& lanes,
       for (int l : live) {
         TrajectoryRun& t = *runs[static_cast<std::size_t>(l)];
         if (!t.running()) continue;
-        if (lanes.finite(l)) {
-          t.took(piece);
-        } else {
-          t.fail(failure_reason({StepStatus::kNonFinite, 0, 0.0}));
-        }
+        const AdvanceResult r = lanes.result(l);
+        t.took(r.steps_done);
+        if (r.status != StepStatus::kOk) t.fail(failure_reason(r));
       }
     }
     for (int l : live) {

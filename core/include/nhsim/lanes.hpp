@@ -7,14 +7,16 @@
 // operations in the same order, each correctly rounded, without fused multiply-add (the library
 // is compiled with -ffp-contract=off), so a trajectory's states, samples and statistics do not
 // depend on whether it ran in a lane, on the lane width or on the instruction set. The ensemble
-// runner uses lanes where a (system, integrator) pair has lane kernels: today si_dla and rk4 on
-// the chaotic quartic system with n = 3; everything else runs one trajectory at a time.
+// runner uses lanes where a (system, integrator) pair has lane kernels: today si_dla, rk4 and
+// gonzalez on the chaotic quartic system with n = 3; everything else runs one trajectory at a
+// time.
 #pragma once
 
 #include <Eigen/Dense>
 #include <cstdint>
 
 #include "nhsim/lane_settings.hpp"
+#include "nhsim/stepper.hpp"
 
 namespace nhsim {
 
@@ -29,9 +31,13 @@ class LaneStepper {
   /// Sets lane `lane`'s state from canonical (q, p), as Stepper::set_state (length nq, p on the
   /// constraints).
   virtual void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) = 0;
-  /// k steps of every lane. The methods with lane kernels are explicit (or solve their
-  /// constraint in closed form): a step cannot fail; a lane may become non-finite (finite()).
+  /// k steps of every lane. A lane whose step fails (an implicit method's Newton iteration)
+  /// stays at its last good state, and is not stepped again until set_state().
   virtual void advance(std::int64_t k) = 0;
+  /// What the last advance() did to lane `lane`, as Stepper::advance() reports it: steps_done
+  /// steps succeeded; a failed step's status and last Newton increment; kNonFinite with
+  /// steps_done = 0 where the state is no longer finite after the call.
+  virtual AdvanceResult result(int lane) const = 0;
   /// Whether lane `lane`'s state is finite: Stepper::advance's check, by the same reduction.
   virtual bool finite(int lane) const = 0;
   /// Lane `lane`'s state in canonical coordinates; q and p pre-sized to nq.

@@ -157,6 +157,11 @@ class SimplifiedNewton {
 
   std::int64_t iterations() const { return iterations_; }
   std::int64_t factorisations() const { return factorisations_; }
+  /// Whether a factorisation is stored for the next solve to reuse (false after invalidate(), a
+  /// failed solve, or a solve that asked for a refresh), and the inverse J^-1 it holds (NX x NX).
+  /// Lane steppers read them to run the reused-inverse iteration in SIMD (core/src/lanes/).
+  bool has_factorisation() const { return have_lu_; }
+  const Mat& inverse() const { return inv_; }
 
  private:
   /// Broyden's good update (Kelley 1995, "Iterative Methods for Linear and Nonlinear

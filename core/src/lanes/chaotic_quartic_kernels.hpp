@@ -23,6 +23,8 @@ namespace {
 template <int W>
 struct Lanes {
   typedef double D __attribute__((vector_size(8 * W)));
+  /// A comparison's result: per lane all ones (true) or zero.
+  typedef std::int64_t M __attribute__((vector_size(8 * W)));
   static_assert(sizeof(D) == 8 * W, "the vector extension must apply");
 };
 
@@ -95,10 +97,11 @@ void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
   }
 }
 
-/// f(zeta) = Pi(zeta) grad H(zeta) of W lanes (ChaoticQuartic::reduced_gradient, then
-/// apply_pi), zeta = (x, w[3], z[3], xi[3], eta[3]).
+/// k = kappa = w.eta / (1 + |w|^2) of W lanes, zeta = (x, w[3], z[3], xi[3], eta[3]): the value
+/// ChaoticQuartic::reduced_gradient and apply_pi each compute from the same operands by the same
+/// operations (the same bits, so computed once here).
 template <int W>
-inline void reduced_rhs(const typename Lanes<W>::D* z, typename Lanes<W>::D* out) {
+inline void kappa(const typename Lanes<W>::D* z, typename Lanes<W>::D& k) {
   using D = typename Lanes<W>::D;
   const D zero = D{} + 0.0;
   D we = zero, ww = zero;
@@ -106,9 +109,14 @@ inline void reduced_rhs(const typename Lanes<W>::D* z, typename Lanes<W>::D* out
     we += z[1 + i] * z[10 + i];
     ww += z[1 + i] * z[1 + i];
   }
-  // apply_pi recomputes kappa from the same values by the same operations: the same bits.
-  const D k = we / (1.0 + ww);
-  D g[13];
+  k = we / (1.0 + ww);
+}
+
+/// grad H(zeta) of W lanes (ChaoticQuartic::reduced_gradient); k = kappa(zeta).
+template <int W>
+inline void reduced_gradient(const typename Lanes<W>::D* z, const typename Lanes<W>::D& k,
+                             typename Lanes<W>::D* g) {
+  using D = typename Lanes<W>::D;
   g[0] = z[0];
   for (int i = 0; i < 3; ++i) {
     const D wi = z[1 + i], zi = z[4 + i], eta = z[10 + i];
@@ -119,17 +127,34 @@ inline void reduced_rhs(const typename Lanes<W>::D* z, typename Lanes<W>::D* out
   }
   g[4] += z[4] * z[5] * z[5];
   g[5] += z[4] * z[4] * z[5];
-  D wve = zero;
-  for (int i = 0; i < 3; ++i) wve += z[1 + i] * g[10 + i];
+}
+
+/// out = Pi(zeta) v of W lanes (ChaoticQuartic::apply_pi); k = kappa(zeta).
+template <int W>
+inline void apply_pi(const typename Lanes<W>::D* z, const typename Lanes<W>::D& k,
+                     const typename Lanes<W>::D* v, typename Lanes<W>::D* out) {
+  using D = typename Lanes<W>::D;
+  D wve = D{} + 0.0;
+  for (int i = 0; i < 3; ++i) wve += z[1 + i] * v[10 + i];
   out[0] = wve;
-  const D vx = g[0];
+  const D vx = v[0];
   for (int i = 0; i < 3; ++i) {
-    const D vxi = g[7 + i], veta = g[10 + i];
+    const D vxi = v[7 + i], veta = v[10 + i];
     out[1 + i] = vxi;
     out[4 + i] = -veta;
-    out[7 + i] = -g[1 + i] - k * veta;
-    out[10 + i] = -z[1 + i] * vx + g[4 + i] + k * vxi;
+    out[7 + i] = -v[1 + i] - k * veta;
+    out[10 + i] = -z[1 + i] * vx + v[4 + i] + k * vxi;
   }
+}
+
+/// f(zeta) = Pi(zeta) grad H(zeta) of W lanes (ChaoticQuartic::reduced_rhs).
+template <int W>
+inline void reduced_rhs(const typename Lanes<W>::D* z, typename Lanes<W>::D* out) {
+  using D = typename Lanes<W>::D;
+  D k, g[13];
+  kappa<W>(z, k);
+  reduced_gradient<W>(z, k, g);
+  apply_pi<W>(z, k, g, out);
 }
 
 /// rk4 on the reduced ODE, k steps of size h of W lanes: zeta is [13][W] (Rk4Method::step).

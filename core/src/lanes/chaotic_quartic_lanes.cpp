@@ -1,13 +1,13 @@
-// Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp). The
-// state lives here, in structure of arrays; the steps are the kernels of the chosen instruction
-// set (kernels_<isa>.cpp). Everything a lane reports (finiteness, state, energy, residual) is
+// Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp), and the
+// factory of all its lane steppers (gonzalez's is chaotic_quartic_gonzalez_lanes.cpp). The state
+// lives here, in structure of arrays; the steps are the kernels of the chosen instruction set
+// (kernels_<isa>.cpp). Everything a lane reports (finiteness, state, energy, residual) is
 // computed by gathering the lane into the scalar stepper's own vector types and calling the same
 // functions the scalar stepper calls, in this translation unit's (baseline) instruction set.
 #include "chaotic_quartic_lanes.hpp"
 
-#include <array>
-
 #include "kernels.hpp"
+#include "lane_rows.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -17,35 +17,22 @@ namespace {
 using Sys = ChaoticQuartic<3>;
 using VecQ = Sys::VecQ;
 using VecZ = Sys::VecZ;
-constexpr int kMaxWidth = 8;
+using lanes::LaneRows;
 
-/// Rows of W doubles, component-major: entry (row, lane) at row W + lane.
-template <int kRows>
-class LaneRows {
- public:
-  explicit LaneRows(int width) : w_(width) { x_.fill(0.0); }
-  double* row(int r) { return x_.data() + r * w_; }
-  template <class V>
-  void put(int lane, int row0, const V& v) {
-    for (int j = 0; j < v.size(); ++j) x_[static_cast<std::size_t>((row0 + j) * w_ + lane)] = v(j);
-  }
-  template <class V>
-  void take(int lane, int row0, V& v) const {
-    for (int j = 0; j < v.size(); ++j) v(j) = x_[static_cast<std::size_t>((row0 + j) * w_ + lane)];
-  }
-
- private:
-  alignas(64) std::array<double, kRows * kMaxWidth> x_;
-  int w_;
-};
-
-const lanes::ChaoticQuarticKernels& kernels(LaneIsa isa) {
+const lanes::ChaoticQuarticKernels& kernel_table(LaneIsa isa) {
 #if defined(__x86_64__)
   if (isa == LaneIsa::kAvx512) return lanes::kChaoticQuarticAvx512;
   if (isa == LaneIsa::kAvx2) return lanes::kChaoticQuarticAvx2;
 #endif
   (void)isa;
   return lanes::kChaoticQuarticBaseline;
+}
+
+/// An explicit method's advance(k): every step succeeds; Stepper::advance's check of the state
+/// at the end.
+AdvanceResult explicit_result(bool finite, std::int64_t k) {
+  return finite ? AdvanceResult{StepStatus::kOk, k, 0.0}
+                : AdvanceResult{StepStatus::kNonFinite, 0, 0.0};
 }
 
 /// si_dla: the canonical state (q, p), as SiDlaMethod keeps it.
@@ -58,7 +45,11 @@ class SiDlaLanes final : public LaneStepper {
     q_.put(lane, 0, VecQ(q));
     p_.put(lane, 0, VecQ(p));
   }
-  void advance(std::int64_t k) override { kernel_(q_.row(0), p_.row(0), k, h_); }
+  void advance(std::int64_t k) override {
+    kernel_(q_.row(0), p_.row(0), k, h_);
+    last_k_ = k;
+  }
+  AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
   bool finite(int lane) const override {
     VecQ q, p;
     gather(lane, q, p);
@@ -91,6 +82,7 @@ class SiDlaLanes final : public LaneStepper {
   double h_;
   int width_;
   lanes::SiDlaKernel kernel_;
+  std::int64_t last_k_ = 0;
   LaneRows<7> q_, p_;
 };
 
@@ -105,7 +97,11 @@ class Rk4Lanes final : public LaneStepper {
     zeta_from_canonical(sys_, VecQ(q), VecQ(p), z);  // Rk4Method::set_canonical
     z_.put(lane, 0, z);
   }
-  void advance(std::int64_t k) override { kernel_(z_.row(0), k, h_); }
+  void advance(std::int64_t k) override {
+    kernel_(z_.row(0), k, h_);
+    last_k_ = k;
+  }
+  AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
   bool finite(int lane) const override {
     VecZ z;
     z_.take(lane, 0, z);
@@ -139,6 +135,7 @@ class Rk4Lanes final : public LaneStepper {
   double h_;
   int width_;
   lanes::Rk4Kernel kernel_;
+  std::int64_t last_k_ = 0;
   LaneRows<13> z_;
 };
 
@@ -149,13 +146,16 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
                                                         const LaneSettings& settings) {
   const LaneSettings s = resolve_lane_settings(settings);
   if (s.isa == LaneIsa::kOff) return nullptr;
-  const lanes::ChaoticQuarticKernels& k = kernels(s.isa);
+  const lanes::ChaoticQuarticKernels& k = kernel_table(s.isa);
   const int w = lanes::width_index(s.width);
   if (choice.integrator == "si_dla") {
     return std::make_unique<SiDlaLanes>(sys, choice.h, s.width, k.si_dla[w]);
   }
   if (choice.integrator == "rk4")
     return std::make_unique<Rk4Lanes>(sys, choice.h, s.width, k.rk4[w]);
+  if (choice.integrator == "gonzalez") {
+    return make_chaotic_quartic_gonzalez_lanes(sys, choice, s.width, k.gonzalez[w]);
+  }
   return nullptr;
 }
 

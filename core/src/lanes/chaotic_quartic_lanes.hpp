@@ -3,17 +3,26 @@
 
 #include <memory>
 
+#include "kernels.hpp"
 #include "nhsim/lanes.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 
 namespace nhsim {
 
-/// A lane stepper of `choice` (si_dla or rk4; h = choice.h) on `sys` with the resolved
+/// A lane stepper of `choice` (si_dla, rk4 or gonzalez; h = choice.h) on `sys` with the resolved
 /// `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
 /// std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings);
+
+/// gonzalez lanes of `choice` on `sys`: `width` lanes stepped by `kernel` (of that width), and
+/// scalar steppers of the same choice for the steps a lane's kernel hands back
+/// (chaotic_quartic_gonzalez_lanes.cpp).
+std::unique_ptr<LaneStepper> make_chaotic_quartic_gonzalez_lanes(const ChaoticQuartic<3>& sys,
+                                                                 const IntegratorChoice& choice,
+                                                                 int width,
+                                                                 lanes::GonzalezKernel kernel);
 
 }  // namespace nhsim

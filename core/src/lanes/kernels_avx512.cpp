@@ -1,7 +1,9 @@
 // The lane kernels compiled for -mavx512f (core/CMakeLists.txt); used only where the CPU has
-// AVX-512F. Nothing but the kernels is compiled here (chaotic_quartic_kernels.hpp).
+// AVX-512F. Nothing but the kernels is compiled here (chaotic_quartic_kernels.hpp,
+// chaotic_quartic_gonzalez_kernel.hpp).
 #include "kernels.hpp"
 #if defined(__x86_64__)
+#include "chaotic_quartic_gonzalez_kernel.hpp"
 #include "chaotic_quartic_kernels.hpp"
 
 namespace nhsim::lanes {
@@ -9,6 +11,7 @@ namespace nhsim::lanes {
 const ChaoticQuarticKernels kChaoticQuarticAvx512 = {
     {&si_dla_steps<2>, &si_dla_steps<4>, &si_dla_steps<8>},
     {&rk4_steps<2>, &rk4_steps<4>, &rk4_steps<8>},
+    {&gonzalez_step<2>, &gonzalez_step<4>, &gonzalez_step<8>},
 };
 
 }  // namespace nhsim::lanes

@@ -64,6 +64,26 @@ class DiscreteGradientMethod {
   std::int64_t newton_iterations() const { return newton_.iterations(); }
   const VecZ& zeta() const { return z_; }
   const SimplifiedNewton<S::NZ>& newton() const { return newton_; }
+  SimplifiedNewton<S::NZ>& newton() { return newton_; }
+
+  /// What a step starts from besides zeta: the last three increments (newest first), how many of
+  /// them are valid (the predictor extrapolates once there are 3) and H(zeta). Lane steppers
+  /// (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar copy:
+  /// they read this after its step and restore it before one.
+  struct History {
+    VecZ d1, d2, d3;
+    int count = 0;
+    double h0 = 0.0;
+  };
+  History history() const { return {d1_, d2_, d3_, history_, h0_}; }
+  void restore(const VecZ& zeta, const History& h) {
+    z_ = zeta;
+    d1_ = h.d1;
+    d2_ = h.d2;
+    d3_ = h.d3;
+    history_ = h.count;
+    h0_ = h.h0;
+  }
 
   StepStatus step(double& residual_out) {
     // Predictor: cubic extrapolation of the last three increments once they exist (free,

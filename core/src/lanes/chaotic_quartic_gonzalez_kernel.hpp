@@ -1,0 +1,217 @@
+// Internal: the lane kernel of gonzalez on the chaotic quartic system (n = 3): one step of W
+// lanes through the simplified Newton iteration on each lane's reused inverse Jacobian
+// (DiscreteGradientMethod<ChaoticQuartic<3>, GonzalezGradient>::step and the first attempt of
+// SimplifiedNewton::solve, core/include/nhsim/integrators/discrete_gradient.hpp, newton.hpp).
+//
+// Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
+// rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
+// Where the scalar step uses an Eigen reduction, the order is the one Eigen 3.4 takes in the
+// library's own (SSE2, two doubles per packet) build, written out below. Only what the scalar
+// iteration does with finite values is done here: a lane whose predictor or increment is not
+// finite, or that would leave this first attempt (a refreshed Jacobian, the damped Newton
+// fallback, a failure), is handed back untouched, and its caller steps it with the scalar method.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "chaotic_quartic_kernels.hpp"
+#include "kernels.hpp"
+
+namespace {
+
+/// Eigen's sum of the 13 products a_j b_j of a vectorised 13-vector dot product (dot,
+/// squaredNorm): six packets [a_2i b_2i, a_2i+1 b_2i+1] summed as a tree ((p0 + (p1 + p2)) +
+/// (p3 + (p4 + p5))), the packet's two halves added, then the 13th product.
+template <int W>
+inline void dot13(const typename Lanes<W>::D* a, const typename Lanes<W>::D* b,
+                  typename Lanes<W>::D& sum) {
+  using D = typename Lanes<W>::D;
+  D e[13];
+  for (int j = 0; j < 13; ++j) e[j] = a[j] * b[j];
+  const D even = (e[0] + (e[2] + e[4])) + (e[6] + (e[8] + e[10]));
+  const D odd = (e[1] + (e[3] + e[5])) + (e[7] + (e[9] + e[11]));
+  sum = (even + odd) + e[12];
+}
+
+/// H(zeta) of W lanes (ChaoticQuartic::reduced_hamiltonian; potential's squaredNorm of the 7
+/// coordinates is Eigen's: three packets p0 + (p1 + p2), halves added, then q_6^2).
+template <int W>
+inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>::D& out) {
+  using D = typename Lanes<W>::D;
+  const D zero = D{} + 0.0;
+  D kin = zero, we = zero, ww = zero;
+  for (int i = 0; i < 3; ++i) {
+    const D xi = z[7 + i], eta = z[10 + i], wi = z[1 + i];
+    kin += xi * xi + eta * eta;
+    we += wi * eta;
+    ww += wi * wi;
+  }
+  D s =
+      ((z[0] * z[0] + (z[2] * z[2] + z[4] * z[4])) + (z[1] * z[1] + (z[3] * z[3] + z[5] * z[5]))) +
+      z[6] * z[6];
+  s += z[4] * z[4] * z[5] * z[5];
+  for (int i = 0; i < 3; ++i) s += z[1 + i] * z[1 + i] * z[4 + i] * z[4 + i];
+  out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
+}
+
+/// r = F(x) = x - zeta - h Pi(xbar) dbarH(zeta, x) of W lanes, xbar = (zeta + x) / 2, with the
+/// Gonzalez discrete gradient (GonzalezGradient::eval, gonzalez_coefficient); h0 = H(zeta).
+template <int W>
+inline void gonzalez_residual(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
+                              const typename Lanes<W>::D& h0, double h, typename Lanes<W>::D* r) {
+  using D = typename Lanes<W>::D;
+  D zbar[13], dg[13], d[13], pi[13];
+  for (int j = 0; j < 13; ++j) zbar[j] = 0.5 * (z[j] + x[j]);
+  D k;
+  kappa<W>(zbar, k);
+  reduced_gradient<W>(zbar, k, dg);
+  for (int j = 0; j < 13; ++j) d[j] = x[j] - z[j];
+  // gonzalez_coefficient(H(x), h0, dg.d, d.d, zbar.zbar, dg.zbar)
+  D h1, gd, dd, zz, gz;
+  reduced_hamiltonian<W>(x, h1);
+  dot13<W>(dg, d, gd);
+  dot13<W>(d, d, dd);
+  dot13<W>(zbar, zbar, zz);
+  dot13<W>(dg, zbar, gz);
+  const D num = h1 - h0 - gd;
+  const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0, abs_gd = gd < 0.0 ? -gd : gd,
+          abs_gz = gz < 0.0 ? -gz : gz, abs_num = num < 0.0 ? -num : num;
+  const D noise =
+      8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
+  const D one = D{} + 1.0;
+  const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
+  const D c = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise)) ? D{} + 0.0 : num / dd;
+  for (int j = 0; j < 13; ++j) dg[j] += c * d[j];
+  apply_pi<W>(zbar, k, dg, pi);
+  for (int j = 0; j < 13; ++j) r[j] = x[j] - z[j] - h * pi[j];
+}
+
+/// dx = J^-1 r of W lanes as SimplifiedNewton's inv_.lazyProduct(r_) into its 13-vector dx_:
+/// rows 0..11 in packets (each the sum over j in order), row 12 alone (Eigen's coefficient
+/// path: a tree of the products (e0 + (e1 + e2)) + (e3 + (e4 + e5)) and (e6 + (e7 + e8)) +
+/// ((e9 + e10) + (e11 + e12))). inv is [13 * 13][W], (i, j) at row 13 i + j.
+template <int W>
+inline void inverse_times(const double* inv, const typename Lanes<W>::D* r,
+                          typename Lanes<W>::D* dx) {
+  using D = typename Lanes<W>::D;
+  for (int i = 0; i < 12; ++i) {
+    D a, acc;
+    load<W>(acc, inv + (13 * i) * W);
+    acc = acc * r[0];
+    for (int j = 1; j < 13; ++j) {
+      load<W>(a, inv + (13 * i + j) * W);
+      acc = acc + a * r[j];
+    }
+    dx[i] = acc;
+  }
+  D e[13];
+  for (int j = 0; j < 13; ++j) {
+    load<W>(e[j], inv + (13 * 12 + j) * W);
+    e[j] = e[j] * r[j];
+  }
+  dx[12] = ((e[0] + (e[1] + e[2])) + (e[3] + (e[4] + e[5]))) +
+           ((e[6] + (e[7] + e[8])) + ((e[9] + e[10]) + (e[11] + e[12])));
+}
+
+/// Lane mask from bits (bit l = lane l) and back.
+template <int W>
+inline void mask_of(unsigned bits, typename Lanes<W>::M& m) {
+  for (int l = 0; l < W; ++l) m[l] = ((bits >> l) & 1U) != 0 ? -1 : 0;
+}
+template <int W>
+inline unsigned bits_of(const typename Lanes<W>::M& m) {
+  unsigned bits = 0;
+  for (int l = 0; l < W; ++l) bits |= m[l] != 0 ? 1U << l : 0U;
+  return bits;
+}
+
+/// One gonzalez step of the lanes in `lanes` (bits), each on its stored inverse (not fresh: the
+/// caller steps a lane without one with the scalar method). A lane that converges is stepped
+/// (zeta, its increments, h0, history) and reported in `ok`, in `refresh` too where the scalar
+/// iteration would drop its factorisation (more than 7 iterations, or theta > 0.5 at the last);
+/// every other lane of `lanes` is in `handed_back`, its state untouched.
+template <int W>
+void gonzalez_step(const nhsim::lanes::GonzalezLaneBlock& b, unsigned lanes, double h, double tol,
+                   int max_iter, nhsim::lanes::GonzalezStepOutcome& out) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  D z[13], x0[13], x[13], w[13], d1[13], d2[13], d3[13], r[13], dx[13];
+  for (int j = 0; j < 13; ++j) {
+    load<W>(z[j], b.zeta + j * W);
+    load<W>(d1[j], b.increments + j * W);
+    load<W>(d2[j], b.increments + (13 + j) * W);
+    load<W>(d3[j], b.increments + (26 + j) * W);
+  }
+  D h0, count;
+  load<W>(h0, b.h0);
+  load<W>(count, b.history);
+  // Predictor (DiscreteGradientMethod::step): cubic extrapolation where 3 increments exist,
+  // else the explicit midpoint rule.
+  const M extrapolate = count >= 3.0;
+  for (int j = 0; j < 13; ++j) x0[j] = z[j] + 3.0 * (d1[j] - d2[j]) + d3[j];
+  if (bits_of<W>(extrapolate) != (1U << W) - 1U) {
+    D f[13], t[13];
+    reduced_rhs<W>(z, f);
+    for (int j = 0; j < 13; ++j) t[j] = z[j] + (0.5 * h) * f[j];
+    reduced_rhs<W>(t, f);
+    for (int j = 0; j < 13; ++j) x0[j] = extrapolate ? x0[j] : z[j] + h * f[j];
+  }
+  // SimplifiedNewton::solve, first attempt: w = 1 / max(|x0|, 1) componentwise.
+  M active;
+  mask_of<W>(lanes, active);
+  M finite = active;
+  for (int j = 0; j < 13; ++j) {
+    finite &= (x0[j] - x0[j]) == 0.0;
+    const D a = x0[j] < 0.0 ? -x0[j] : x0[j];
+    w[j] = 1.0 / (a < 1.0 ? 1.0 : a);
+    x[j] = x0[j];
+  }
+  const M all = M{} == 0, none = M{} != 0;
+  M handed_back = active & ~finite, ok = none, refresh = none;
+  active &= finite;
+  constexpr double kAbsoluteFloor = 1e3 * std::numeric_limits<double>::epsilon();
+  D prev = D{} + std::numeric_limits<double>::infinity();
+  for (int it = 1; it <= max_iter && bits_of<W>(active) != 0; ++it) {
+    gonzalez_residual<W>(z, x, h0, h, r);
+    inverse_times<W>(b.inverse, r, dx);
+    D nd = D{} + 0.0;
+    M dx_finite = active;
+    for (int j = 0; j < 13; ++j) {
+      x[j] = active ? x[j] - dx[j] : x[j];
+      dx_finite &= (dx[j] - dx[j]) == 0.0;
+      const D a = (dx[j] < 0.0 ? -dx[j] : dx[j]) * w[j];
+      nd = nd < a ? a : nd;  // the maximum; finite values in any order
+    }
+    handed_back |= active & ~dx_finite;
+    active &= dx_finite;
+    const D theta = nd / prev;
+    const M converged = active & (nd <= tol);
+    refresh |= converged & ((it > 7 ? all : none) | (theta > 0.5));
+    ok |= converged;
+    active &= ~converged;
+    const M slow = active & (it >= 2 ? all : none) & (theta > 0.5);
+    const M stagnated = slow & (theta >= 0.9) & (nd <= kAbsoluteFloor);  // at the round-off floor
+    ok |= stagnated;
+    handed_back |= slow & ~stagnated;  // a stale inverse that stopped contracting: refresh
+    active &= ~slow;
+    prev = nd;
+  }
+  handed_back |= active;  // max_iter iterations without convergence
+  // The accepted step: increments shifted, zeta = x, H(zeta) anew, one more increment known.
+  D h1;
+  reduced_hamiltonian<W>(x, h1);
+  for (int j = 0; j < 13; ++j) {
+    store<W>(b.increments + (26 + j) * W, ok ? d2[j] : d3[j]);
+    store<W>(b.increments + (13 + j) * W, ok ? d1[j] : d2[j]);
+    store<W>(b.increments + j * W, ok ? x[j] - z[j] : d1[j]);
+    store<W>(b.zeta + j * W, ok ? x[j] : z[j]);
+  }
+  store<W>(b.h0, ok ? h1 : h0);
+  store<W>(b.history, ok & (count < 3.0) ? count + 1.0 : count);
+  out.ok = bits_of<W>(ok);
+  out.refresh = bits_of<W>(refresh);
+  out.handed_back = bits_of<W>(handed_back);
+}
+
+}  // namespace
