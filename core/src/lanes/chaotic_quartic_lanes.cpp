@@ -1,7 +1,7 @@
 // Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp), and the
-// factory of all its lane steppers (gonzalez's is chaotic_quartic_gonzalez_lanes.cpp). The state
-// lives here, in structure of arrays; the steps are the kernels of the chosen instruction set
-// (kernels_<isa>.cpp). Everything a lane reports (finiteness, state, energy, residual) is
+// factory of all its lane steppers (gonzalez's and avf's are in
+// chaotic_quartic_discrete_gradient_lanes.cpp). The state lives here, in structure of arrays;
+// the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp). Everything a lane reports (finiteness, state, energy, residual) is
 // computed by gathering the lane into the scalar stepper's own vector types and calling the same
 // functions the scalar stepper calls, in this translation unit's (baseline) instruction set.
 #include "chaotic_quartic_lanes.hpp"
@@ -154,7 +154,10 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   if (choice.integrator == "rk4")
     return std::make_unique<Rk4Lanes>(sys, choice.h, s.width, k.rk4[w]);
   if (choice.integrator == "gonzalez") {
-    return make_chaotic_quartic_gonzalez_lanes(sys, choice, s.width, k.gonzalez[w]);
+    return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.gonzalez[w]);
+  }
+  if (choice.integrator == "avf") {
+    return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.avf[w]);
   }
   return nullptr;
 }

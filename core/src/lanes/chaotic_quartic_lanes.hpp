@@ -10,19 +10,19 @@
 
 namespace nhsim {
 
-/// A lane stepper of `choice` (si_dla, rk4 or gonzalez; h = choice.h) on `sys` with the resolved
-/// `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
-/// std::invalid_argument as resolve_lane_settings() does.
+/// A lane stepper of `choice` (si_dla, rk4, gonzalez or avf; h = choice.h) on `sys` with the
+/// resolved `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off.
+/// Throws std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings);
 
-/// gonzalez lanes of `choice` on `sys`: `width` lanes stepped by `kernel` (of that width), and
-/// scalar steppers of the same choice for the steps a lane's kernel hands back
-/// (chaotic_quartic_gonzalez_lanes.cpp).
-std::unique_ptr<LaneStepper> make_chaotic_quartic_gonzalez_lanes(const ChaoticQuartic<3>& sys,
-                                                                 const IntegratorChoice& choice,
-                                                                 int width,
-                                                                 lanes::GonzalezKernel kernel);
+/// Lanes of the discrete gradient method `choice` (gonzalez or avf; nullptr for another) on
+/// `sys`: `width` lanes stepped by `kernel` (the method's, of that width), and scalar steppers of
+/// the same choice for the steps a lane's kernel hands back
+/// (chaotic_quartic_discrete_gradient_lanes.cpp).
+std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
+    const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
+    lanes::DiscreteGradientKernel kernel);
 
 }  // namespace nhsim

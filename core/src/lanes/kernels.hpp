@@ -12,29 +12,41 @@ using SiDlaKernel = void (*)(double* q, double* p, std::int64_t k, double h);
 /// rk4 on its reduced ODE: k steps of size h of W lanes; zeta [13][W].
 using Rk4Kernel = void (*)(double* zeta, std::int64_t k, double h);
 
-/// The state of W gonzalez lanes, structure of arrays (entry (row, lane) at row W + lane).
-struct GonzalezLaneBlock {
+/// The state of W lanes of a discrete gradient method (gonzalez, avf), structure of arrays
+/// (entry (row, lane) at row W + lane).
+struct DiscreteGradientLaneBlock {
   double* zeta;           ///< [13][W]
   double* increments;     ///< [3 * 13][W]: the last three increments, newest first
   const double* inverse;  ///< [13 * 13][W]: each lane's J^-1, (i, j) at row 13 i + j
   double* h0;             ///< [W]: H(zeta)
   double* history;        ///< [W]: how many increments are valid (0 to 3)
 };
-/// Which lanes a gonzalez step moved (bit l = lane l).
-struct GonzalezStepOutcome {
+/// Which lanes a step moved (bit l = lane l).
+struct DiscreteGradientStepOutcome {
   unsigned ok = 0;           ///< stepped
   unsigned refresh = 0;      ///< of ok: the next step needs a fresh factorisation
   unsigned handed_back = 0;  ///< not stepped: for the scalar method
 };
-/// gonzalez on the chaotic quartic system: one step of size h of the lanes in `lanes` (bits).
-using GonzalezKernel = void (*)(const GonzalezLaneBlock& block, unsigned lanes, double h,
-                                double tol, int max_iter, GonzalezStepOutcome& out);
+/// gonzalez or avf on the chaotic quartic system: one step of size h of the lanes in `lanes`
+/// (bits), with the Newton tolerance and iteration cap of the choice.
+using DiscreteGradientKernel = void (*)(const DiscreteGradientLaneBlock& block, unsigned lanes,
+                                        double h, double tol, int max_iter,
+                                        DiscreteGradientStepOutcome& out);
+
+/// AvfGradient's Gauss-Legendre nodes and weights on [0, 1] (nhsim/integrators/avf.hpp, which the
+/// kernels' translation units do not include; chaotic_quartic_discrete_gradient_lanes.cpp checks
+/// that they are the same).
+inline constexpr double kAvfX[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
+                                    0.9602898564975363};
+inline constexpr double kAvfW[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
+                                    0.1012285362903763};
 
 /// The kernels of one instruction set, [0], [1], [2] for W = 2, 4, 8.
 struct ChaoticQuarticKernels {
   SiDlaKernel si_dla[3];
   Rk4Kernel rk4[3];
-  GonzalezKernel gonzalez[3];
+  DiscreteGradientKernel gonzalez[3];
+  DiscreteGradientKernel avf[3];
 };
 
 /// Index of width W (2, 4, 8) in the tables.

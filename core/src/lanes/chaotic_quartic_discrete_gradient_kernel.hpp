@@ -1,7 +1,8 @@
-// Internal: the lane kernel of gonzalez on the chaotic quartic system (n = 3): one step of W
-// lanes through the simplified Newton iteration on each lane's reused inverse Jacobian
-// (DiscreteGradientMethod<ChaoticQuartic<3>, GonzalezGradient>::step and the first attempt of
-// SimplifiedNewton::solve, core/include/nhsim/integrators/discrete_gradient.hpp, newton.hpp).
+// Internal: the lane kernels of the discrete gradient methods gonzalez and avf on the chaotic
+// quartic system (n = 3): one step of W lanes through the simplified Newton iteration on each
+// lane's reused inverse Jacobian (DiscreteGradientMethod<ChaoticQuartic<3>, DG>::step and the
+// first attempt of SimplifiedNewton::solve, core/include/nhsim/integrators/discrete_gradient.hpp,
+// newton.hpp; DG = GonzalezGradient, gonzalez.hpp, or AvfGradient, avf.hpp).
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -13,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 
 #include "chaotic_quartic_kernels.hpp"
@@ -55,34 +57,73 @@ inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>
   out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
 }
 
-/// r = F(x) = x - zeta - h Pi(xbar) dbarH(zeta, x) of W lanes, xbar = (zeta + x) / 2, with the
-/// Gonzalez discrete gradient (GonzalezGradient::eval, gonzalez_coefficient); h0 = H(zeta).
-template <int W>
-inline void gonzalez_residual(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
-                              const typename Lanes<W>::D& h0, double h, typename Lanes<W>::D* r) {
+/// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, seed 001 eq. (12)
+/// (GonzalezGradient::eval, gonzalez_coefficient); h0 = H(zeta), zbar = (zeta + x) / 2,
+/// k = kappa(zbar).
+struct GonzalezLaneGradient {
+  template <int W>
+  static void eval(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
+                   const typename Lanes<W>::D& h0, const typename Lanes<W>::D* zbar,
+                   const typename Lanes<W>::D& k, typename Lanes<W>::D* dg) {
+    using D = typename Lanes<W>::D;
+    D d[13];
+    reduced_gradient<W>(zbar, k, dg);
+    for (int j = 0; j < 13; ++j) d[j] = x[j] - z[j];
+    // gonzalez_coefficient(H(x), h0, dg.d, d.d, zbar.zbar, dg.zbar)
+    D h1, gd, dd, zz, gz;
+    reduced_hamiltonian<W>(x, h1);
+    dot13<W>(dg, d, gd);
+    dot13<W>(d, d, dd);
+    dot13<W>(zbar, zbar, zz);
+    dot13<W>(dg, zbar, gz);
+    const D num = h1 - h0 - gd;
+    const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0,
+            abs_gd = gd < 0.0 ? -gd : gd, abs_gz = gz < 0.0 ? -gz : gz,
+            abs_num = num < 0.0 ? -num : num;
+    const D noise =
+        8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
+    const D one = D{} + 1.0;
+    const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
+    const D c = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise)) ? D{} + 0.0 : num / dd;
+    for (int j = 0; j < 13; ++j) dg[j] += c * d[j];
+  }
+};
+
+/// dg = int_0^1 grad H(zeta + s (x - zeta)) ds of W lanes by 8-point Gauss-Legendre, the mean
+/// value discrete gradient, seed 001 eq. (11) (AvfGradient::eval, its nodes in the same order).
+struct AvfLaneGradient {
+  template <int W>
+  static void eval(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
+                   const typename Lanes<W>::D& /*h0*/, const typename Lanes<W>::D* /*zbar*/,
+                   const typename Lanes<W>::D& /*k*/, typename Lanes<W>::D* dg) {
+    using D = typename Lanes<W>::D;
+    using nhsim::lanes::kAvfW;
+    using nhsim::lanes::kAvfX;
+    D xs[13], g[13], ks;
+    for (int j = 0; j < 13; ++j) dg[j] = D{} + 0.0;
+    for (int node = 0; node < 4; ++node) {
+      for (const double sgn : {-1.0, 1.0}) {
+        const double s = 0.5 * (1.0 + sgn * kAvfX[node]);
+        for (int j = 0; j < 13; ++j) xs[j] = (1.0 - s) * z[j] + s * x[j];
+        kappa<W>(xs, ks);
+        reduced_gradient<W>(xs, ks, g);
+        for (int j = 0; j < 13; ++j) dg[j] += (0.5 * kAvfW[node]) * g[j];
+      }
+    }
+  }
+};
+
+/// r = F(x) = x - zeta - h Pi(xbar) dbarH(zeta, x) of W lanes, xbar = (zeta + x) / 2
+/// (DiscreteGradientMethod::step's residual); h0 = H(zeta).
+template <int W, class Gradient>
+inline void discrete_gradient_residual(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
+                                       const typename Lanes<W>::D& h0, double h,
+                                       typename Lanes<W>::D* r) {
   using D = typename Lanes<W>::D;
-  D zbar[13], dg[13], d[13], pi[13];
+  D zbar[13], dg[13], pi[13], k;
   for (int j = 0; j < 13; ++j) zbar[j] = 0.5 * (z[j] + x[j]);
-  D k;
   kappa<W>(zbar, k);
-  reduced_gradient<W>(zbar, k, dg);
-  for (int j = 0; j < 13; ++j) d[j] = x[j] - z[j];
-  // gonzalez_coefficient(H(x), h0, dg.d, d.d, zbar.zbar, dg.zbar)
-  D h1, gd, dd, zz, gz;
-  reduced_hamiltonian<W>(x, h1);
-  dot13<W>(dg, d, gd);
-  dot13<W>(d, d, dd);
-  dot13<W>(zbar, zbar, zz);
-  dot13<W>(dg, zbar, gz);
-  const D num = h1 - h0 - gd;
-  const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0, abs_gd = gd < 0.0 ? -gd : gd,
-          abs_gz = gz < 0.0 ? -gz : gz, abs_num = num < 0.0 ? -num : num;
-  const D noise =
-      8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
-  const D one = D{} + 1.0;
-  const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
-  const D c = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise)) ? D{} + 0.0 : num / dd;
-  for (int j = 0; j < 13; ++j) dg[j] += c * d[j];
+  Gradient::template eval<W>(z, x, h0, zbar, k, dg);
   apply_pi<W>(zbar, k, dg, pi);
   for (int j = 0; j < 13; ++j) r[j] = x[j] - z[j] - h * pi[j];
 }
@@ -126,14 +167,16 @@ inline unsigned bits_of(const typename Lanes<W>::M& m) {
   return bits;
 }
 
-/// One gonzalez step of the lanes in `lanes` (bits), each on its stored inverse (not fresh: the
+/// One step of the discrete gradient method of Gradient (GonzalezLaneGradient, AvfLaneGradient)
+/// of the lanes in `lanes` (bits), each on its stored inverse (not fresh: the
 /// caller steps a lane without one with the scalar method). A lane that converges is stepped
 /// (zeta, its increments, h0, history) and reported in `ok`, in `refresh` too where the scalar
 /// iteration would drop its factorisation (more than 7 iterations, or theta > 0.5 at the last);
 /// every other lane of `lanes` is in `handed_back`, its state untouched.
-template <int W>
-void gonzalez_step(const nhsim::lanes::GonzalezLaneBlock& b, unsigned lanes, double h, double tol,
-                   int max_iter, nhsim::lanes::GonzalezStepOutcome& out) {
+template <int W, class Gradient>
+void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, unsigned lanes,
+                            double h, double tol, int max_iter,
+                            nhsim::lanes::DiscreteGradientStepOutcome& out) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D z[13], x0[13], x[13], w[13], d1[13], d2[13], d3[13], r[13], dx[13];
@@ -173,7 +216,7 @@ void gonzalez_step(const nhsim::lanes::GonzalezLaneBlock& b, unsigned lanes, dou
   constexpr double kAbsoluteFloor = 1e3 * std::numeric_limits<double>::epsilon();
   D prev = D{} + std::numeric_limits<double>::infinity();
   for (int it = 1; it <= max_iter && bits_of<W>(active) != 0; ++it) {
-    gonzalez_residual<W>(z, x, h0, h, r);
+    discrete_gradient_residual<W, Gradient>(z, x, h0, h, r);
     inverse_times<W>(b.inverse, r, dx);
     D nd = D{} + 0.0;
     M dx_finite = active;

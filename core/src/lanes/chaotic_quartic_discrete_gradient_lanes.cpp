@@ -1,16 +1,18 @@
-// The gonzalez lane stepper of the chaotic quartic system (n = 3). The lanes' usual step, the
-// simplified Newton iteration on the lane's reused inverse Jacobian, runs in SIMD
-// (chaotic_quartic_gonzalez_kernel.hpp), with a convergence mask per lane. Everything else a
-// lane's step may need (the first step after set_state, a fresh Jacobian, its factorisation,
-// the damped Newton fallback, a failure) is that lane's own scalar stepper, the library's
-// StepperImpl made by the factory: the kernel hands the step back untouched and the scalar
-// stepper takes it from the same state, so each lane keeps its scalar trajectory bit for bit.
+// The lane steppers of the discrete gradient methods gonzalez and avf on the chaotic quartic
+// system (n = 3). A lane's usual step, the simplified Newton iteration on the lane's reused
+// inverse Jacobian, runs in SIMD (chaotic_quartic_discrete_gradient_kernel.hpp), with a
+// convergence mask per lane. Everything else a lane's step may need (the first step after
+// set_state, a fresh Jacobian, its factorisation, the damped Newton fallback, a failure) is that
+// lane's own scalar stepper, the library's StepperImpl made by the factory: the kernel hands the
+// step back untouched and the scalar stepper takes it from the same state, so each lane keeps its
+// scalar trajectory bit for bit.
 #include <array>
 #include <memory>
 #include <vector>
 
 #include "chaotic_quartic_lanes.hpp"
 #include "lane_rows.hpp"
+#include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper_factory.hpp"
@@ -21,21 +23,29 @@ namespace {
 using Sys = ChaoticQuartic<3>;
 using VecQ = Sys::VecQ;
 using VecZ = Sys::VecZ;
-using Method = GonzalezMethod<Sys>;
-/// What make_stepper_for<Sys> returns for gonzalez (make_pair_stepper).
-using ScalarStepper = StepperImpl<Sys, Method>;
 constexpr int kNz = 13;
 
-class GonzalezLanes final : public LaneStepper {
+static_assert(AvfGradient::kX[0] == lanes::kAvfX[0] && AvfGradient::kX[1] == lanes::kAvfX[1] &&
+                  AvfGradient::kX[2] == lanes::kAvfX[2] && AvfGradient::kX[3] == lanes::kAvfX[3] &&
+                  AvfGradient::kW[0] == lanes::kAvfW[0] && AvfGradient::kW[1] == lanes::kAvfW[1] &&
+                  AvfGradient::kW[2] == lanes::kAvfW[2] && AvfGradient::kW[3] == lanes::kAvfW[3],
+              "the avf lane kernel's quadrature must be AvfGradient's");
+
+/// Lanes of integrator I (GonzalezIntegrator or AvfIntegrator), stepped by its kernel.
+template <class I>
+class DiscreteGradientLanes final : public LaneStepper {
  public:
-  GonzalezLanes(const Sys& sys, const IntegratorChoice& choice, int width,
-                lanes::GonzalezKernel kernel)
+  using Method = typename I::template Method<Sys>;
+  /// What make_stepper_for<Sys> returns for I (make_pair_stepper).
+  using ScalarStepper = StepperImpl<Sys, Method>;
+
+  DiscreteGradientLanes(const Sys& sys, const IntegratorChoice& choice, int width,
+                        lanes::DiscreteGradientKernel kernel)
       : sys_(sys),
         h_(choice.h),
-        // newton_settings<GonzalezIntegrator>(choice), as the factory gives the scalar steppers
-        tol_(choice.newton_tol > 0.0 ? choice.newton_tol : GonzalezIntegrator::kNewtonTol),
-        max_iter_(choice.newton_max_iter > 0 ? choice.newton_max_iter
-                                             : GonzalezIntegrator::kNewtonMaxIter),
+        // newton_settings<I>(choice), as the factory gives the scalar steppers
+        tol_(choice.newton_tol > 0.0 ? choice.newton_tol : I::kNewtonTol),
+        max_iter_(choice.newton_max_iter > 0 ? choice.newton_max_iter : I::kNewtonMaxIter),
         width_(width),
         kernel_(kernel),
         zeta_(width),
@@ -65,8 +75,8 @@ class GonzalezLanes final : public LaneStepper {
         results_[index(l)] = AdvanceResult{};
       }
     }
-    const lanes::GonzalezLaneBlock block{zeta_.row(0), increments_.row(0), inverse_.row(0),
-                                         h0_.row(0), history_.row(0)};
+    const lanes::DiscreteGradientLaneBlock block{zeta_.row(0), increments_.row(0), inverse_.row(0),
+                                                 h0_.row(0), history_.row(0)};
     for (std::int64_t s = 0; s < k; ++s) {
       unsigned in_simd = 0, scalar = 0;
       for (int l = 0; l < width_; ++l) {
@@ -75,7 +85,7 @@ class GonzalezLanes final : public LaneStepper {
       }
       if ((in_simd | scalar) == 0) break;
       if (in_simd != 0) {
-        lanes::GonzalezStepOutcome out;
+        lanes::DiscreteGradientStepOutcome out;
         kernel_(block, in_simd, h_, tol_, max_iter_, out);
         for (int l = 0; l < width_; ++l) {
           const unsigned bit = 1U << l;
@@ -156,7 +166,7 @@ class GonzalezLanes final : public LaneStepper {
   /// The lane's state (zeta, increments, H, history; the inverse is the scalar stepper's own)
   /// into its scalar stepper, after steps in SIMD.
   void give_to_scalar(int lane) {
-    Method::History h;
+    typename Method::History h;
     VecZ z;
     zeta_.take(lane, 0, z);
     increments_.take(lane, 0, h.d1);
@@ -171,7 +181,7 @@ class GonzalezLanes final : public LaneStepper {
   /// The scalar stepper's state, and its inverse Jacobian where it holds one, into the lane.
   void take_from_scalar(int lane) {
     Method& m = method(lane);
-    const Method::History h = m.history();
+    const typename Method::History h = m.history();
     zeta_.put(lane, 0, m.zeta());
     increments_.put(lane, 0, h.d1);
     increments_.put(lane, kNz, h.d2);
@@ -191,7 +201,7 @@ class GonzalezLanes final : public LaneStepper {
   double h_, tol_;
   int max_iter_;
   int width_;
-  lanes::GonzalezKernel kernel_;
+  lanes::DiscreteGradientKernel kernel_;
   lanes::LaneRows<kNz> zeta_;
   lanes::LaneRows<3 * kNz> increments_;
   lanes::LaneRows<kNz * kNz> inverse_;
@@ -204,11 +214,16 @@ class GonzalezLanes final : public LaneStepper {
 
 }  // namespace
 
-std::unique_ptr<LaneStepper> make_chaotic_quartic_gonzalez_lanes(const ChaoticQuartic<3>& sys,
-                                                                 const IntegratorChoice& choice,
-                                                                 int width,
-                                                                 lanes::GonzalezKernel kernel) {
-  return std::make_unique<GonzalezLanes>(sys, choice, width, kernel);
+std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
+    const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
+    lanes::DiscreteGradientKernel kernel) {
+  if (choice.integrator == GonzalezIntegrator::kId) {
+    return std::make_unique<DiscreteGradientLanes<GonzalezIntegrator>>(sys, choice, width, kernel);
+  }
+  if (choice.integrator == AvfIntegrator::kId) {
+    return std::make_unique<DiscreteGradientLanes<AvfIntegrator>>(sys, choice, width, kernel);
+  }
+  return nullptr;
 }
 
 }  // namespace nhsim
