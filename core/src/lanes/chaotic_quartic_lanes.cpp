@@ -1,9 +1,10 @@
 // Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp), and the
 // factory of all its lane steppers (gonzalez's and avf's are in
 // chaotic_quartic_discrete_gradient_lanes.cpp). The state lives here, in structure of arrays;
-// the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp). Everything a lane reports (finiteness, state, energy, residual) is
-// computed by gathering the lane into the scalar stepper's own vector types and calling the same
-// functions the scalar stepper calls, in this translation unit's (baseline) instruction set.
+// the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp). Everything a lane
+// reports (finiteness, state, energy, residual) is computed by gathering the lane into the scalar
+// stepper's own vector types and calling the same functions the scalar stepper calls, in this
+// translation unit's (baseline) instruction set.
 #include "chaotic_quartic_lanes.hpp"
 
 #include "kernels.hpp"
