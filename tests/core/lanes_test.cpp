@@ -162,6 +162,20 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
                              run_ensemble(lane_pairs, with_lanes({LaneIsa::kBaseline, 2}, 1)));
 }
 
+/// Spec s, with lanes off, fails some trajectories of every integrator and not all; with lanes at
+/// every width of every instruction set, its result is bit-identical (failures included).
+void expect_failures_bit_identical_in_lanes(const EnsembleSpec& s) {
+  const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
+  for (const IntegratorResult& r : off.integrators) {
+    EXPECT_GT(r.trajectories_failed, 0) << r.choice.integrator;
+    EXPECT_GT(r.trajectories_ok, 0) << r.choice.integrator;
+  }
+  for (const LaneSettings& l : forced_settings()) {
+    SCOPED_TRACE(name(l));
+    test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
+  }
+}
+
 TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
   // Explicit states of growing size: stiff for h = 0.05, they blow up after different numbers
   // of steps (and at different samples), each in its own lane among ordinary ones.
@@ -186,15 +200,7 @@ TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
   }
   s.initial_conditions = states;
   s.outputs.sampled.indices = {0, 1, 4, 7, 18};
-  const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
-  for (const IntegratorResult& r : off.integrators) {
-    EXPECT_GT(r.trajectories_failed, 0) << r.choice.integrator;
-    EXPECT_GT(r.trajectories_ok, 0) << r.choice.integrator;
-  }
-  for (const LaneSettings& l : forced_settings()) {
-    SCOPED_TRACE(name(l));
-    test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
-  }
+  expect_failures_bit_identical_in_lanes(s);
 }
 
 TEST(Lanes, NewtonFailuresAreTheScalarPathsInEveryLane) {
@@ -205,15 +211,7 @@ TEST(Lanes, NewtonFailuresAreTheScalarPathsInEveryLane) {
   for (IntegratorChoice& c : s.integrators) c.newton_max_iter = 4;
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 40.0}, {-1.0, 0.0, 1.0}});
-  const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
-  for (const IntegratorResult& r : off.integrators) {
-    EXPECT_GT(r.trajectories_failed, 0) << r.choice.integrator;
-    EXPECT_GT(r.trajectories_ok, 0) << r.choice.integrator;
-  }
-  for (const LaneSettings& l : forced_settings()) {
-    SCOPED_TRACE(name(l));
-    test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
-  }
+  expect_failures_bit_identical_in_lanes(s);
 }
 
 TEST(Lanes, CancelledBeforeStartCountsEveryTrajectory) {

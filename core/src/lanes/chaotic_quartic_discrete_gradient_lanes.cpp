@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "chaotic_quartic_lane_stepper.hpp"
 #include "chaotic_quartic_lanes.hpp"
 #include "lane_rows.hpp"
 #include "nhsim/integrators/avf.hpp"
@@ -21,9 +22,8 @@ namespace nhsim {
 namespace {
 
 using Sys = ChaoticQuartic<3>;
-using VecQ = Sys::VecQ;
 using VecZ = Sys::VecZ;
-constexpr int kNz = 13;
+constexpr int kNz = lanes::ReducedStateLanes::kNz;
 
 static_assert(AvfGradient::kX[0] == lanes::kAvfX[0] && AvfGradient::kX[1] == lanes::kAvfX[1] &&
                   AvfGradient::kX[2] == lanes::kAvfX[2] && AvfGradient::kX[3] == lanes::kAvfX[3] &&
@@ -33,7 +33,7 @@ static_assert(AvfGradient::kX[0] == lanes::kAvfX[0] && AvfGradient::kX[1] == lan
 
 /// Lanes of integrator I (GonzalezIntegrator or AvfIntegrator), stepped by its kernel.
 template <class I>
-class DiscreteGradientLanes final : public LaneStepper {
+class DiscreteGradientLanes final : public lanes::ReducedStateLanes {
  public:
   using Method = typename I::template Method<Sys>;
   /// What make_stepper_for<Sys> returns for I (make_pair_stepper).
@@ -41,14 +41,12 @@ class DiscreteGradientLanes final : public LaneStepper {
 
   DiscreteGradientLanes(const Sys& sys, const IntegratorChoice& choice, int width,
                         lanes::DiscreteGradientKernel kernel)
-      : sys_(sys),
+      : ReducedStateLanes(sys, width),
         h_(choice.h),
         // newton_settings<I>(choice), as the factory gives the scalar steppers
         tol_(choice.newton_tol > 0.0 ? choice.newton_tol : I::kNewtonTol),
         max_iter_(choice.newton_max_iter > 0 ? choice.newton_max_iter : I::kNewtonMaxIter),
-        width_(width),
         kernel_(kernel),
-        zeta_(width),
         increments_(width),
         inverse_(width),
         h0_(width),
@@ -58,8 +56,6 @@ class DiscreteGradientLanes final : public LaneStepper {
         stale_(static_cast<std::size_t>(width), false) {
     for (int l = 0; l < width; ++l) scalar_.push_back(make_stepper_for(sys, choice));
   }
-
-  int width() const override { return width_; }
 
   void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
     scalar_[index(lane)]->set_state(q, p);
@@ -112,38 +108,9 @@ class DiscreteGradientLanes final : public LaneStepper {
 
   AdvanceResult result(int lane) const override { return results_[index(lane)]; }
 
-  bool finite(int lane) const override {
-    VecZ z;
-    zeta_.take(lane, 0, z);
-    return all_finite(z);  // DiscreteGradientMethod::state_finite
-  }
-  void get_state(int lane, Eigen::VectorXd& q, Eigen::VectorXd& p) const override {
-    VecQ qq, pp;
-    canonical(lane, qq, pp);
-    q = qq;
-    p = pp;
-  }
-  double energy(int lane) const override {
-    VecQ q, p;
-    canonical(lane, q, p);
-    return sys_.hamiltonian(q, p);
-  }
-  void energy_and_residual(int lane, double& energy, double& residual) const override {
-    VecQ q, p;
-    canonical(lane, q, p);
-    energy = sys_.hamiltonian(q, p);
-    residual = sys_.constraint_residual(q, p);
-  }
-
  private:
   static std::size_t index(int lane) { return static_cast<std::size_t>(lane); }
   Method& method(int lane) { return static_cast<ScalarStepper&>(*scalar_[index(lane)]).method(); }
-
-  void canonical(int lane, VecQ& q, VecQ& p) const {
-    VecZ z;
-    zeta_.take(lane, 0, z);
-    canonical_from_zeta(sys_, z, q, p);  // DiscreteGradientMethod::canonical
-  }
 
   /// One step of lane `lane` by its scalar stepper, from the lane's state; a failed step ends
   /// the lane's advance() as it ends Stepper::advance().
@@ -197,12 +164,9 @@ class DiscreteGradientLanes final : public LaneStepper {
     stale_[index(lane)] = false;
   }
 
-  Sys sys_;
   double h_, tol_;
   int max_iter_;
-  int width_;
   lanes::DiscreteGradientKernel kernel_;
-  lanes::LaneRows<kNz> zeta_;
   lanes::LaneRows<3 * kNz> increments_;
   lanes::LaneRows<kNz * kNz> inverse_;
   lanes::LaneRows<1> h0_, history_;

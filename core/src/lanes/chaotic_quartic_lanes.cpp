@@ -1,12 +1,11 @@
 // Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp), and the
 // factory of all its lane steppers (gonzalez's and avf's are in
 // chaotic_quartic_discrete_gradient_lanes.cpp). The state lives here, in structure of arrays;
-// the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp). Everything a lane
-// reports (finiteness, state, energy, residual) is computed by gathering the lane into the scalar
-// stepper's own vector types and calling the same functions the scalar stepper calls, in this
-// translation unit's (baseline) instruction set.
+// the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp); what a lane
+// reports is read as chaotic_quartic_lane_stepper.hpp says.
 #include "chaotic_quartic_lanes.hpp"
 
+#include "chaotic_quartic_lane_stepper.hpp"
 #include "kernels.hpp"
 #include "lane_rows.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
@@ -37,11 +36,10 @@ AdvanceResult explicit_result(bool finite, std::int64_t k) {
 }
 
 /// si_dla: the canonical state (q, p), as SiDlaMethod keeps it.
-class SiDlaLanes final : public LaneStepper {
+class SiDlaLanes final : public lanes::ChaoticQuarticLaneStepper {
  public:
   SiDlaLanes(const Sys& sys, double h, int width, lanes::SiDlaKernel kernel)
-      : sys_(sys), h_(h), width_(width), kernel_(kernel), q_(width), p_(width) {}
-  int width() const override { return width_; }
+      : ChaoticQuarticLaneStepper(sys, width), h_(h), kernel_(kernel), q_(width), p_(width) {}
   void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
     q_.put(lane, 0, VecQ(q));
     p_.put(lane, 0, VecQ(p));
@@ -53,91 +51,41 @@ class SiDlaLanes final : public LaneStepper {
   AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
   bool finite(int lane) const override {
     VecQ q, p;
-    gather(lane, q, p);
+    canonical(lane, q, p);
     return all_finite(q) && all_finite(p);  // SiDlaMethod::state_finite
-  }
-  void get_state(int lane, Eigen::VectorXd& q, Eigen::VectorXd& p) const override {
-    VecQ qq, pp;
-    gather(lane, qq, pp);
-    q = qq;
-    p = pp;
-  }
-  double energy(int lane) const override {
-    VecQ q, p;
-    gather(lane, q, p);
-    return sys_.hamiltonian(q, p);
-  }
-  void energy_and_residual(int lane, double& energy, double& residual) const override {
-    VecQ q, p;
-    gather(lane, q, p);
-    energy = sys_.hamiltonian(q, p);
-    residual = sys_.constraint_residual(q, p);
   }
 
  private:
-  void gather(int lane, VecQ& q, VecQ& p) const {
+  void canonical(int lane, VecQ& q, VecQ& p) const override {
     q_.take(lane, 0, q);
     p_.take(lane, 0, p);
   }
-  Sys sys_;
   double h_;
-  int width_;
   lanes::SiDlaKernel kernel_;
   std::int64_t last_k_ = 0;
   LaneRows<7> q_, p_;
 };
 
 /// rk4: the reduced state zeta = (q, rho) on D*, as Rk4Method keeps it.
-class Rk4Lanes final : public LaneStepper {
+class Rk4Lanes final : public lanes::ReducedStateLanes {
  public:
   Rk4Lanes(const Sys& sys, double h, int width, lanes::Rk4Kernel kernel)
-      : sys_(sys), h_(h), width_(width), kernel_(kernel), z_(width) {}
-  int width() const override { return width_; }
+      : ReducedStateLanes(sys, width), h_(h), kernel_(kernel) {}
   void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
     VecZ z;
     zeta_from_canonical(sys_, VecQ(q), VecQ(p), z);  // Rk4Method::set_canonical
-    z_.put(lane, 0, z);
+    zeta_.put(lane, 0, z);
   }
   void advance(std::int64_t k) override {
-    kernel_(z_.row(0), k, h_);
+    kernel_(zeta_.row(0), k, h_);
     last_k_ = k;
   }
   AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
-  bool finite(int lane) const override {
-    VecZ z;
-    z_.take(lane, 0, z);
-    return all_finite(z);  // Rk4Method::state_finite
-  }
-  void get_state(int lane, Eigen::VectorXd& q, Eigen::VectorXd& p) const override {
-    VecQ qq, pp;
-    canonical(lane, qq, pp);
-    q = qq;
-    p = pp;
-  }
-  double energy(int lane) const override {
-    VecQ q, p;
-    canonical(lane, q, p);
-    return sys_.hamiltonian(q, p);
-  }
-  void energy_and_residual(int lane, double& energy, double& residual) const override {
-    VecQ q, p;
-    canonical(lane, q, p);
-    energy = sys_.hamiltonian(q, p);
-    residual = sys_.constraint_residual(q, p);
-  }
 
  private:
-  void canonical(int lane, VecQ& q, VecQ& p) const {
-    VecZ z;
-    z_.take(lane, 0, z);
-    canonical_from_zeta(sys_, z, q, p);  // Rk4Method::canonical
-  }
-  Sys sys_;
   double h_;
-  int width_;
   lanes::Rk4Kernel kernel_;
   std::int64_t last_k_ = 0;
-  LaneRows<13> z_;
 };
 
 }  // namespace
