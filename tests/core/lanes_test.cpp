@@ -55,7 +55,7 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
   EnergyShellGenerator g;
   g.energy = 3.06;
   g.seed = 11;
-  for (const char* id : {"si_dla", "rk4", "gonzalez", "avf"}) {
+  for (const char* id : {"si_dla", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"}) {
     IntegratorChoice c;
     c.integrator = id;
     c.h = 0.05;
@@ -157,6 +157,13 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
     SCOPED_TRACE(name(s));
     test::expect_bit_identical(reference, run_ensemble(lane_pairs, with_lanes(s)));
   }
+  // The cheaper-to-test discrete gradient methods, to t = 20.
+  const EnsembleSpec more = variance_example(20.0, {"midpoint", "itoh_abe"});
+  const EnsembleResult more_off = run_ensemble(more, with_lanes({LaneIsa::kOff, 0}));
+  for (const LaneSettings& s : forced_settings()) {
+    SCOPED_TRACE(name(s));
+    test::expect_bit_identical(more_off, run_ensemble(more, with_lanes(s)));
+  }
   // One thread and one block per lane batch boundary: the same bits again.
   test::expect_bit_identical(reference,
                              run_ensemble(lane_pairs, with_lanes({LaneIsa::kBaseline, 2}, 1)));
@@ -179,7 +186,8 @@ void expect_failures_bit_identical_in_lanes(const EnsembleSpec& s) {
 TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
   // Explicit states of growing size: stiff for h = 0.05, they blow up after different numbers
   // of steps (and at different samples), each in its own lane among ordinary ones.
-  EnsembleSpec s = variance_example(20.0, {"si_dla", "rk4", "gonzalez", "avf"});
+  EnsembleSpec s =
+      variance_example(20.0, {"si_dla", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"});
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 20.0}, {-1.0, 0.0, 1.0}});
   ExplicitStates states;
@@ -204,11 +212,12 @@ TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
 }
 
 TEST(Lanes, NewtonFailuresAreTheScalarPathsInEveryLane) {
-  // A Newton iteration capped at 4 iterations (the default is 50): the lanes' reused inverses
+  // A Newton iteration capped at 4 or 6 iterations (the default is 50): the lanes' reused inverses
   // hand steps back, fresh factorisations and the damped fallback run in the scalar steppers, and
   // many trajectories fail, each at a step of its own.
-  EnsembleSpec s = variance_example(40.0, {"gonzalez", "avf"});
+  EnsembleSpec s = variance_example(40.0, {"gonzalez", "avf", "itoh_abe"});
   for (IntegratorChoice& c : s.integrators) c.newton_max_iter = 4;
+  s.integrators[2].newton_max_iter = 6;  // itoh_abe fails every trajectory at 4
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 40.0}, {-1.0, 0.0, 1.0}});
   expect_failures_bit_identical_in_lanes(s);

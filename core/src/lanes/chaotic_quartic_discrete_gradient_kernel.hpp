@@ -1,8 +1,9 @@
-// Internal: the lane kernels of the discrete gradient methods gonzalez and avf on the chaotic
-// quartic system (n = 3): one step of W lanes through the simplified Newton iteration on each
-// lane's reused inverse Jacobian (DiscreteGradientMethod<ChaoticQuartic<3>, DG>::step and the
-// first attempt of SimplifiedNewton::solve, core/include/nhsim/integrators/discrete_gradient.hpp,
-// newton.hpp; DG = GonzalezGradient, gonzalez.hpp, or AvfGradient, avf.hpp).
+// Internal: the lane kernels of the discrete gradient methods gonzalez, avf, midpoint and itoh_abe
+// on the chaotic quartic system (n = 3): one step of W lanes through the simplified Newton
+// iteration on each lane's reused inverse Jacobian (DiscreteGradientMethod<ChaoticQuartic<3>,
+// DG>::step and the first attempt of SimplifiedNewton::solve,
+// core/include/nhsim/integrators/discrete_gradient.hpp, newton.hpp; DG = GonzalezGradient,
+// AvfGradient, MidpointGradient or ItohAbeGradient).
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -55,6 +56,18 @@ inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>
   s += z[4] * z[4] * z[5] * z[5];
   for (int i = 0; i < 3; ++i) s += z[1 + i] * z[1 + i] * z[4 + i] * z[4 + i];
   out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
+}
+
+/// Lane mask from bits (bit l = lane l) and back.
+template <int W>
+inline void mask_of(unsigned bits, typename Lanes<W>::M& m) {
+  for (int l = 0; l < W; ++l) m[l] = ((bits >> l) & 1U) != 0 ? -1 : 0;
+}
+template <int W>
+inline unsigned bits_of(const typename Lanes<W>::M& m) {
+  unsigned bits = 0;
+  for (int l = 0; l < W; ++l) bits |= m[l] != 0 ? 1U << l : 0U;
+  return bits;
 }
 
 /// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, seed 001 eq. (12)
@@ -113,6 +126,58 @@ struct AvfLaneGradient {
   }
 };
 
+/// dg = grad H(zbar) of W lanes, the implicit midpoint rule's gradient (MidpointGradient::eval).
+struct MidpointLaneGradient {
+  template <int W>
+  static void eval(const typename Lanes<W>::D* /*z*/, const typename Lanes<W>::D* /*x*/,
+                   const typename Lanes<W>::D& /*h0*/, const typename Lanes<W>::D* zbar,
+                   const typename Lanes<W>::D& k, typename Lanes<W>::D* dg) {
+    reduced_gradient<W>(zbar, k, dg);
+  }
+};
+
+/// dg = dbarH(zeta, x) of W lanes with the Itoh-Abe (coordinate increment) discrete gradient,
+/// seed 001 eq. (13) (ItohAbeGradient::eval): component i, with y = (x_1..x_{i-1}, zeta_i..),
+/// is the difference quotient [H(y + d e_i) - H(y)] / d where |d| >= 0.1 max(1, |zeta_i|),
+/// d = x_i - zeta_i, and else the 8-point Gauss-Legendre mean of dH/dy_i along the increment.
+/// Each lane takes its own branch per component; H(y + d e_i) is needed by both.
+struct ItohAbeLaneGradient {
+  template <int W>
+  static void eval(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
+                   const typename Lanes<W>::D& h0, const typename Lanes<W>::D* /*zbar*/,
+                   const typename Lanes<W>::D& /*k*/, typename Lanes<W>::D* dg) {
+    using D = typename Lanes<W>::D;
+    using M = typename Lanes<W>::M;
+    using nhsim::lanes::kAvfW;
+    using nhsim::lanes::kAvfX;
+    D y[13], g[13], ks;
+    for (int j = 0; j < 13; ++j) y[j] = z[j];
+    D h_prev = h0;
+    for (int i = 0; i < 13; ++i) {
+      const D d = x[i] - z[i];
+      const D abs_d = d < 0.0 ? -d : d, abs_z = z[i] < 0.0 ? -z[i] : z[i];
+      const D one = D{} + 1.0;
+      const M quotient = abs_d >= 0.1 * (one < abs_z ? abs_z : one);
+      D acc = D{} + 0.0;
+      if (bits_of<W>(quotient) != (1U << W) - 1U) {  // some lane integrates
+        for (int node = 0; node < 4; ++node) {
+          for (const double sgn : {-1.0, 1.0}) {
+            y[i] = z[i] + 0.5 * (1.0 + sgn * kAvfX[node]) * d;
+            kappa<W>(y, ks);
+            reduced_gradient<W>(y, ks, g);
+            acc += kAvfW[node] * g[i];
+          }
+        }
+      }
+      y[i] = x[i];
+      D h_new;
+      reduced_hamiltonian<W>(y, h_new);
+      dg[i] = quotient ? (h_new - h_prev) / d : 0.5 * acc;
+      h_prev = h_new;
+    }
+  }
+};
+
 /// r = F(x) = x - zeta - h Pi(xbar) dbarH(zeta, x) of W lanes, xbar = (zeta + x) / 2
 /// (DiscreteGradientMethod::step's residual); h0 = H(zeta).
 template <int W, class Gradient>
@@ -155,19 +220,8 @@ inline void inverse_times(const double* inv, const typename Lanes<W>::D* r,
            ((e[6] + (e[7] + e[8])) + ((e[9] + e[10]) + (e[11] + e[12])));
 }
 
-/// Lane mask from bits (bit l = lane l) and back.
-template <int W>
-inline void mask_of(unsigned bits, typename Lanes<W>::M& m) {
-  for (int l = 0; l < W; ++l) m[l] = ((bits >> l) & 1U) != 0 ? -1 : 0;
-}
-template <int W>
-inline unsigned bits_of(const typename Lanes<W>::M& m) {
-  unsigned bits = 0;
-  for (int l = 0; l < W; ++l) bits |= m[l] != 0 ? 1U << l : 0U;
-  return bits;
-}
-
-/// One step of the discrete gradient method of Gradient (GonzalezLaneGradient, AvfLaneGradient)
+/// One step of the discrete gradient method of Gradient (GonzalezLaneGradient, AvfLaneGradient,
+/// MidpointLaneGradient, ItohAbeLaneGradient)
 /// of the lanes in `lanes` (bits), each on its stored inverse (not fresh: the
 /// caller steps a lane without one with the scalar method). A lane that converges is stepped
 /// (zeta, its increments, h0, history) and reported in `ok`, in `refresh` too where the scalar

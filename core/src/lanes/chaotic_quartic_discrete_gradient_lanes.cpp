@@ -1,7 +1,7 @@
-// The lane steppers of the discrete gradient methods gonzalez and avf on the chaotic quartic
-// system (n = 3). A lane's usual step, the simplified Newton iteration on the lane's reused
-// inverse Jacobian, runs in SIMD (chaotic_quartic_discrete_gradient_kernel.hpp), with a
-// convergence mask per lane. Everything else a lane's step may need (the first step after
+// The lane steppers of the discrete gradient methods gonzalez, avf, midpoint and itoh_abe on the
+// chaotic quartic system (n = 3). A lane's usual step, the simplified Newton iteration on the
+// lane's reused inverse Jacobian, runs in SIMD (chaotic_quartic_discrete_gradient_kernel.hpp), with
+// a convergence mask per lane. Everything else a lane's step may need (the first step after
 // set_state, a fresh Jacobian, its factorisation, the damped Newton fallback, a failure) is that
 // lane's own scalar stepper, the library's StepperImpl made by the factory: the kernel hands the
 // step back untouched and the scalar stepper takes it from the same state, so each lane keeps its
@@ -15,6 +15,8 @@
 #include "lane_rows.hpp"
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/gonzalez.hpp"
+#include "nhsim/integrators/itoh_abe.hpp"
+#include "nhsim/integrators/midpoint.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper_factory.hpp"
 
@@ -29,9 +31,12 @@ static_assert(AvfGradient::kX[0] == lanes::kAvfX[0] && AvfGradient::kX[1] == lan
                   AvfGradient::kX[2] == lanes::kAvfX[2] && AvfGradient::kX[3] == lanes::kAvfX[3] &&
                   AvfGradient::kW[0] == lanes::kAvfW[0] && AvfGradient::kW[1] == lanes::kAvfW[1] &&
                   AvfGradient::kW[2] == lanes::kAvfW[2] && AvfGradient::kW[3] == lanes::kAvfW[3],
-              "the avf lane kernel's quadrature must be AvfGradient's");
+              "the avf and itoh_abe lane kernels' quadrature must be the scalar one");
+static_assert(ItohAbeGradient::kQuotientThreshold == 0.1,
+              "the itoh_abe lane kernel's quotient threshold must be the scalar one");
 
-/// Lanes of integrator I (GonzalezIntegrator or AvfIntegrator), stepped by its kernel.
+/// Lanes of the discrete gradient method I (GonzalezIntegrator, AvfIntegrator,
+/// MidpointIntegrator, ItohAbeIntegrator), stepped by its kernel.
 template <class I>
 class DiscreteGradientLanes final : public lanes::ReducedStateLanes {
  public:
@@ -186,6 +191,12 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
   }
   if (choice.integrator == AvfIntegrator::kId) {
     return std::make_unique<DiscreteGradientLanes<AvfIntegrator>>(sys, choice, width, kernel);
+  }
+  if (choice.integrator == MidpointIntegrator::kId) {
+    return std::make_unique<DiscreteGradientLanes<MidpointIntegrator>>(sys, choice, width, kernel);
+  }
+  if (choice.integrator == ItohAbeIntegrator::kId) {
+    return std::make_unique<DiscreteGradientLanes<ItohAbeIntegrator>>(sys, choice, width, kernel);
   }
   return nullptr;
 }

@@ -1,5 +1,5 @@
 // Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp), and the
-// factory of all its lane steppers (gonzalez's and avf's are in
+// factory of all its lane steppers (the discrete gradient methods' are in
 // chaotic_quartic_discrete_gradient_lanes.cpp). The state lives here, in structure of arrays;
 // the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp); what a lane
 // reports is read as chaotic_quartic_lane_stepper.hpp says.
@@ -107,6 +107,12 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   }
   if (choice.integrator == "avf") {
     return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.avf[w]);
+  }
+  if (choice.integrator == "midpoint") {
+    return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.midpoint[w]);
+  }
+  if (choice.integrator == "itoh_abe") {
+    return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.itoh_abe[w]);
   }
   return nullptr;
 }

@@ -12,7 +12,8 @@ using SiDlaKernel = void (*)(double* q, double* p, std::int64_t k, double h);
 /// rk4 on its reduced ODE: k steps of size h of W lanes; zeta [13][W].
 using Rk4Kernel = void (*)(double* zeta, std::int64_t k, double h);
 
-/// The state of W lanes of a discrete gradient method (gonzalez, avf), structure of arrays
+/// The state of W lanes of a discrete gradient method (gonzalez, avf, midpoint, itoh_abe),
+/// structure of arrays
 /// (entry (row, lane) at row W + lane).
 struct DiscreteGradientLaneBlock {
   double* zeta;           ///< [13][W]
@@ -27,13 +28,14 @@ struct DiscreteGradientStepOutcome {
   unsigned refresh = 0;      ///< of ok: the next step needs a fresh factorisation
   unsigned handed_back = 0;  ///< not stepped: for the scalar method
 };
-/// gonzalez or avf on the chaotic quartic system: one step of size h of the lanes in `lanes`
-/// (bits), with the Newton tolerance and iteration cap of the choice.
+/// A discrete gradient method on the chaotic quartic system: one step of size h of the lanes in
+/// `lanes` (bits), with the Newton tolerance and iteration cap of the choice.
 using DiscreteGradientKernel = void (*)(const DiscreteGradientLaneBlock& block, unsigned lanes,
                                         double h, double tol, int max_iter,
                                         DiscreteGradientStepOutcome& out);
 
-/// AvfGradient's Gauss-Legendre nodes and weights on [0, 1] (nhsim/integrators/avf.hpp, which the
+/// AvfGradient's Gauss-Legendre nodes and weights on [0, 1], also ItohAbeGradient's
+/// (nhsim/integrators/avf.hpp, which the
 /// kernels' translation units do not include; chaotic_quartic_discrete_gradient_lanes.cpp checks
 /// that they are the same).
 inline constexpr double kAvfX[4] = {0.1834346424956498, 0.5255324099163290, 0.7966664774136267,
@@ -47,6 +49,8 @@ struct ChaoticQuarticKernels {
   Rk4Kernel rk4[3];
   DiscreteGradientKernel gonzalez[3];
   DiscreteGradientKernel avf[3];
+  DiscreteGradientKernel midpoint[3];
+  DiscreteGradientKernel itoh_abe[3];
 };
 
 /// Index of width W (2, 4, 8) in the tables.

@@ -16,6 +16,12 @@ const ChaoticQuarticKernels kChaoticQuarticAvx512 = {
      &discrete_gradient_step<8, GonzalezLaneGradient>},
     {&discrete_gradient_step<2, AvfLaneGradient>, &discrete_gradient_step<4, AvfLaneGradient>,
      &discrete_gradient_step<8, AvfLaneGradient>},
+    {&discrete_gradient_step<2, MidpointLaneGradient>,
+     &discrete_gradient_step<4, MidpointLaneGradient>,
+     &discrete_gradient_step<8, MidpointLaneGradient>},
+    {&discrete_gradient_step<2, ItohAbeLaneGradient>,
+     &discrete_gradient_step<4, ItohAbeLaneGradient>,
+     &discrete_gradient_step<8, ItohAbeLaneGradient>},
 };
 
 }  // namespace nhsim::lanes
