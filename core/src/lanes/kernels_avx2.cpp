@@ -1,28 +1,12 @@
 // The lane kernels compiled for -mavx2 (core/CMakeLists.txt); used only where the CPU has AVX2.
-// Nothing but the kernels is compiled here (chaotic_quartic_kernels.hpp,
-// chaotic_quartic_discrete_gradient_kernel.hpp).
+// Nothing but the kernels is compiled here (kernel_table.hpp).
 #include "kernels.hpp"
 #if defined(__x86_64__)
-#include "chaotic_quartic_discrete_gradient_kernel.hpp"
-#include "chaotic_quartic_kernels.hpp"
+#include "kernel_table.hpp"
 
 namespace nhsim::lanes {
 
-const ChaoticQuarticKernels kChaoticQuarticAvx2 = {
-    {&si_dla_steps<2>, &si_dla_steps<4>, &si_dla_steps<8>},
-    {&rk4_steps<2>, &rk4_steps<4>, &rk4_steps<8>},
-    {&discrete_gradient_step<2, GonzalezLaneGradient>,
-     &discrete_gradient_step<4, GonzalezLaneGradient>,
-     &discrete_gradient_step<8, GonzalezLaneGradient>},
-    {&discrete_gradient_step<2, AvfLaneGradient>, &discrete_gradient_step<4, AvfLaneGradient>,
-     &discrete_gradient_step<8, AvfLaneGradient>},
-    {&discrete_gradient_step<2, MidpointLaneGradient>,
-     &discrete_gradient_step<4, MidpointLaneGradient>,
-     &discrete_gradient_step<8, MidpointLaneGradient>},
-    {&discrete_gradient_step<2, ItohAbeLaneGradient>,
-     &discrete_gradient_step<4, ItohAbeLaneGradient>,
-     &discrete_gradient_step<8, ItohAbeLaneGradient>},
-};
+constinit const ChaoticQuarticKernels kChaoticQuarticAvx2 = chaotic_quartic_kernel_table();
 
 }  // namespace nhsim::lanes
 #endif

@@ -1,0 +1,36 @@
+// Internal: the table of every lane kernel, as compiled in the translation unit that includes
+// this (kernels_<isa>.cpp, one per instruction set). The functions have internal linkage, so each
+// unit's table points at its own instruction set's code.
+#pragma once
+
+#include "chaotic_quartic_discrete_gradient_kernel.hpp"
+#include "chaotic_quartic_kernels.hpp"
+#include "kernels.hpp"
+
+namespace {
+
+/// The kernels of W = 2, 4, 8 of one discrete gradient.
+template <class Gradient>
+constexpr void fill(nhsim::lanes::DiscreteGradientKernel (&table)[3]) {
+  table[0] = &discrete_gradient_step<2, Gradient>;
+  table[1] = &discrete_gradient_step<4, Gradient>;
+  table[2] = &discrete_gradient_step<8, Gradient>;
+}
+
+/// This translation unit's kernels.
+constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
+  nhsim::lanes::ChaoticQuarticKernels k{};
+  k.si_dla[0] = &si_dla_steps<2>;
+  k.si_dla[1] = &si_dla_steps<4>;
+  k.si_dla[2] = &si_dla_steps<8>;
+  k.rk4[0] = &rk4_steps<2>;
+  k.rk4[1] = &rk4_steps<4>;
+  k.rk4[2] = &rk4_steps<8>;
+  fill<GonzalezLaneGradient>(k.gonzalez);
+  fill<AvfLaneGradient>(k.avf);
+  fill<MidpointLaneGradient>(k.midpoint);
+  fill<ItohAbeLaneGradient>(k.itoh_abe);
+  return k;
+}
+
+}  // namespace
