@@ -79,6 +79,7 @@ struct GonzalezLaneGradient {
                    const typename Lanes<W>::D& h0, const typename Lanes<W>::D* zbar,
                    const typename Lanes<W>::D& k, typename Lanes<W>::D* dg) {
     using D = typename Lanes<W>::D;
+    using M = typename Lanes<W>::M;
     D d[13];
     reduced_gradient<W>(zbar, k, dg);
     for (int j = 0; j < 13; ++j) d[j] = x[j] - z[j];
@@ -97,7 +98,8 @@ struct GonzalezLaneGradient {
         8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
     const D one = D{} + 1.0;
     const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
-    const D c = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise)) ? D{} + 0.0 : num / dd;
+    const M skip = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise));
+    const D c = skip ? D{} + 0.0 : num / dd;
     for (int j = 0; j < 13; ++j) dg[j] += c * d[j];
   }
 };
@@ -305,7 +307,7 @@ void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, un
     store<W>(b.zeta + j * W, ok ? x[j] : z[j]);
   }
   store<W>(b.h0, ok ? h1 : h0);
-  store<W>(b.history, ok & (count < 3.0) ? count + 1.0 : count);
+  store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
   out.ok = bits_of<W>(ok);
   out.refresh = bits_of<W>(refresh);
   out.handed_back = bits_of<W>(handed_back);

@@ -25,7 +25,6 @@ namespace {
 
 using Sys = ChaoticQuartic<3>;
 using VecZ = Sys::VecZ;
-constexpr int kNz = lanes::ReducedStateLanes::kNz;
 
 static_assert(AvfGradient::kX[0] == lanes::kAvfX[0] && AvfGradient::kX[1] == lanes::kAvfX[1] &&
                   AvfGradient::kX[2] == lanes::kAvfX[2] && AvfGradient::kX[3] == lanes::kAvfX[3] &&
