@@ -17,7 +17,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-/// About 2 s of work on 2 threads: an implicit, an energy-preserving and an explicit method.
+/// About 2 s of work on 2 threads (gonzalez and avf in SIMD lanes): an implicit, an
+/// energy-preserving and an explicit method.
 constexpr const char* kLongSpec = R"({
   "system": "chaotic_quartic",
   "parameters": {"n": 3},
@@ -27,7 +28,7 @@ constexpr const char* kLongSpec = R"({
     {"integrator": "avf", "h": 0.05, "sample_every": 100},
     {"integrator": "si_dla", "h": 0.05, "sample_every": 100}
   ],
-  "t_final": 500.0,
+  "t_final": 1500.0,
   "label": "recovery"
 })";
 
