@@ -29,7 +29,6 @@ using test::state_at;
 
 using test::sci;
 
-
 // gonzalez_f preserves H to round-off (|H - H0| / |H0| <= 1e-13 over 10^4 steps, h = 0.05)
 // while its canonical constraint residual max |mu(q) p| is NOT at round-off (seed 001 §3.3:
 // eq. (15) keeps the constraint only approximately) but stays bounded.

@@ -90,8 +90,7 @@ TEST_F(CliTest, OutputJsonPrintsTheProtobufJsonOfEveryAnswer) {
 
   const CliRun result = nhsim("--output json result " + job_id);
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(parse_json_object(result.out).fields().at("integrators").list_value().values_size(),
-            2);
+  EXPECT_EQ(parse_json_object(result.out).fields().at("integrators").list_value().values_size(), 2);
 
   const CliRun jobs = nhsim("--output json jobs");
   ASSERT_EQ(jobs.exit_code, 0) << jobs.err;

@@ -140,8 +140,9 @@ struct MidpointLaneGradient {
 
 /// dg = dbarH(zeta, x) of W lanes with the Itoh-Abe (coordinate increment) discrete gradient,
 /// seed 001 eq. (13) (ItohAbeGradient::eval): component i, with y = (x_1..x_{i-1}, zeta_i..),
-/// is the difference quotient [H(y + d e_i) - H(y)] / d where |d| >= 0.1 max(1, |zeta_i|),
-/// d = x_i - zeta_i, and else the 8-point Gauss-Legendre mean of dH/dy_i along the increment.
+/// is the difference quotient [H(y + d e_i) - H(y)] / d, d = x_i - zeta_i, where
+/// |d| >= kItohAbeQuotientThreshold max(1, |zeta_i|), and else the 8-point Gauss-Legendre mean of
+/// dH/dy_i along the increment.
 /// Each lane takes its own branch per component; H(y + d e_i) is needed by both.
 struct ItohAbeLaneGradient {
   template <int W>
@@ -152,6 +153,7 @@ struct ItohAbeLaneGradient {
     using M = typename Lanes<W>::M;
     using nhsim::lanes::kAvfW;
     using nhsim::lanes::kAvfX;
+    using nhsim::lanes::kItohAbeQuotientThreshold;
     D y[13], g[13], ks;
     for (int j = 0; j < 13; ++j) y[j] = z[j];
     D h_prev = h0;
@@ -159,7 +161,7 @@ struct ItohAbeLaneGradient {
       const D d = x[i] - z[i];
       const D abs_d = d < 0.0 ? -d : d, abs_z = z[i] < 0.0 ? -z[i] : z[i];
       const D one = D{} + 1.0;
-      const M quotient = abs_d >= 0.1 * (one < abs_z ? abs_z : one);
+      const M quotient = abs_d >= kItohAbeQuotientThreshold * (one < abs_z ? abs_z : one);
       D acc = D{} + 0.0;
       if (bits_of<W>(quotient) != (1U << W) - 1U) {  // some lane integrates
         for (int node = 0; node < 4; ++node) {

@@ -31,7 +31,7 @@ static_assert(AvfGradient::kX[0] == lanes::kAvfX[0] && AvfGradient::kX[1] == lan
                   AvfGradient::kW[0] == lanes::kAvfW[0] && AvfGradient::kW[1] == lanes::kAvfW[1] &&
                   AvfGradient::kW[2] == lanes::kAvfW[2] && AvfGradient::kW[3] == lanes::kAvfW[3],
               "the avf and itoh_abe lane kernels' quadrature must be the scalar one");
-static_assert(ItohAbeGradient::kQuotientThreshold == 0.1,
+static_assert(ItohAbeGradient::kQuotientThreshold == lanes::kItohAbeQuotientThreshold,
               "the itoh_abe lane kernel's quotient threshold must be the scalar one");
 
 /// Lanes of the discrete gradient method I (GonzalezIntegrator, AvfIntegrator,

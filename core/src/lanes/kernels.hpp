@@ -42,6 +42,10 @@ inline constexpr double kAvfX[4] = {0.1834346424956498, 0.5255324099163290, 0.79
                                     0.9602898564975363};
 inline constexpr double kAvfW[4] = {0.3626837833783620, 0.3137066458778873, 0.2223810344533745,
                                     0.1012285362903763};
+/// ItohAbeGradient::kQuotientThreshold (nhsim/integrators/itoh_abe.hpp; the lanes' unit checks
+/// that they are the same): the difference quotient where |d| >= this * max(1, |zeta_i|), else the
+/// Gauss-Legendre mean.
+inline constexpr double kItohAbeQuotientThreshold = 0.1;
 
 /// The kernels of one instruction set, [0], [1], [2] for W = 2, 4, 8.
 struct ChaoticQuarticKernels {
