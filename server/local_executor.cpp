@@ -37,17 +37,23 @@ class LocalExecutor final : public Executor {
       any = true;
       for (const TrajectoryRange& r : done.ranges) covered += r.end - r.begin;
     }
-    // Start with one block of trajectories per thread; then aim at checkpoint_seconds per chunk.
-    // The short chunks of the start write no checkpoint each: one is written once
-    // checkpoint_seconds have passed since the last (each is a few MB with fsync; a job of a
-    // few seconds wrote five and ran 20 % longer than in process, docs/performance.md).
+    // The first chunk is one block of trajectories per thread: it measures the rate. Each later
+    // chunk is what that rate, over all chunks so far, gives for checkpoint_seconds of work, and
+    // takes the rest of the gap when less than half a chunk would be left. A chunk ends when its
+    // slowest block does, with the other cores idle, so a job runs in as few chunks as its
+    // checkpoints need (a 10^4-trajectory job of 4 s ran 5 % longer in the six chunks that
+    // growing each chunk at most fourfold gave, docs/performance.md). A checkpoint is written
+    // once checkpoint_seconds have passed since the last (each is a few MB with fsync).
     const int threads = threads_ > 0 ? threads_ : cores();
     std::int64_t chunk = 8 * std::max(threads, 1);
+    double chunk_seconds = 0.0;           // the wall time of the chunks run so far
+    std::int64_t chunk_trajectories = 0;  // and their trajectories
     auto last_checkpoint = Clock::now();
     bool unsaved = false;  // chunks merged into `done` since the last checkpoint
     for (const TrajectoryRange& gap : uncovered(done.ranges, n)) {
       for (std::int64_t begin = gap.begin; begin < gap.end;) {
-        const std::int64_t end = std::min(gap.end, begin + chunk);
+        std::int64_t end = std::min(gap.end, begin + chunk);
+        if (2 * (gap.end - end) < chunk) end = gap.end;
         RunOptions options;
         options.threads = threads_;
         options.cancel = &job.halt;
@@ -83,10 +89,9 @@ class LocalExecutor final : public Executor {
           last_checkpoint = Clock::now();
           unsaved = false;
         }
-        const double scale = seconds > 0.0 ? checkpoint_seconds_ / seconds : 4.0;
-        chunk =
-            std::clamp<std::int64_t>(static_cast<std::int64_t>(static_cast<double>(chunk) * scale),
-                                     std::max<std::int64_t>(chunk / 2, 8), chunk * 4);
+        chunk_seconds += seconds;
+        chunk_trajectories += end - begin;
+        chunk = next_chunk(chunk_seconds, chunk_trajectories);
         begin = end;
       }
     }
@@ -94,6 +99,14 @@ class LocalExecutor final : public Executor {
   }
 
  private:
+  /// Trajectories for checkpoint_seconds of work at the rate of `trajectories` in `seconds`; at
+  /// least 8 (one lane batch), at most 2^40.
+  std::int64_t next_chunk(double seconds, std::int64_t trajectories) const {
+    constexpr double kMin = 8.0, kMax = 1099511627776.0;
+    const double rate = static_cast<double>(trajectories) / std::max(seconds, 1e-9);
+    return static_cast<std::int64_t>(std::clamp(checkpoint_seconds_ * rate, kMin, kMax));
+  }
+
   static int cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
   /// oneTBB's max_allowed_parallelism for `concurrent_jobs` jobs of `threads` threads each: a
