@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "nhsim/lazy_product.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {
@@ -90,7 +91,7 @@ class SimplifiedNewton {
       double prev = std::numeric_limits<double>::infinity();
       for (int it = 1; it <= s.max_iter; ++it) {
         residual(x, r_);
-        dx_.noalias() = inv_.lazyProduct(r_);
+        lazy_product(inv_, r_, dx_);  // dx_.noalias() = inv_.lazyProduct(r_), bit for bit
         if (update_ == JacobianUpdate::kBroyden) broyden_update(it >= 2 ? prev : 0.0);
         x -= dx_;
         ++iterations_;

@@ -1,0 +1,82 @@
+// y = A x for a fixed-size square A with the bits of Eigen 3.4's `y.noalias() = A.lazyProduct(x)`,
+// faster: the simplified Newton iteration's product with its reused inverse Jacobian
+// (newton.hpp), a third of a gonzalez step before this (docs/performance.md).
+//
+// Eigen evaluates that product (for the sizes below) a packet of two rows at a time: each packet
+// a chain of N dependent additions over the columns, in order, one packet after the other, so
+// the additions wait on each other. Here the rows advance together over the columns: every row
+// gets the same operations in the same order, and the chains of different rows overlap. The rows
+// Eigen computes one coefficient at a time (its first row where y is not 16-byte aligned, its last
+// where an odd number remains) are computed by Eigen's own expression for that coefficient.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+
+namespace nhsim {
+namespace detail {
+
+/// Whether Eigen assigns the lazy product of an N x N matrix and an N-vector to an N-vector by
+/// the loop that lazy_product() replays: linear vectorised traversal in packets of two doubles,
+/// not unrolled (Eigen/src/Core/AssignEvaluator.h). Any other case keeps Eigen's own evaluation.
+template <int N>
+constexpr bool lazy_product_replayed() {
+  if constexpr (N == Eigen::Dynamic) {
+    return false;
+  } else {
+    namespace ei = Eigen::internal;
+    using Vec = Eigen::Matrix<double, N, 1>;
+    using Src = Eigen::Product<Eigen::Matrix<double, N, N>, Vec, Eigen::LazyProduct>;
+    using Traits = ei::copy_using_evaluator_traits<ei::evaluator<Vec>, ei::evaluator<Src>,
+                                                   ei::assign_op<double, double>>;
+    return int(Traits::Traversal) == int(Eigen::LinearVectorizedTraversal) &&
+           int(Traits::Unrolling) == int(Eigen::NoUnrolling) &&
+           ei::unpacket_traits<ei::packet_traits<double>::type>::size == 2;
+  }
+}
+
+/// Rows [begin, end) of y = a x, an even number of them, each summed over the columns in order
+/// as Eigen sums a packet's rows: (a_i0 x_0), then a_ij x_j + the sum so far.
+template <int N, int Begin, int End>
+inline void lazy_product_packet_rows(const double* a, const double* x, double* y) {
+  double sum[End - Begin];
+  for (int i = Begin; i < End; ++i) sum[i - Begin] = a[i] * x[0];
+  for (int j = 1; j < N; ++j) {
+    const double xj = x[j];
+    const double* column = a + N * j;
+    for (int i = Begin; i < End; ++i) sum[i - Begin] = column[i] * xj + sum[i - Begin];
+  }
+  for (int i = Begin; i < End; ++i) y[i] = sum[i - Begin];
+}
+
+}  // namespace detail
+
+/// y = a x (a: N x N, column-major; x, y: length N; y must not alias x), bit for bit what
+/// `y.noalias() = a.lazyProduct(x)` gives in this build, including its dependence on where y lies
+/// (16-byte aligned or not) for odd N.
+template <int N>
+inline void lazy_product(const Eigen::Matrix<double, N, N>& a, const Eigen::Matrix<double, N, 1>& x,
+                         Eigen::Matrix<double, N, 1>& y) {
+  if constexpr (!detail::lazy_product_replayed<N>()) {
+    y.noalias() = a.lazyProduct(x);
+  } else {
+    using Vec = Eigen::Matrix<double, N, 1>;
+    // Eigen's alignedStart: 0 where the type is aligned or y happens to be; else its first
+    // 16-byte aligned element (1: doubles are 8-byte aligned).
+    const bool aligned = int(Eigen::internal::evaluator<Vec>::Alignment) >= 16 ||
+                         reinterpret_cast<std::uintptr_t>(y.data()) % 16 == 0;
+    const auto coefficient = [&](int i) {
+      y(i) = a.row(i).transpose().cwiseProduct(x.col(0)).sum();
+    };
+    if (aligned) {
+      detail::lazy_product_packet_rows<N, 0, N / 2 * 2>(a.data(), x.data(), y.data());
+      if constexpr (N % 2 == 1) coefficient(N - 1);
+    } else {
+      coefficient(0);
+      detail::lazy_product_packet_rows<N, 1, 1 + (N - 1) / 2 * 2>(a.data(), x.data(), y.data());
+      if constexpr (N % 2 == 0) coefficient(N - 1);
+    }
+  }
+}
+
+}  // namespace nhsim
