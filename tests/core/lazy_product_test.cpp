@@ -1,6 +1,7 @@
 // lazy_product (nhsim/lazy_product.hpp): the bits of Eigen's y.noalias() = A.lazyProduct(x),
 // for every size the Newton iteration uses and both placements of y (16-byte aligned or not),
-// over values that span 16 decades and include signed zeros.
+// over values that span 16 decades and include signed zeros, in the build's registers and in
+// AVX2's.
 #include "nhsim/lazy_product.hpp"
 
 #include <gtest/gtest.h>
@@ -21,10 +22,11 @@ double draw(std::mt19937_64& g) {
   return u(g) * std::pow(10.0, 8.0 * u(g));
 }
 
-/// Mismatching results of lazy_product<N> against Eigen over `trials` random products, with y at
-/// a 16-byte aligned address and (odd N: no Eigen alignment requirement) 8 bytes past one.
+/// Mismatching results of lazy_product<N> (in AVX2 registers or not) against Eigen over `trials`
+/// random products, with y at a 16-byte aligned address and (odd N: no Eigen alignment
+/// requirement) 8 bytes past one.
 template <int N>
-int mismatches(int trials) {
+int mismatches(bool avx2, int trials) {
   using Vec = Eigen::Matrix<double, N, 1>;
   using Mat = Eigen::Matrix<double, N, N>;
   std::mt19937_64 g(N);
@@ -40,7 +42,7 @@ int mismatches(int trials) {
       Vec* eigen = new (eigen_buffer + offset) Vec;
       Vec* ours = new (ours_buffer + offset) Vec;
       eigen->noalias() = a.lazyProduct(x);
-      lazy_product<N>(a, x, *ours);
+      detail::lazy_product<N>(avx2, a, x, *ours);
       if (std::memcmp(eigen->data(), ours->data(), sizeof(Vec)) != 0) ++bad;
     }
   }
@@ -48,12 +50,17 @@ int mismatches(int trials) {
 }
 
 template <int... N>
-int mismatches_over(std::integer_sequence<int, N...>) {
-  return (mismatches<N + 1>(300) + ...);
+int mismatches_over(bool avx2, std::integer_sequence<int, N...>) {
+  return (mismatches<N + 1>(avx2, 300) + ...);
 }
 
 TEST(LazyProduct, TheBitsOfEigensLazyProductForEverySizeUpTo32) {
-  EXPECT_EQ(mismatches_over(std::make_integer_sequence<int, 32>{}), 0);
+  EXPECT_EQ(mismatches_over(false, std::make_integer_sequence<int, 32>{}), 0);
+}
+
+TEST(LazyProduct, TheSameBitsInAvx2Registers) {
+  if (!detail::kCpuHasAvx2) GTEST_SKIP() << "this CPU has no AVX2";
+  EXPECT_EQ(mismatches_over(true, std::make_integer_sequence<int, 32>{}), 0);
 }
 
 TEST(LazyProduct, ReplaysTheSizesOfTheChaoticQuarticSystem) {

@@ -7,7 +7,10 @@
 // the additions wait on each other. Here the rows advance together over the columns: every row
 // gets the same operations in the same order, and the chains of different rows overlap. The rows
 // Eigen computes one coefficient at a time (its first row where y is not 16-byte aligned, its last
-// where an odd number remains) are computed by Eigen's own expression for that coefficient.
+// where an odd number remains) are computed by Eigen's own expression for that coefficient. On a
+// CPU with AVX2 the rows advance four to a register instead of two: each row's operations are
+// the same scalar ones (no FMA: the target adds none and the build contracts none), so the bits
+// are too (tests/core/lazy_product_test.cpp checks both).
 #pragma once
 
 #include <Eigen/Dense>
@@ -35,10 +38,10 @@ constexpr bool lazy_product_replayed() {
   }
 }
 
-/// Rows [begin, end) of y = a x, an even number of them, each summed over the columns in order
+/// Rows [Begin, End) of y = a x, an even number of them, each summed over the columns in order
 /// as Eigen sums a packet's rows: (a_i0 x_0), then a_ij x_j + the sum so far.
 template <int N, int Begin, int End>
-inline void lazy_product_packet_rows(const double* a, const double* x, double* y) {
+[[gnu::always_inline]] inline void packet_rows_body(const double* a, const double* x, double* y) {
   double sum[End - Begin];
   for (int i = Begin; i < End; ++i) sum[i - Begin] = a[i] * x[0];
   for (int j = 1; j < N; ++j) {
@@ -49,15 +52,39 @@ inline void lazy_product_packet_rows(const double* a, const double* x, double* y
   for (int i = Begin; i < End; ++i) y[i] = sum[i - Begin];
 }
 
-}  // namespace detail
+/// packet_rows_body() for the build's target (SSE2 on x86-64) and for AVX2.
+template <int N, int Begin, int End>
+[[gnu::noinline]] void packet_rows_baseline(const double* a, const double* x, double* y) {
+  packet_rows_body<N, Begin, End>(a, x, y);
+}
+template <int N, int Begin, int End>
+[[gnu::noinline, gnu::target("avx2")]] void packet_rows_avx2(const double* a, const double* x,
+                                                             double* y) {
+  packet_rows_body<N, Begin, End>(a, x, y);
+}
 
-/// y = a x (a: N x N, column-major; x, y: length N; y must not alias x), bit for bit what
-/// `y.noalias() = a.lazyProduct(x)` gives in this build, including its dependence on where y lies
-/// (16-byte aligned or not) for odd N.
+/// Whether this CPU runs AVX2, read once at load time.
+inline const bool kCpuHasAvx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+
+/// packet_rows_body() in AVX2 registers or the build's.
+template <int N, int Begin, int End>
+inline void packet_rows(bool avx2, const double* a, const double* x, double* y) {
+  if (avx2) {
+    packet_rows_avx2<N, Begin, End>(a, x, y);
+  } else {
+    packet_rows_baseline<N, Begin, End>(a, x, y);
+  }
+}
+
+/// lazy_product() with the packet rows in AVX2 registers or not (`avx2` only where the CPU runs
+/// it): the same bits either way.
 template <int N>
-inline void lazy_product(const Eigen::Matrix<double, N, N>& a, const Eigen::Matrix<double, N, 1>& x,
-                         Eigen::Matrix<double, N, 1>& y) {
-  if constexpr (!detail::lazy_product_replayed<N>()) {
+inline void lazy_product(bool avx2, const Eigen::Matrix<double, N, N>& a,
+                         const Eigen::Matrix<double, N, 1>& x, Eigen::Matrix<double, N, 1>& y) {
+  if constexpr (!lazy_product_replayed<N>()) {
     y.noalias() = a.lazyProduct(x);
   } else {
     using Vec = Eigen::Matrix<double, N, 1>;
@@ -69,14 +96,25 @@ inline void lazy_product(const Eigen::Matrix<double, N, N>& a, const Eigen::Matr
       y(i) = a.row(i).transpose().cwiseProduct(x.col(0)).sum();
     };
     if (aligned) {
-      detail::lazy_product_packet_rows<N, 0, N / 2 * 2>(a.data(), x.data(), y.data());
+      packet_rows<N, 0, N / 2 * 2>(avx2, a.data(), x.data(), y.data());
       if constexpr (N % 2 == 1) coefficient(N - 1);
     } else {
       coefficient(0);
-      detail::lazy_product_packet_rows<N, 1, 1 + (N - 1) / 2 * 2>(a.data(), x.data(), y.data());
+      packet_rows<N, 1, 1 + (N - 1) / 2 * 2>(avx2, a.data(), x.data(), y.data());
       if constexpr (N % 2 == 0) coefficient(N - 1);
     }
   }
+}
+
+}  // namespace detail
+
+/// y = a x (a: N x N, column-major; x, y: length N; y must not alias x), bit for bit what
+/// `y.noalias() = a.lazyProduct(x)` gives in this build, including its dependence on where y lies
+/// (16-byte aligned or not) for odd N.
+template <int N>
+inline void lazy_product(const Eigen::Matrix<double, N, N>& a, const Eigen::Matrix<double, N, 1>& x,
+                         Eigen::Matrix<double, N, 1>& y) {
+  detail::lazy_product<N>(detail::kCpuHasAvx2, a, x, y);
 }
 
 }  // namespace nhsim
