@@ -34,7 +34,7 @@ constexpr bool lazy_product_replayed() {
                                                    ei::assign_op<double, double>>;
     return int(Traits::Traversal) == int(Eigen::LinearVectorizedTraversal) &&
            int(Traits::Unrolling) == int(Eigen::NoUnrolling) &&
-           ei::unpacket_traits<ei::packet_traits<double>::type>::size == 2;
+           ei::packet_traits<double>::size == 2;
   }
 }
 
