@@ -1,4 +1,4 @@
-// Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla and
+// Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla, rk2 and
 // rk4 advancing W trajectories at once, one SIMD lane each, structure of arrays.
 //
 // Included by one translation unit per instruction set (kernels_<isa>.cpp), each compiled with
@@ -7,7 +7,7 @@
 // shared with another by the linker.
 //
 // Same bits as the scalar path: each lane performs the scalar stepper's floating-point
-// operations (core/include/nhsim/integrators/si_dla.hpp, rk4.hpp and
+// operations (core/include/nhsim/integrators/si_dla.hpp, rk2.hpp, rk4.hpp and
 // systems/chaotic_quartic.hpp) in the same order, as the same IEEE operations (+, -, *, /, each
 // correctly rounded; no fused multiply-add: -ffp-contract=off), so every lane's state is the
 // scalar state bit for bit whatever W and the instruction set. Where Eigen evaluates an expression
@@ -40,32 +40,50 @@ inline void store(double* p, const typename Lanes<W>::D& v) {
   __builtin_memcpy(p, &v, sizeof v);
 }
 
-/// si_dla on the chaotic quartic system, k steps of size h of W lanes: q and p are [7][W]
-/// (component-major). SiDlaMethod<ChaoticQuartic<3>>::step_impl with M = I, one constraint, and
-/// the affine solve (kSiDlaConstraintAffine): x = (x, w_1..w_3, z_1..z_3).
+/// grad V(q) of W lanes, q and g [7] (ChaoticQuartic::grad_potential).
 template <int W>
-void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
+inline void grad_potential(const typename Lanes<W>::D* q, typename Lanes<W>::D* g) {
+  using D = typename Lanes<W>::D;
+  g[0] = q[0];
+  for (int i = 0; i < 3; ++i) {
+    const D wi = q[1 + i], zi = q[4 + i];
+    g[1 + i] = wi + wi * zi * zi;
+    g[4 + i] = zi + wi * wi * zi;
+  }
+  g[4] += q[4] * q[5] * q[5];
+  g[5] += q[4] * q[4] * q[5];
+}
+
+/// k steps of W lanes of a method on the canonical state: q and p are [7][W] (component-major),
+/// held in registers while `step(q, p)` advances them one step each time.
+template <int W, class Step>
+inline void canonical_steps(double* q_io, double* p_io, std::int64_t k, const Step& step) {
   using D = typename Lanes<W>::D;
   D q[7], p[7];
   for (int j = 0; j < 7; ++j) {
     load<W>(q[j], q_io + j * W);
     load<W>(p[j], p_io + j * W);
   }
+  for (std::int64_t s = 0; s < k; ++s) step(q, p);
+  for (int j = 0; j < 7; ++j) {
+    store<W>(q_io + j * W, q[j]);
+    store<W>(p_io + j * W, p[j]);
+  }
+}
+
+/// si_dla on the chaotic quartic system, k steps of size h of W lanes: q and p are [7][W].
+/// SiDlaMethod<ChaoticQuartic<3>>::step_impl with M = I, one constraint, and the affine solve
+/// (kSiDlaConstraintAffine): x = (x, w_1..w_3, z_1..z_3).
+template <int W>
+void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
+  using D = typename Lanes<W>::D;
   const double half_h = 0.5 * h;
   const double half_h2 = 0.5 * h * h;
   const D zero = D{} + 0.0, one = D{} + 1.0;
-  for (std::int64_t s = 0; s < k; ++s) {
+  canonical_steps<W>(q_io, p_io, k, [&](D* q, D* p) {
     D qh[7], g[7], pt[7], q1[7];
     for (int j = 0; j < 7; ++j) qh[j] = q[j] + half_h * p[j];
-    // grad V(q_h) (ChaoticQuartic::grad_potential)
-    g[0] = qh[0];
-    for (int i = 0; i < 3; ++i) {
-      const D wi = qh[1 + i], zi = qh[4 + i];
-      g[1 + i] = wi + wi * zi * zi;
-      g[4 + i] = zi + wi * wi * zi;
-    }
-    g[4] += qh[4] * qh[5] * qh[5];
-    g[5] += qh[4] * qh[4] * qh[5];
+    grad_potential<W>(qh, g);
     for (int j = 0; j < 7; ++j) pt[j] = p[j] - h * g[j];
     // mu(q_h) = (1, 0, 0, 0, w_h); lambda = 0: q_1 = q_h + h/2 p_t
     for (int j = 0; j < 7; ++j) q1[j] = qh[j] + half_h * pt[j];
@@ -90,11 +108,63 @@ void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
       p[4 + i] = pt[4 + i] + (h * qh[1 + i]) * lam;
       q[4 + i] = q1[4 + i] + (half_h2 * qh[1 + i]) * lam;
     }
-  }
-  for (int j = 0; j < 7; ++j) {
-    store<W>(q_io + j * W, q[j]);
-    store<W>(p_io + j * W, p[j]);
-  }
+  });
+}
+
+/// Eigen's sum of the 7 products a_j b_j of a 1 x 7 by 7 x 1 product (an inner product, fixed
+/// size 7): three packets [a_2i b_2i, a_2i+1 b_2i+1] summed as p0 + (p1 + p2), the packet's two
+/// halves added, then the 7th product. Structural zeros of a or b are multiplied and added too.
+template <int W>
+inline void dot7(const typename Lanes<W>::D* a, const typename Lanes<W>::D* b,
+                 typename Lanes<W>::D& sum) {
+  using D = typename Lanes<W>::D;
+  D e[7];
+  for (int j = 0; j < 7; ++j) e[j] = a[j] * b[j];
+  sum = ((e[0] + (e[2] + e[4])) + (e[1] + (e[3] + e[5]))) + e[6];
+}
+
+/// rk2's vector field of W lanes, the canonical index-1 equations (Rk2Method::field with
+/// M = I, f = -grad V, mu(q) = (1, 0, 0, 0, w_1, w_2, w_3) and d mu / dt from constraint_dot):
+/// dq = p, lambda = -(mu_dot dq + mu f) / (mu mu^T), dp = f + mu^T lambda.
+template <int W>
+inline void rk2_field(const typename Lanes<W>::D* q, const typename Lanes<W>::D* p,
+                      typename Lanes<W>::D* dq, typename Lanes<W>::D* dp) {
+  using D = typename Lanes<W>::D;
+  const D zero = D{} + 0.0, one = D{} + 1.0;
+  for (int j = 0; j < 7; ++j) dq[j] = p[j];
+  D f[7];  // f = -grad V(q) (applied_force)
+  grad_potential<W>(q, f);
+  for (int j = 0; j < 7; ++j) f[j] = -f[j];
+  const D mu[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
+  const D mu_dot[7] = {zero, zero, zero, zero, dq[1], dq[2], dq[3]};
+  // gram = mu M^-1 mu^T; s = mu_dot dq + (M^-1 mu^T)^T f; lambda = -(gram's 1 x 1 LU solve)
+  D gram, s_dot, s_f;
+  dot7<W>(mu, mu, gram);
+  dot7<W>(mu_dot, dq, s_dot);
+  dot7<W>(mu, f, s_f);
+  const D lam = -((s_dot + s_f) / gram);
+  for (int j = 0; j < 7; ++j) dp[j] = f[j] + mu[j] * lam;
+}
+
+/// rk2 (the explicit midpoint rule) on the chaotic quartic system, k steps of size h of W lanes:
+/// q and p are [7][W] (Rk2Method<ChaoticQuartic<3>>::step).
+template <int W>
+void rk2_steps(double* q_io, double* p_io, std::int64_t k, double h) {
+  using D = typename Lanes<W>::D;
+  const double half_h = 0.5 * h;
+  canonical_steps<W>(q_io, p_io, k, [&](D* q, D* p) {
+    D dq[7], dp[7], qm[7], pm[7];
+    rk2_field<W>(q, p, dq, dp);
+    for (int j = 0; j < 7; ++j) {
+      qm[j] = q[j] + half_h * dq[j];
+      pm[j] = p[j] + half_h * dp[j];
+    }
+    rk2_field<W>(qm, pm, dq, dp);
+    for (int j = 0; j < 7; ++j) {
+      q[j] = q[j] + h * dq[j];
+      p[j] = p[j] + h * dp[j];
+    }
+  });
 }
 
 /// k = kappa = w.eta / (1 + |w|^2) of W lanes, zeta = (x, w[3], z[3], xi[3], eta[3]): the value

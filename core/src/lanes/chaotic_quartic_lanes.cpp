@@ -1,5 +1,5 @@
-// Lane steppers of the chaotic quartic system (n = 3): si_dla and rk4 (nhsim/lanes.hpp), and the
-// factory of all its lane steppers (the discrete gradient methods' are in
+// Lane steppers of the chaotic quartic system (n = 3): si_dla, rk2 and rk4 (nhsim/lanes.hpp), and
+// the factory of all its lane steppers (the discrete gradient methods' are in
 // chaotic_quartic_discrete_gradient_lanes.cpp). The state lives here, in structure of arrays;
 // the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp); what a lane
 // reports is read as chaotic_quartic_lane_stepper.hpp says.
@@ -35,10 +35,10 @@ AdvanceResult explicit_result(bool finite, std::int64_t k) {
                 : AdvanceResult{StepStatus::kNonFinite, 0, 0.0};
 }
 
-/// si_dla: the canonical state (q, p), as SiDlaMethod keeps it.
-class SiDlaLanes final : public lanes::ChaoticQuarticLaneStepper {
+/// si_dla and rk2: the canonical state (q, p), as SiDlaMethod and Rk2Method keep it.
+class CanonicalLanes final : public lanes::ChaoticQuarticLaneStepper {
  public:
-  SiDlaLanes(const Sys& sys, double h, int width, lanes::SiDlaKernel kernel)
+  CanonicalLanes(const Sys& sys, double h, int width, lanes::CanonicalKernel kernel)
       : ChaoticQuarticLaneStepper(sys, width), h_(h), kernel_(kernel), q_(width), p_(width) {}
   void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
     q_.put(lane, 0, VecQ(q));
@@ -52,7 +52,7 @@ class SiDlaLanes final : public lanes::ChaoticQuarticLaneStepper {
   bool finite(int lane) const override {
     VecQ q, p;
     canonical(lane, q, p);
-    return all_finite(q) && all_finite(p);  // SiDlaMethod::state_finite
+    return all_finite(q) && all_finite(p);  // SiDlaMethod's and Rk2Method's state_finite
   }
 
  private:
@@ -61,7 +61,7 @@ class SiDlaLanes final : public lanes::ChaoticQuarticLaneStepper {
     p_.take(lane, 0, p);
   }
   double h_;
-  lanes::SiDlaKernel kernel_;
+  lanes::CanonicalKernel kernel_;
   std::int64_t last_k_ = 0;
   LaneRows<7> q_, p_;
 };
@@ -98,7 +98,10 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   const lanes::ChaoticQuarticKernels& k = kernel_table(s.isa);
   const int w = lanes::width_index(s.width);
   if (choice.integrator == "si_dla") {
-    return std::make_unique<SiDlaLanes>(sys, choice.h, s.width, k.si_dla[w]);
+    return std::make_unique<CanonicalLanes>(sys, choice.h, s.width, k.si_dla[w]);
+  }
+  if (choice.integrator == "rk2") {
+    return std::make_unique<CanonicalLanes>(sys, choice.h, s.width, k.rk2[w]);
   }
   if (choice.integrator == "rk4")
     return std::make_unique<Rk4Lanes>(sys, choice.h, s.width, k.rk4[w]);

@@ -23,6 +23,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.si_dla[0] = &si_dla_steps<2>;
   k.si_dla[1] = &si_dla_steps<4>;
   k.si_dla[2] = &si_dla_steps<8>;
+  k.rk2[0] = &rk2_steps<2>;
+  k.rk2[1] = &rk2_steps<4>;
+  k.rk2[2] = &rk2_steps<8>;
   k.rk4[0] = &rk4_steps<2>;
   k.rk4[1] = &rk4_steps<4>;
   k.rk4[2] = &rk4_steps<8>;

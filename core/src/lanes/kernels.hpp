@@ -7,8 +7,9 @@
 
 namespace nhsim::lanes {
 
-/// si_dla on the chaotic quartic system (n = 3): k steps of size h of W lanes; q, p [7][W].
-using SiDlaKernel = void (*)(double* q, double* p, std::int64_t k, double h);
+/// A method on the canonical state of the chaotic quartic system (n = 3), si_dla or rk2: k steps
+/// of size h of W lanes; q, p [7][W].
+using CanonicalKernel = void (*)(double* q, double* p, std::int64_t k, double h);
 /// rk4 on its reduced ODE: k steps of size h of W lanes; zeta [13][W].
 using Rk4Kernel = void (*)(double* zeta, std::int64_t k, double h);
 
@@ -49,7 +50,8 @@ inline constexpr double kItohAbeQuotientThreshold = 0.1;
 
 /// The kernels of one instruction set, [0], [1], [2] for W = 2, 4, 8.
 struct ChaoticQuarticKernels {
-  SiDlaKernel si_dla[3];
+  CanonicalKernel si_dla[3];
+  CanonicalKernel rk2[3];
   Rk4Kernel rk4[3];
   DiscreteGradientKernel gonzalez[3];
   DiscreteGradientKernel avf[3];
