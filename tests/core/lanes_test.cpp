@@ -55,7 +55,8 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
   EnergyShellGenerator g;
   g.energy = 3.06;
   g.seed = 11;
-  for (const char* id : {"si_dla", "rk2", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"}) {
+  for (const char* id :
+       {"si_dla", "rk2", "nh_rattle", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"}) {
     IntegratorChoice c;
     c.integrator = id;
     c.h = 0.05;
@@ -101,7 +102,7 @@ TEST(Lanes, OnlyPairsWithKernelsHaveLanes) {
   const ModelImpl<ChaoticQuartic<3>> model(ChaoticQuartic<3>(3));
   IntegratorChoice c;
   c.h = 0.05;
-  for (const char* id : {"gonzalez_f", "nh_rattle", "i_dla"}) {
+  for (const char* id : {"gonzalez_f", "nh_rattle_projected", "i_dla"}) {
     c.integrator = id;
     EXPECT_EQ(model.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr) << id;
   }
@@ -152,7 +153,7 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
   test::expect_bit_identical(off, run_ensemble(all, with_lanes({LaneIsa::kAuto, 0})));
 
   const EnsembleSpec lane_pairs =
-      variance_example(200.0, {"si_dla", "rk2", "rk4", "gonzalez", "avf"});
+      variance_example(200.0, {"si_dla", "rk2", "nh_rattle", "rk4", "gonzalez", "avf"});
   const EnsembleResult reference = run_ensemble(lane_pairs, with_lanes({LaneIsa::kOff, 0}));
   for (const LaneSettings& s : forced_settings()) {
     SCOPED_TRACE(name(s));
@@ -187,8 +188,8 @@ void expect_failures_bit_identical_in_lanes(const EnsembleSpec& s) {
 TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
   // Explicit states of growing size: stiff for h = 0.05, they blow up after different numbers
   // of steps (and at different samples), each in its own lane among ordinary ones.
-  EnsembleSpec s =
-      variance_example(20.0, {"si_dla", "rk2", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"});
+  EnsembleSpec s = variance_example(
+      20.0, {"si_dla", "rk2", "nh_rattle", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"});
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 20.0}, {-1.0, 0.0, 1.0}});
   ExplicitStates states;

@@ -1,5 +1,5 @@
-// Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla, rk2 and
-// rk4 advancing W trajectories at once, one SIMD lane each, structure of arrays.
+// Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla, rk2,
+// nh_rattle and rk4 advancing W trajectories at once, one SIMD lane each, structure of arrays.
 //
 // Included by one translation unit per instruction set (kernels_<isa>.cpp), each compiled with
 // its own -m flags and -ffp-contract=off. Everything here has internal linkage (an anonymous
@@ -7,7 +7,7 @@
 // shared with another by the linker.
 //
 // Same bits as the scalar path: each lane performs the scalar stepper's floating-point
-// operations (core/include/nhsim/integrators/si_dla.hpp, rk2.hpp, rk4.hpp and
+// operations (core/include/nhsim/integrators/si_dla.hpp, rk2.hpp, nh_rattle.hpp, rk4.hpp and
 // systems/chaotic_quartic.hpp) in the same order, as the same IEEE operations (+, -, *, /, each
 // correctly rounded; no fused multiply-add: -ffp-contract=off), so every lane's state is the
 // scalar state bit for bit whatever W and the instruction set. Where Eigen evaluates an expression
@@ -165,6 +165,39 @@ void rk2_steps(double* q_io, double* p_io, std::int64_t k, double h) {
       p[j] = p[j] + h * dp[j];
     }
   });
+}
+
+/// nh_rattle (seed 002 eq. (10)) on the chaotic quartic system, k steps of size h of W lanes: q
+/// and p are [7][W], lambda [W] the multiplier lambda_k of the last step
+/// (NhRattleMethod<ChaoticQuartic<3>>::step with M = I, f = -grad V and
+/// mu(q) = (1, 0, 0, 0, w_1, w_2, w_3)).
+template <int W>
+void nh_rattle_steps(double* q_io, double* p_io, double* lambda_io, std::int64_t k, double h) {
+  using D = typename Lanes<W>::D;
+  const double half_h = 0.5 * h;
+  const D zero = D{} + 0.0, one = D{} + 1.0;
+  D lam;
+  load<W>(lam, lambda_io);
+  canonical_steps<W>(q_io, p_io, k, [&](D* q, D* p) {
+    D f[7], ph[7];
+    grad_potential<W>(q, f);
+    for (int j = 0; j < 7; ++j) f[j] = -f[j];
+    const D mu_k[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
+    for (int j = 0; j < 7; ++j) ph[j] = p[j] + half_h * (f[j] - mu_k[j] * lam);  // (10a)
+    for (int j = 0; j < 7; ++j) q[j] = q[j] + h * ph[j];                         // (10b)
+    grad_potential<W>(q, f);
+    for (int j = 0; j < 7; ++j) f[j] = -f[j];
+    for (int j = 0; j < 7; ++j) ph[j] = ph[j] + half_h * f[j];
+    // (10e): (h/2) mu M^-1 mu^T lambda = mu M^-1 (p_k+1/2 + h/2 f), the 1 x 1 LU solve, then
+    // divided by h/2; (h/2) mu^T lambda formed as ((h/2) mu^T) lambda, as Eigen does (10d).
+    const D mu[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
+    D gram, s;
+    dot7<W>(mu, mu, gram);
+    dot7<W>(mu, ph, s);
+    lam = (s / gram) / half_h;
+    for (int j = 0; j < 7; ++j) p[j] = ph[j] - (half_h * mu[j]) * lam;
+  });
+  store<W>(lambda_io, lam);
 }
 
 /// k = kappa = w.eta / (1 + |w|^2) of W lanes, zeta = (x, w[3], z[3], xi[3], eta[3]): the value

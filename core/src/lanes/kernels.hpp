@@ -10,6 +10,9 @@ namespace nhsim::lanes {
 /// A method on the canonical state of the chaotic quartic system (n = 3), si_dla or rk2: k steps
 /// of size h of W lanes; q, p [7][W].
 using CanonicalKernel = void (*)(double* q, double* p, std::int64_t k, double h);
+/// nh_rattle on the chaotic quartic system (n = 3): k steps of size h of W lanes; q, p [7][W] and
+/// lambda [W], the multiplier of the last step.
+using NhRattleKernel = void (*)(double* q, double* p, double* lambda, std::int64_t k, double h);
 /// rk4 on its reduced ODE: k steps of size h of W lanes; zeta [13][W].
 using Rk4Kernel = void (*)(double* zeta, std::int64_t k, double h);
 
@@ -52,6 +55,7 @@ inline constexpr double kItohAbeQuotientThreshold = 0.1;
 struct ChaoticQuarticKernels {
   CanonicalKernel si_dla[3];
   CanonicalKernel rk2[3];
+  NhRattleKernel nh_rattle[3];
   Rk4Kernel rk4[3];
   DiscreteGradientKernel gonzalez[3];
   DiscreteGradientKernel avf[3];
