@@ -7,8 +7,8 @@
 
 namespace nhsim::lanes {
 
-/// A method on the canonical state of the chaotic quartic system (n = 3), si_dla or rk2: k steps
-/// of size h of W lanes; q, p [7][W].
+/// si_dla or rk2 on the chaotic quartic system (n = 3), a method whose state is the canonical
+/// (q, p) alone: k steps of size h of W lanes; q, p [7][W].
 using CanonicalKernel = void (*)(double* q, double* p, std::int64_t k, double h);
 /// nh_rattle on the chaotic quartic system (n = 3): k steps of size h of W lanes; q, p [7][W] and
 /// lambda [W], the multiplier of the last step.
