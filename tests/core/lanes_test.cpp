@@ -55,8 +55,8 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
   EnergyShellGenerator g;
   g.energy = 3.06;
   g.seed = 11;
-  for (const char* id :
-       {"si_dla", "rk2", "nh_rattle", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"}) {
+  for (const char* id : {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected", "rk4", "gonzalez",
+                         "avf", "midpoint", "itoh_abe"}) {
     IntegratorChoice c;
     c.integrator = id;
     c.h = 0.05;
@@ -98,11 +98,55 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
   }
 }
 
+TEST(Lanes, ALaneSetAgainRestartsAsItsScalarTrajectoryWhileTheOthersGoOn) {
+  // Lane 1 gets a new state between two advances: it starts afresh (nh_rattle's lambda_0 = 0,
+  // nh_rattle_projected's first step eq. (16)) while the other lanes continue.
+  using Sys = ChaoticQuartic<3>;
+  const ModelImpl<Sys> model(Sys(3));
+  EnergyShellGenerator g;
+  g.energy = 3.06;
+  g.seed = 12;
+  for (const char* id : {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected", "rk4", "gonzalez",
+                         "avf", "midpoint", "itoh_abe"}) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = 0.05;
+    for (const LaneSettings& s : forced_settings()) {
+      const std::unique_ptr<LaneStepper> lanes = model.make_lane_stepper(c, s);
+      ASSERT_NE(lanes, nullptr) << id << " " << name(s);
+      std::vector<std::unique_ptr<Stepper>> scalar;
+      Eigen::VectorXd q, p;
+      std::string reason;
+      for (int l = 0; l < s.width; ++l) {
+        ASSERT_TRUE(energy_shell_state(model, g, l, q, p, reason)) << reason;
+        scalar.push_back(model.make_stepper(c));
+        scalar.back()->set_state(q, p);
+        lanes->set_state(l, q, p);
+      }
+      lanes->advance(5);
+      for (int l = 0; l < s.width; ++l) ASSERT_EQ(scalar[l]->advance(5).status, StepStatus::kOk);
+      ASSERT_TRUE(energy_shell_state(model, g, s.width, q, p, reason)) << reason;
+      scalar[1] = model.make_stepper(c);
+      scalar[1]->set_state(q, p);
+      lanes->set_state(1, q, p);
+      lanes->advance(7);
+      for (int l = 0; l < s.width; ++l) {
+        ASSERT_EQ(scalar[l]->advance(7).status, StepStatus::kOk);
+        Eigen::VectorXd q1(7), p1(7), q2(7), p2(7);
+        scalar[l]->get_state(q1, p1);
+        lanes->get_state(l, q2, p2);
+        EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2))
+            << id << " " << name(s) << " lane " << l;
+      }
+    }
+  }
+}
+
 TEST(Lanes, OnlyPairsWithKernelsHaveLanes) {
   const ModelImpl<ChaoticQuartic<3>> model(ChaoticQuartic<3>(3));
   IntegratorChoice c;
   c.h = 0.05;
-  for (const char* id : {"gonzalez_f", "nh_rattle_projected", "i_dla"}) {
+  for (const char* id : {"gonzalez_f", "dla", "i_dla"}) {
     c.integrator = id;
     EXPECT_EQ(model.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr) << id;
   }
@@ -152,8 +196,8 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
   ASSERT_EQ(off.integrators[3].trajectories_ok, 200);
   test::expect_bit_identical(off, run_ensemble(all, with_lanes({LaneIsa::kAuto, 0})));
 
-  const EnsembleSpec lane_pairs =
-      variance_example(200.0, {"si_dla", "rk2", "nh_rattle", "rk4", "gonzalez", "avf"});
+  const EnsembleSpec lane_pairs = variance_example(
+      200.0, {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected", "rk4", "gonzalez", "avf"});
   const EnsembleResult reference = run_ensemble(lane_pairs, with_lanes({LaneIsa::kOff, 0}));
   for (const LaneSettings& s : forced_settings()) {
     SCOPED_TRACE(name(s));
@@ -188,8 +232,8 @@ void expect_failures_bit_identical_in_lanes(const EnsembleSpec& s) {
 TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
   // Explicit states of growing size: stiff for h = 0.05, they blow up after different numbers
   // of steps (and at different samples), each in its own lane among ordinary ones.
-  EnsembleSpec s = variance_example(
-      20.0, {"si_dla", "rk2", "nh_rattle", "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"});
+  EnsembleSpec s = variance_example(20.0, {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected",
+                                           "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"});
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 20.0}, {-1.0, 0.0, 1.0}});
   ExplicitStates states;

@@ -1,5 +1,6 @@
 // Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla, rk2,
-// nh_rattle and rk4 advancing W trajectories at once, one SIMD lane each, structure of arrays.
+// nh_rattle, nh_rattle_projected and rk4 advancing W trajectories at once, one SIMD lane each,
+// structure of arrays.
 //
 // Included by one translation unit per instruction set (kernels_<isa>.cpp), each compiled with
 // its own -m flags and -ffp-contract=off. Everything here has internal linkage (an anonymous
@@ -7,11 +8,12 @@
 // shared with another by the linker.
 //
 // Same bits as the scalar path: each lane performs the scalar stepper's floating-point
-// operations (core/include/nhsim/integrators/si_dla.hpp, rk2.hpp, nh_rattle.hpp, rk4.hpp and
-// systems/chaotic_quartic.hpp) in the same order, as the same IEEE operations (+, -, *, /, each
-// correctly rounded; no fused multiply-add: -ffp-contract=off), so every lane's state is the
-// scalar state bit for bit whatever W and the instruction set. Where Eigen evaluates an expression
-// in an order of its own, the comment says which.
+// operations (core/include/nhsim/integrators/si_dla.hpp, rk2.hpp, nh_rattle.hpp,
+// nh_rattle_projected.hpp, rk4.hpp and systems/chaotic_quartic.hpp) in the same order, as the
+// same IEEE operations (+, -, *, /, each correctly rounded; no fused multiply-add:
+// -ffp-contract=off), so every lane's state is the scalar state bit for bit whatever W and the
+// instruction set. Where Eigen evaluates an expression in an order of its own, the comment says
+// which.
 #pragma once
 
 #include <cstdint>
@@ -198,6 +200,50 @@ void nh_rattle_steps(double* q_io, double* p_io, double* lambda_io, std::int64_t
     for (int j = 0; j < 7; ++j) p[j] = ph[j] - (half_h * mu[j]) * lam;
   });
   store<W>(lambda_io, lam);
+}
+
+/// Q(q)^T y of W lanes (project_q_transpose, nh_common.hpp, with M = I and mu(q) = (1, 0, 0, 0,
+/// w_1, w_2, w_3)): mu^T (mu mu^T)^-1 mu y, the 1 x 1 LU solve a division.
+template <int W>
+inline void project_q_transpose(const typename Lanes<W>::D* q, const typename Lanes<W>::D* y,
+                                typename Lanes<W>::D* out) {
+  using D = typename Lanes<W>::D;
+  const D zero = D{} + 0.0, one = D{} + 1.0;
+  const D mu[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
+  D gram, s;
+  dot7<W>(mu, mu, gram);
+  dot7<W>(mu, y, s);
+  const D lam = s / gram;
+  for (int j = 0; j < 7; ++j) out[j] = mu[j] * lam;
+}
+
+/// nh_rattle_projected (seed 002 eq. (14)-(16)) on the chaotic quartic system, k steps of size h
+/// of W lanes: q and p_half (p_k-1/2, or p_0 before a lane's first step) are [7][W], stepped [W]
+/// 0 for a lane that has not stepped since set_state (its first step is eq. (16)) and 1 after
+/// (NhRattleProjectedMethod<ChaoticQuartic<3>>::step with M = I and f = -grad V).
+template <int W>
+void nh_rattle_projected_steps(double* q_io, double* p_half_io, double* stepped_io, std::int64_t k,
+                               double h) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  const double half_h = 0.5 * h;
+  D stepped;
+  load<W>(stepped, stepped_io);
+  canonical_steps<W>(q_io, p_half_io, k, [&](D* q, D* pm) {
+    const M first = stepped == 0.0;
+    D f[7], y[7], qt[7];
+    grad_potential<W>(q, f);
+    for (int j = 0; j < 7; ++j) f[j] = -f[j];
+    // (16): p_1/2 = p_0 + h/2 (f - Q^T f); (14a): (p + h f) - Q^T (2 p + h f)
+    for (int j = 0; j < 7; ++j) y[j] = first ? f[j] : 2.0 * pm[j] + h * f[j];
+    project_q_transpose<W>(q, y, qt);
+    for (int j = 0; j < 7; ++j) {
+      pm[j] = first ? pm[j] + half_h * (f[j] - qt[j]) : pm[j] + (h * f[j] - qt[j]);
+    }
+    for (int j = 0; j < 7; ++j) q[j] = q[j] + h * pm[j];  // (14b)
+    stepped = D{} + 1.0;
+  });
+  store<W>(stepped_io, stepped);
 }
 
 /// k = kappa = w.eta / (1 + |w|^2) of W lanes, zeta = (x, w[3], z[3], xi[3], eta[3]): the value

@@ -1,13 +1,15 @@
-// Lane steppers of the chaotic quartic system (n = 3): si_dla, rk2, nh_rattle and rk4
-// (nhsim/lanes.hpp), and the factory of all its lane steppers (the discrete gradient methods' are
-// in chaotic_quartic_discrete_gradient_lanes.cpp). The state lives here, in structure of arrays;
-// the steps are the kernels of the chosen instruction set (kernels_<isa>.cpp); what a lane
-// reports is read as chaotic_quartic_lane_stepper.hpp says.
+// Lane steppers of the chaotic quartic system (n = 3): si_dla, rk2, nh_rattle,
+// nh_rattle_projected and rk4 (nhsim/lanes.hpp), and the factory of all its lane steppers (the
+// discrete gradient methods' are in chaotic_quartic_discrete_gradient_lanes.cpp). The state lives
+// here, in structure of arrays; the steps are the kernels of the chosen instruction set
+// (kernels_<isa>.cpp); what a lane reports is read as chaotic_quartic_lane_stepper.hpp says.
 #include "chaotic_quartic_lanes.hpp"
 
 #include "chaotic_quartic_lane_stepper.hpp"
 #include "kernels.hpp"
 #include "lane_rows.hpp"
+#include "nhsim/controls.hpp"
+#include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -97,6 +99,55 @@ class NhRattleLanes final : public CanonicalStateLanes {
   LaneRows<1> lambda_;
 };
 
+/// nh_rattle_projected: q_k and p_k-1/2 (p_0 before a lane's first step), and whether the lane
+/// has stepped since set_state, as NhRattleProjectedMethod keeps them. A lane's canonical p_k is
+/// eq. (15b), by the scalar method's own functions (f does not depend on t here: no controls).
+class NhRattleProjectedLanes final : public lanes::ChaoticQuarticLaneStepper {
+ public:
+  NhRattleProjectedLanes(const Sys& sys, double h, int width, lanes::NhRattleProjectedKernel kernel)
+      : ChaoticQuarticLaneStepper(sys, width),
+        h_(h),
+        kernel_(kernel),
+        q_(width),
+        p_half_(width),
+        stepped_(width),
+        w_(sys_) {}
+  void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
+    q_.put(lane, 0, VecQ(q));
+    p_half_.put(lane, 0, VecQ(p));
+    stepped_.at(0, lane) = 0.0;
+  }
+  void advance(std::int64_t k) override {
+    kernel_(q_.row(0), p_half_.row(0), stepped_.row(0), k, h_);
+    last_k_ = k;
+  }
+  AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
+  bool finite(int lane) const override {
+    VecQ q, p_half;
+    q_.take(lane, 0, q);
+    p_half_.take(lane, 0, p_half);
+    return all_finite(q) && all_finite(p_half);  // NhRattleProjectedMethod::state_finite
+  }
+
+ private:
+  void canonical(int lane, VecQ& q, VecQ& p) const override {
+    q_.take(lane, 0, q);
+    p_half_.take(lane, 0, p);
+    if (stepped_.at(0, lane) == 0.0) return;
+    VecQ f, y, qt;
+    applied_force(sys_, q, 0.0, f);
+    y = p + (0.5 * h_) * f;
+    project_q_transpose(sys_, q, y, w_, qt);
+    p = y - qt;
+  }
+  double h_;
+  lanes::NhRattleProjectedKernel kernel_;
+  std::int64_t last_k_ = 0;
+  LaneRows<7> q_, p_half_;
+  LaneRows<1> stepped_;
+  mutable ConstraintWorkspace<Sys> w_;
+};
+
 /// rk4: the reduced state zeta = (q, rho) on D*, as Rk4Method keeps it.
 class Rk4Lanes final : public lanes::ReducedStateLanes {
  public:
@@ -136,6 +187,10 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   }
   if (choice.integrator == "nh_rattle") {
     return std::make_unique<NhRattleLanes>(sys, choice.h, s.width, k.nh_rattle[w]);
+  }
+  if (choice.integrator == "nh_rattle_projected") {
+    return std::make_unique<NhRattleProjectedLanes>(sys, choice.h, s.width,
+                                                    k.nh_rattle_projected[w]);
   }
   if (choice.integrator == "rk4")
     return std::make_unique<Rk4Lanes>(sys, choice.h, s.width, k.rk4[w]);

@@ -29,6 +29,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.nh_rattle[0] = &nh_rattle_steps<2>;
   k.nh_rattle[1] = &nh_rattle_steps<4>;
   k.nh_rattle[2] = &nh_rattle_steps<8>;
+  k.nh_rattle_projected[0] = &nh_rattle_projected_steps<2>;
+  k.nh_rattle_projected[1] = &nh_rattle_projected_steps<4>;
+  k.nh_rattle_projected[2] = &nh_rattle_projected_steps<8>;
   k.rk4[0] = &rk4_steps<2>;
   k.rk4[1] = &rk4_steps<4>;
   k.rk4[2] = &rk4_steps<8>;
