@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -49,30 +51,54 @@ TEST(Lanes, BaselineIsAlwaysAvailable) {
   RecordProperty("lane_isas", names);
 }
 
-TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
-  using Sys = ChaoticQuartic<3>;
-  const ModelImpl<Sys> model(Sys(3));
+using Sys = ChaoticQuartic<3>;
+
+/// The integrators with lane kernels on the chaotic quartic system (n = 3).
+constexpr const char* kLaneMethods[] = {"si_dla",  "rk2",      "nh_rattle", "nh_rattle_projected",
+                                        "rk4",     "gonzalez", "avf",       "midpoint",
+                                        "itoh_abe"};
+
+/// Lanes of `c` at setting `s`, and one scalar stepper per lane: lane l and scalar[l] both at the
+/// energy-shell state l of g (H = 3.06).
+void start_lanes(const ModelImpl<Sys>& model, const IntegratorChoice& c, const LaneSettings& s,
+                 std::uint64_t seed, std::unique_ptr<LaneStepper>& lanes,
+                 std::vector<std::unique_ptr<Stepper>>& scalar) {
+  lanes = model.make_lane_stepper(c, s);
+  ASSERT_NE(lanes, nullptr) << c.integrator << " " << name(s);
+  ASSERT_EQ(lanes->width(), s.width);
   EnergyShellGenerator g;
   g.energy = 3.06;
-  g.seed = 11;
-  for (const char* id : {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected", "rk4", "gonzalez",
-                         "avf", "midpoint", "itoh_abe"}) {
+  g.seed = seed;
+  scalar.clear();
+  Eigen::VectorXd q, p;
+  std::string reason;
+  for (int l = 0; l < s.width; ++l) {
+    ASSERT_TRUE(energy_shell_state(model, g, l, q, p, reason)) << reason;
+    scalar.push_back(model.make_stepper(c));
+    scalar.back()->set_state(q, p);
+    lanes->set_state(l, q, p);
+  }
+}
+
+/// Lane l's state is bit for bit scalar[l]'s.
+void expect_same_state(const LaneStepper& lanes, int l, const Stepper& scalar,
+                       const std::string& where) {
+  Eigen::VectorXd q1(7), p1(7), q2(7), p2(7);
+  scalar.get_state(q1, p1);
+  lanes.get_state(l, q2, p2);
+  EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2)) << where << " lane " << l;
+}
+
+TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
+  const ModelImpl<Sys> model(Sys(3));
+  for (const char* id : kLaneMethods) {
     IntegratorChoice c;
     c.integrator = id;
     c.h = 0.05;
     for (const LaneSettings& s : forced_settings()) {
-      const std::unique_ptr<LaneStepper> lanes = model.make_lane_stepper(c, s);
-      ASSERT_NE(lanes, nullptr) << id << " " << name(s);
-      ASSERT_EQ(lanes->width(), s.width);
+      std::unique_ptr<LaneStepper> lanes;
       std::vector<std::unique_ptr<Stepper>> scalar;
-      Eigen::VectorXd q, p;
-      std::string reason;
-      for (int l = 0; l < s.width; ++l) {
-        ASSERT_TRUE(energy_shell_state(model, g, l, q, p, reason)) << reason;
-        scalar.push_back(model.make_stepper(c));
-        scalar.back()->set_state(q, p);
-        lanes->set_state(l, q, p);
-      }
+      ASSERT_NO_FATAL_FAILURE(start_lanes(model, c, s, 11, lanes, scalar));
       // Pieces of different lengths, as the ensemble advances them between samples.
       for (std::int64_t piece : {1, 7, 20, 1000}) {
         lanes->advance(piece);
@@ -82,11 +108,8 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
           ASSERT_EQ(lanes->result(l).status, StepStatus::kOk);
           ASSERT_EQ(lanes->result(l).steps_done, piece);
           ASSERT_TRUE(lanes->finite(l));
-          Eigen::VectorXd q1(7), p1(7), q2(7), p2(7);
-          scalar[l]->get_state(q1, p1);
-          lanes->get_state(l, q2, p2);
-          EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2))
-              << id << " " << name(s) << " lane " << l << " after " << piece;
+          expect_same_state(*lanes, l, *scalar[l],
+                            std::string(id) + " " + name(s) + " after " + std::to_string(piece));
           double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
           scalar[l]->energy_and_residual(e1, r1);
           lanes->energy_and_residual(l, e2, r2);
@@ -101,42 +124,30 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
 TEST(Lanes, ALaneSetAgainRestartsAsItsScalarTrajectoryWhileTheOthersGoOn) {
   // Lane 1 gets a new state between two advances: it starts afresh (nh_rattle's lambda_0 = 0,
   // nh_rattle_projected's first step eq. (16)) while the other lanes continue.
-  using Sys = ChaoticQuartic<3>;
   const ModelImpl<Sys> model(Sys(3));
-  EnergyShellGenerator g;
-  g.energy = 3.06;
-  g.seed = 12;
-  for (const char* id : {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected", "rk4", "gonzalez",
-                         "avf", "midpoint", "itoh_abe"}) {
+  for (const char* id : kLaneMethods) {
     IntegratorChoice c;
     c.integrator = id;
     c.h = 0.05;
     for (const LaneSettings& s : forced_settings()) {
-      const std::unique_ptr<LaneStepper> lanes = model.make_lane_stepper(c, s);
-      ASSERT_NE(lanes, nullptr) << id << " " << name(s);
+      std::unique_ptr<LaneStepper> lanes;
       std::vector<std::unique_ptr<Stepper>> scalar;
-      Eigen::VectorXd q, p;
-      std::string reason;
-      for (int l = 0; l < s.width; ++l) {
-        ASSERT_TRUE(energy_shell_state(model, g, l, q, p, reason)) << reason;
-        scalar.push_back(model.make_stepper(c));
-        scalar.back()->set_state(q, p);
-        lanes->set_state(l, q, p);
-      }
+      ASSERT_NO_FATAL_FAILURE(start_lanes(model, c, s, 12, lanes, scalar));
       lanes->advance(5);
       for (int l = 0; l < s.width; ++l) ASSERT_EQ(scalar[l]->advance(5).status, StepStatus::kOk);
-      ASSERT_TRUE(energy_shell_state(model, g, s.width, q, p, reason)) << reason;
+      EnergyShellGenerator g;
+      g.energy = 3.06;
+      g.seed = 13;
+      Eigen::VectorXd q, p;
+      std::string reason;
+      ASSERT_TRUE(energy_shell_state(model, g, 0, q, p, reason)) << reason;
       scalar[1] = model.make_stepper(c);
       scalar[1]->set_state(q, p);
       lanes->set_state(1, q, p);
       lanes->advance(7);
       for (int l = 0; l < s.width; ++l) {
         ASSERT_EQ(scalar[l]->advance(7).status, StepStatus::kOk);
-        Eigen::VectorXd q1(7), p1(7), q2(7), p2(7);
-        scalar[l]->get_state(q1, p1);
-        lanes->get_state(l, q2, p2);
-        EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2))
-            << id << " " << name(s) << " lane " << l;
+        expect_same_state(*lanes, l, *scalar[l], std::string(id) + " " + name(s));
       }
     }
   }
@@ -232,8 +243,8 @@ void expect_failures_bit_identical_in_lanes(const EnsembleSpec& s) {
 TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
   // Explicit states of growing size: stiff for h = 0.05, they blow up after different numbers
   // of steps (and at different samples), each in its own lane among ordinary ones.
-  EnsembleSpec s = variance_example(20.0, {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected",
-                                           "rk4", "gonzalez", "avf", "midpoint", "itoh_abe"});
+  EnsembleSpec s = variance_example(
+      20.0, std::vector<std::string>(std::begin(kLaneMethods), std::end(kLaneMethods)));
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 20.0}, {-1.0, 0.0, 1.0}});
   ExplicitStates states;
