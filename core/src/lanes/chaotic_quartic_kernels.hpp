@@ -56,6 +56,23 @@ inline void grad_potential(const typename Lanes<W>::D* q, typename Lanes<W>::D* 
   g[5] += q[4] * q[4] * q[5];
 }
 
+/// f(q) = -grad V(q) of W lanes, q and f [7] (applied_force without controls).
+template <int W>
+inline void applied_force(const typename Lanes<W>::D* q, typename Lanes<W>::D* f) {
+  grad_potential<W>(q, f);
+  for (int j = 0; j < 7; ++j) f[j] = -f[j];
+}
+
+/// mu(q) = (1, 0, 0, 0, w_1, w_2, w_3) of W lanes, structural zeros included, q and mu [7]
+/// (ChaoticQuartic::constraint).
+template <int W>
+inline void constraint(const typename Lanes<W>::D* q, typename Lanes<W>::D* mu) {
+  using D = typename Lanes<W>::D;
+  mu[0] = D{} + 1.0;
+  for (int j = 1; j < 4; ++j) mu[j] = D{} + 0.0;
+  for (int i = 0; i < 3; ++i) mu[4 + i] = q[1 + i];
+}
+
 /// k steps of W lanes of a method on the canonical state: q and p are [7][W] (component-major),
 /// held in registers while `step(q, p)` advances them one step each time.
 template <int W, class Step>
@@ -132,12 +149,11 @@ template <int W>
 inline void rk2_field(const typename Lanes<W>::D* q, const typename Lanes<W>::D* p,
                       typename Lanes<W>::D* dq, typename Lanes<W>::D* dp) {
   using D = typename Lanes<W>::D;
-  const D zero = D{} + 0.0, one = D{} + 1.0;
+  const D zero = D{} + 0.0;
   for (int j = 0; j < 7; ++j) dq[j] = p[j];
-  D f[7];  // f = -grad V(q) (applied_force)
-  grad_potential<W>(q, f);
-  for (int j = 0; j < 7; ++j) f[j] = -f[j];
-  const D mu[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
+  D f[7], mu[7];
+  applied_force<W>(q, f);
+  constraint<W>(q, mu);
   const D mu_dot[7] = {zero, zero, zero, zero, dq[1], dq[2], dq[3]};
   // gram = mu M^-1 mu^T; s = mu_dot dq + (M^-1 mu^T)^T f; lambda = -(gram's 1 x 1 LU solve)
   D gram, s_dot, s_f;
@@ -177,22 +193,19 @@ template <int W>
 void nh_rattle_steps(double* q_io, double* p_io, double* lambda_io, std::int64_t k, double h) {
   using D = typename Lanes<W>::D;
   const double half_h = 0.5 * h;
-  const D zero = D{} + 0.0, one = D{} + 1.0;
   D lam;
   load<W>(lam, lambda_io);
   canonical_steps<W>(q_io, p_io, k, [&](D* q, D* p) {
-    D f[7], ph[7];
-    grad_potential<W>(q, f);
-    for (int j = 0; j < 7; ++j) f[j] = -f[j];
-    const D mu_k[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
-    for (int j = 0; j < 7; ++j) ph[j] = p[j] + half_h * (f[j] - mu_k[j] * lam);  // (10a)
-    for (int j = 0; j < 7; ++j) q[j] = q[j] + h * ph[j];                         // (10b)
-    grad_potential<W>(q, f);
-    for (int j = 0; j < 7; ++j) f[j] = -f[j];
+    D f[7], mu[7], ph[7];
+    applied_force<W>(q, f);
+    constraint<W>(q, mu);
+    for (int j = 0; j < 7; ++j) ph[j] = p[j] + half_h * (f[j] - mu[j] * lam);  // (10a)
+    for (int j = 0; j < 7; ++j) q[j] = q[j] + h * ph[j];                       // (10b)
+    applied_force<W>(q, f);
     for (int j = 0; j < 7; ++j) ph[j] = ph[j] + half_h * f[j];
     // (10e): (h/2) mu M^-1 mu^T lambda = mu M^-1 (p_k+1/2 + h/2 f), the 1 x 1 LU solve, then
     // divided by h/2; (h/2) mu^T lambda formed as ((h/2) mu^T) lambda, as Eigen does (10d).
-    const D mu[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
+    constraint<W>(q, mu);
     D gram, s;
     dot7<W>(mu, mu, gram);
     dot7<W>(mu, ph, s);
@@ -208,9 +221,8 @@ template <int W>
 inline void project_q_transpose(const typename Lanes<W>::D* q, const typename Lanes<W>::D* y,
                                 typename Lanes<W>::D* out) {
   using D = typename Lanes<W>::D;
-  const D zero = D{} + 0.0, one = D{} + 1.0;
-  const D mu[7] = {one, zero, zero, zero, q[1], q[2], q[3]};
-  D gram, s;
+  D mu[7], gram, s;
+  constraint<W>(q, mu);
   dot7<W>(mu, mu, gram);
   dot7<W>(mu, y, s);
   const D lam = s / gram;
@@ -232,8 +244,7 @@ void nh_rattle_projected_steps(double* q_io, double* p_half_io, double* stepped_
   canonical_steps<W>(q_io, p_half_io, k, [&](D* q, D* pm) {
     const M first = stepped == 0.0;
     D f[7], y[7], qt[7];
-    grad_potential<W>(q, f);
-    for (int j = 0; j < 7; ++j) f[j] = -f[j];
+    applied_force<W>(q, f);
     // (16): p_1/2 = p_0 + h/2 (f - Q^T f); (14a): (p + h f) - Q^T (2 p + h f)
     for (int j = 0; j < 7; ++j) y[j] = first ? f[j] : 2.0 * pm[j] + h * f[j];
     project_q_transpose<W>(q, y, qt);
