@@ -12,6 +12,7 @@
 
 #include <array>
 
+#include "nhsim/integrators/descriptors/avf.hpp"
 #include "nhsim/integrators/discrete_gradient.hpp"
 #include "nhsim/system_concepts.hpp"
 
@@ -45,27 +46,6 @@ struct AvfGradient {
       }
     }
   }
-};
-
-template <class S>
-using AvfMethod = DiscreteGradientMethod<S, AvfGradient>;
-
-struct AvfIntegrator {
-  static constexpr const char* kDescription =
-      "Discrete gradient method eq. (14) on the reduced system with the averaged vector field "
-      "discrete gradient eq. (11), 8-point Gauss-Legendre";
-  static constexpr const char* kSource = "seed 001 eq. (11), (14)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "avf";
-  template <class S>
-  static constexpr bool kApplies = ReducedForm<S>;
-  static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
-  template <class S>
-  using Method = AvfMethod<S>;
 };
 
 }  // namespace nhsim

@@ -44,6 +44,7 @@
 
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/canonical_util.hpp"
+#include "nhsim/integrators/descriptors/avf_f.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -197,26 +198,6 @@ class AvfFMethod {
   VecX x_, r0_, r1_, xt_;
   VecX x1_, x2_, x3_;  // last three solutions (dq, dp, h lambda), newest first
   int history_ = 0;    // how many of x1_, x2_, x3_ are valid
-};
-
-struct AvfFIntegrator {
-  static constexpr const char* kDescription =
-      "Discrete gradient method eq. (15) on the canonical equations with multipliers at the "
-      "midpoint and the averaged vector field discrete gradient eq. (11), 8-point "
-      "Gauss-Legendre: energy preserving, constraint mu(qbar) vbar = 0 kept, mu(q) M^-1 p = 0 "
-      "only approximately";
-  static constexpr const char* kSource = "seed 001 eq. (11), (15)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "avf_f";
-  template <class S>
-  static constexpr bool kApplies = ConstantMass<S>;
-  static constexpr const char* kRequirement = "a constant mass matrix";
-  template <class S>
-  using Method = AvfFMethod<S>;
 };
 
 }  // namespace nhsim

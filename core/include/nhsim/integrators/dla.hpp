@@ -32,6 +32,7 @@
 #include <Eigen/Dense>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/integrators/descriptors/dla.hpp"
 #include "nhsim/integrators/discrete_momentum_matching.hpp"
 #include "nhsim/system_concepts.hpp"
 
@@ -96,30 +97,6 @@ class DlaDiscretisation {
   double tmid_ = 0.0;
   mutable VecQ gv_, qbar_, dq_;
   mutable typename S::MatCQ mu_;
-};
-
-template <class S>
-using DlaMethod = MomentumMatchingMethod<S, DlaDiscretisation<S>>;
-
-struct DlaIntegrator {
-  static constexpr const char* kDescription =
-      "Discrete Lagrange-d'Alembert integrator (Cortés & Martínez 2001): midpoint discrete "
-      "Lagrangian, midpoint discrete constraint, multiplier at the node; two-step method "
-      "started from (q0, p0) by the discrete Legendre transform";
-  static constexpr const char* kSource =
-      "Cortés & Martínez 2001; seed 000 Remark 5.2, Figs. 2, 3, 5, 6; seed 004 Tables 7-9";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "dla";
-  static constexpr bool kTakesLoads = true;
-  template <class S>
-  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>;
-  static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
-  template <class S>
-  using Method = DlaMethod<S>;
 };
 
 }  // namespace nhsim

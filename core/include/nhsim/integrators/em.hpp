@@ -50,6 +50,7 @@
 
 #include "nhsim/controls.hpp"
 #include "nhsim/eigen_util.hpp"
+#include "nhsim/integrators/descriptors/em.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -174,29 +175,6 @@ class EmMethod {
   VecX x_, r0_, r1_, xt_;
   std::int64_t k_ = 0;
   double tmid_ = 0.0;
-};
-
-struct EmIntegrator {
-  static constexpr const char* kDescription =
-      "Energy-momentum algorithm for the director rigid body (midpoint momenta, AVF constraint "
-      "Jacobians): standard body eq. (85)-(91), non-twisting body eq. (92)-(95); exact kinetic "
-      "energy without loads, Pi1, Pi2 of the non-twisting body, g(q) = 0 at the nodes; loads "
-      "at the midpoint";
-  static constexpr const char* kSource = "seed 004 §5, eq. (85)-(95)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 1e-10;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "em";
-  static constexpr bool kTakesLoads = true;
-  template <class S>
-  static constexpr bool kApplies = DirectorCoordinates<S>;
-  static constexpr const char* kRequirement =
-      "a director rigid body (seed 004 §3.5/§4.2: constant M, quadratic holonomic constraints "
-      "g(q), constraint rows linear in q)";
-  template <class S>
-  using Method = EmMethod<S>;
 };
 
 }  // namespace nhsim

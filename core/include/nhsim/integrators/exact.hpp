@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "nhsim/integrators/descriptors/exact.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -42,26 +43,6 @@ class ExactMethod {
   const S& sys_;
   double h_;
   VecZ z_, z1_;
-};
-
-struct ExactIntegrator {
-  static constexpr const char* kDescription =
-      "The explicit solution of the equations of motion, stepped over h (exact up to "
-      "round-off for any h); order is reported as 0 = no truncation error";
-  static constexpr const char* kSource =
-      "seed 001 §2.1.2 rolling disk example; seed 000 eq. (19)-(20) nonholonomic particle";
-  static constexpr int kOrder = 0;
-  static constexpr bool kImplicit = false;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 0.0;
-  static constexpr int kNewtonMaxIter = 0;
-  static constexpr const char* kId = "exact";
-  template <class S>
-  static constexpr bool kApplies = ExactFlow<S>&& ReducedForm<S>;
-  static constexpr const char* kRequirement =
-      "an explicit solution of the equations of motion (exact flow) in reduced coordinates";
-  template <class S>
-  using Method = ExactMethod<S>;
 };
 
 }  // namespace nhsim

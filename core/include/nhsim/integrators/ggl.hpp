@@ -60,6 +60,7 @@
 
 #include "nhsim/eigen_util.hpp"
 #include "nhsim/holonomic.hpp"
+#include "nhsim/integrators/descriptors/ggl.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -370,28 +371,6 @@ class GglMethod {
   MatGQ g0_, gbar_, g1_, cu_, cej_;
   MatQ hg_, a_, b_;
   MatQG dvdg_;
-};
-
-struct GglIntegrator {
-  static constexpr const char* kDescription =
-      "GGL variational integrator: discrete Livens/GGL principle, position-level constraints at "
-      "the step end, velocity-level ones at the intermediate point q + h v; first order, "
-      "symplectic, momentum maps exact; viscous dissipation (eq. 57) when the system has a "
-      "dissipation matrix";
-  static constexpr const char* kSource = "seed 003 §4.1 eq. (39)-(41), §4.3 eq. (57)";
-  static constexpr int kOrder = 1;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-12;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "ggl";
-  template <class S>
-  static constexpr bool kApplies = QuadraticHolonomicConstraints<S>;
-  static constexpr const char* kRequirement =
-      "holonomic constraints g(q) with constant Hessians (holonomic_hessian_contract), no "
-      "nonholonomic rows, and a constant mass matrix";
-  template <class S>
-  using Method = GglMethod<S>;
 };
 
 }  // namespace nhsim

@@ -4,6 +4,7 @@
 // xbar = (x + x') / 2, and Pi~ = Pi(xbar). Second order, symmetric, energy preserving.
 #pragma once
 
+#include "nhsim/integrators/descriptors/gonzalez.hpp"
 #include "nhsim/integrators/discrete_gradient.hpp"
 #include "nhsim/integrators/gonzalez_quotient.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -28,27 +29,6 @@ struct GonzalezGradient {
                                           ws.d.squaredNorm(), zbar.squaredNorm(), out.dot(zbar));
     out += c * ws.d;
   }
-};
-
-template <class S>
-using GonzalezMethod = DiscreteGradientMethod<S, GonzalezGradient>;
-
-struct GonzalezIntegrator {
-  static constexpr const char* kDescription =
-      "Discrete gradient method eq. (14) on the reduced system with the Gonzalez (midpoint) "
-      "discrete gradient eq. (12)";
-  static constexpr const char* kSource = "seed 001 eq. (12), (14)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "gonzalez";
-  template <class S>
-  static constexpr bool kApplies = ReducedForm<S>;
-  static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
-  template <class S>
-  using Method = GonzalezMethod<S>;
 };
 
 }  // namespace nhsim

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "nhsim/integrators/canonical_util.hpp"
+#include "nhsim/integrators/descriptors/gonzalez_f.hpp"
 #include "nhsim/integrators/gonzalez_quotient.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
@@ -190,24 +191,6 @@ class GonzalezFMethod {
   VecX x1_, x2_, x3_;  // last three solutions (q', p', h lambda), newest first
   int history_ = 0;    // how many of x1_, x2_, x3_ are valid
   double v0_ = 0.0;    // V(q) of the current state
-};
-
-struct GonzalezFIntegrator {
-  static constexpr const char* kDescription =
-      "Discrete gradient method eq. (15) on the canonical equations with multipliers and the "
-      "Gonzalez discrete gradient: energy preserving, constraint kept only approximately";
-  static constexpr const char* kSource = "seed 001 eq. (12), (15)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "gonzalez_f";
-  template <class S>
-  static constexpr bool kApplies = ConstantMass<S>;
-  static constexpr const char* kRequirement = "a constant mass matrix";
-  template <class S>
-  using Method = GonzalezFMethod<S>;
 };
 
 }  // namespace nhsim

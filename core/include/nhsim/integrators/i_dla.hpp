@@ -63,17 +63,12 @@
 #include <cstdint>
 
 #include "nhsim/integrators/canonical_util.hpp"
+#include "nhsim/integrators/descriptors/i_dla.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
 
 namespace nhsim {
-
-/// Where IDlaMethod imposes the constraint (see "Which constraint" above).
-enum class IDlaConstraint {
-  kMidpointDiscrete,  ///< mu(qbar) (q1 - q0) = 0: `i_dla`
-  kNodeMomentum,      ///< mu(q1) M^-1 p1 = 0: the position-momentum form, for comparison
-};
 
 /// Per-trajectory state of the I-DLA on system S (canonical form, constant mass matrix).
 /// State: q, p of length nq.
@@ -207,25 +202,6 @@ class IDlaMethod {
   VecX x1_, x2_, x3_;  // last three solutions (dq, lambda), newest first
   int history_ = 0;    // how many of x1_, x2_, x3_ are valid
   double last_discrete_residual_ = 0.0;
-};
-
-struct IDlaIntegrator {
-  static constexpr const char* kDescription =
-      "Implicit reversible discrete Lagrange-d'Alembert integrator with midpoint discrete "
-      "Lagrangian and midpoint discrete constraint, in canonical coordinates";
-  static constexpr const char* kSource =
-      "seed 001 §4.1.3, Fig. 2; McLachlan & Perlmutter 2006; Cortés & Martínez 2001";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "i_dla";
-  template <class S>
-  static constexpr bool kApplies = ConstantMass<S>;
-  static constexpr const char* kRequirement = "a constant mass matrix";
-  template <class S>
-  using Method = IDlaMethod<S>;
 };
 
 }  // namespace nhsim

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "nhsim/integrators/avf.hpp"
+#include "nhsim/integrators/descriptors/itoh_abe.hpp"
 #include "nhsim/integrators/discrete_gradient.hpp"
 #include "nhsim/system_concepts.hpp"
 
@@ -75,27 +76,6 @@ struct ItohAbeGradient {
       }
     }
   }
-};
-
-template <class S>
-using ItohAbeMethod = DiscreteGradientMethod<S, ItohAbeGradient>;
-
-struct ItohAbeIntegrator {
-  static constexpr const char* kDescription =
-      "Discrete gradient method eq. (14) on the reduced system with the coordinate increment "
-      "(Itoh-Abe) discrete gradient eq. (13); first order (not symmetric), energy preserving";
-  static constexpr const char* kSource = "seed 001 eq. (13), (14); Itoh & Abe 1988";
-  static constexpr int kOrder = 1;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = true;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "itoh_abe";
-  template <class S>
-  static constexpr bool kApplies = ReducedForm<S>;
-  static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
-  template <class S>
-  using Method = ItohAbeMethod<S>;
 };
 
 }  // namespace nhsim

@@ -6,6 +6,7 @@
 // Second order and symmetric; energy preserving only for quadratic H.
 #pragma once
 
+#include "nhsim/integrators/descriptors/midpoint.hpp"
 #include "nhsim/integrators/discrete_gradient.hpp"
 #include "nhsim/system_concepts.hpp"
 
@@ -23,27 +24,6 @@ struct MidpointGradient {
                    const VecZ& zbar, VecZ& out) {
     sys.reduced_gradient(zbar, out);
   }
-};
-
-template <class S>
-using MidpointMethod = DiscreteGradientMethod<S, MidpointGradient>;
-
-struct MidpointIntegrator {
-  static constexpr const char* kDescription =
-      "Implicit midpoint rule on the reduced ODE eq. (9): eq. (14) with grad H at the midpoint; "
-      "energy preserving only for quadratic H (Remark 3.2)";
-  static constexpr const char* kSource = "seed 001 Remark 3.2, §3.2 rolling disk example";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "midpoint";
-  template <class S>
-  static constexpr bool kApplies = ReducedForm<S>;
-  static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
-  template <class S>
-  using Method = MidpointMethod<S>;
 };
 
 }  // namespace nhsim

@@ -14,6 +14,7 @@
 // discrete Lagrangian, forces and constraint (Thm 5.5, 5.6) the scheme is the exact flow.
 #pragma once
 
+#include "nhsim/integrators/descriptors/mla.hpp"
 #include "nhsim/integrators/discrete_momentum_matching.hpp"
 #include "nhsim/system_concepts.hpp"
 
@@ -35,30 +36,6 @@ class MlaDiscretisation {
   void discrete_constraint(const S& sys, const VecQ& q0, const VecQ& q1, double h, VecC& w) const {
     sys.mla_discrete_constraint(q0, q1, h, w);
   }
-};
-
-template <class S>
-using MlaMethod = MomentumMatchingMethod<S, MlaDiscretisation<S>>;
-
-struct MlaIntegrator {
-  static constexpr const char* kDescription =
-      "Modified Lagrange-d'Alembert integrator eq. (41)-(42) with the system's discrete "
-      "Lagrangian, discrete forces and discrete constraint; two-step method started from "
-      "(q0, p0) by the discrete Legendre transform";
-  static constexpr const char* kSource = "seed 000 §5.4 eq. (41)-(42), Examples 3-5";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "mla";
-  template <class S>
-  static constexpr bool kApplies = HasMlaDiscretisation<S>;
-  static constexpr const char* kRequirement =
-      "a modified Lagrange-d'Alembert discretisation (discrete Lagrangian, discrete forces, "
-      "discrete constraint) of the system (seed 000 Examples 3-5)";
-  template <class S>
-  using Method = MlaMethod<S>;
 };
 
 }  // namespace nhsim

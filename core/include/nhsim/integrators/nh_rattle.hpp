@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/integrators/descriptors/nh_rattle.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -94,25 +95,6 @@ class NhRattleMethod {
   std::int64_t k_ = 0;
   VecQ f_, v_, ph_;  // applied force, M^-1 p, p_k+1/2
   ConstraintWorkspace<S> w_;
-};
-
-struct NhRattleIntegrator {
-  static constexpr const char* kDescription =
-      "Nonholonomic RATTLE eq. (10): explicit, second order, reversible; exact energy for V = 0 "
-      "without controls; applied forces B(q) u(t) - grad V";
-  static constexpr const char* kSource = "seed 002 eq. (9)-(10), Remark 1, Theorem 2";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = false;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 0.0;
-  static constexpr int kNewtonMaxIter = 0;
-  static constexpr const char* kId = "nh_rattle";
-  static constexpr bool kTakesControls = true;
-  template <class S>
-  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>;
-  static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
-  template <class S>
-  using Method = NhRattleMethod<S>;
 };
 
 }  // namespace nhsim

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/integrators/descriptors/nh_rattle_projected.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -85,25 +86,6 @@ class NhRattleProjectedMethod {
   // Workspaces, sized once (canonical() is const but uses them: mutable).
   mutable VecQ f_, y_, qt_, v_;
   mutable ConstraintWorkspace<S> w_;
-};
-
-struct NhRattleProjectedIntegrator {
-  static constexpr const char* kDescription =
-      "Projected nonholonomic RATTLE with control forces, eq. (14)-(16): momentum-jump form "
-      "p_k+1/2 = (Id - 2 Q^T) p_k-1/2 + h P^T f, explicit, second order";
-  static constexpr const char* kSource = "seed 002 eq. (11)-(16)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = false;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 0.0;
-  static constexpr int kNewtonMaxIter = 0;
-  static constexpr const char* kId = "nh_rattle_projected";
-  static constexpr bool kTakesControls = true;
-  template <class S>
-  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S>;
-  static constexpr const char* kRequirement = "a canonical form with a constant mass matrix";
-  template <class S>
-  using Method = NhRattleProjectedMethod<S>;
 };
 
 }  // namespace nhsim

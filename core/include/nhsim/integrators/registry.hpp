@@ -1,6 +1,8 @@
 // The integrator registry: every integrator descriptor (kId, kApplies<S>, kRequirement,
-// Method<S>, metadata) and the applicability rules over them. Adding an integrator = one
-// header with a descriptor + one entry in AllIntegrators + its pairs in core/pairs.cmake.
+// Method<S>, metadata) and the applicability rules over them. Adding an integrator = its method
+// header + a descriptor header in descriptors/ that names the method without defining it + one
+// entry in AllIntegrators + its pairs in core/pairs.cmake. Only the pair units see the methods,
+// so editing a method recompiles its pair units and its tests, not the registry or the dispatch.
 // Included by the library's dispatch and by tests that ask about a test-local system type;
 // everything else includes nhsim/stepper_factory.hpp.
 #pragma once
@@ -13,26 +15,26 @@
 
 #include "nhsim/catalog.hpp"
 #include "nhsim/controls.hpp"
-#include "nhsim/integrators/avf.hpp"
-#include "nhsim/integrators/avf_f.hpp"
-#include "nhsim/integrators/dla.hpp"
-#include "nhsim/integrators/em.hpp"
-#include "nhsim/integrators/exact.hpp"
-#include "nhsim/integrators/ggl.hpp"
-#include "nhsim/integrators/gonzalez.hpp"
-#include "nhsim/integrators/gonzalez_f.hpp"
-#include "nhsim/integrators/gonzalez_r.hpp"
-#include "nhsim/integrators/i_dla.hpp"
-#include "nhsim/integrators/itoh_abe.hpp"
-#include "nhsim/integrators/midpoint.hpp"
-#include "nhsim/integrators/mla.hpp"
-#include "nhsim/integrators/nh_rattle.hpp"
-#include "nhsim/integrators/nh_rattle_projected.hpp"
-#include "nhsim/integrators/rdp.hpp"
-#include "nhsim/integrators/rk2.hpp"
-#include "nhsim/integrators/rk4.hpp"
-#include "nhsim/integrators/si_dla.hpp"
-#include "nhsim/integrators/spark2.hpp"
+#include "nhsim/integrators/descriptors/avf.hpp"
+#include "nhsim/integrators/descriptors/avf_f.hpp"
+#include "nhsim/integrators/descriptors/dla.hpp"
+#include "nhsim/integrators/descriptors/em.hpp"
+#include "nhsim/integrators/descriptors/exact.hpp"
+#include "nhsim/integrators/descriptors/ggl.hpp"
+#include "nhsim/integrators/descriptors/gonzalez.hpp"
+#include "nhsim/integrators/descriptors/gonzalez_f.hpp"
+#include "nhsim/integrators/descriptors/gonzalez_r.hpp"
+#include "nhsim/integrators/descriptors/i_dla.hpp"
+#include "nhsim/integrators/descriptors/itoh_abe.hpp"
+#include "nhsim/integrators/descriptors/midpoint.hpp"
+#include "nhsim/integrators/descriptors/mla.hpp"
+#include "nhsim/integrators/descriptors/nh_rattle.hpp"
+#include "nhsim/integrators/descriptors/nh_rattle_projected.hpp"
+#include "nhsim/integrators/descriptors/rdp.hpp"
+#include "nhsim/integrators/descriptors/rk2.hpp"
+#include "nhsim/integrators/descriptors/rk4.hpp"
+#include "nhsim/integrators/descriptors/si_dla.hpp"
+#include "nhsim/integrators/descriptors/spark2.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/stepper_factory.hpp"
 

@@ -15,6 +15,7 @@
 
 #include "nhsim/complex_step.hpp"
 #include "nhsim/controls.hpp"
+#include "nhsim/integrators/descriptors/rk2.hpp"
 #include "nhsim/integrators/nh_common.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -97,28 +98,6 @@ class Rk2Method {
   ConstraintWorkspace<S> w_;
   Eigen::VectorXcd qc_;  // complex step: q + i e v, and mu there (sized once)
   Eigen::MatrixXcd muc_;
-};
-
-struct Rk2Integrator {
-  static constexpr const char* kDescription =
-      "Explicit midpoint rule on the canonical index-1 equations (multiplier from the "
-      "differentiated constraint): the non-geometric second-order baseline of seed 002";
-  static constexpr const char* kSource = "seed 002 §3, §6 (RK2 baseline)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = false;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 0.0;
-  static constexpr int kNewtonMaxIter = 0;
-  static constexpr const char* kId = "rk2";
-  static constexpr bool kTakesControls = true;
-  template <class S>
-  static constexpr bool kApplies = CanonicalForm<S>&& ConstantMass<S> &&
-                                   (ConstraintDot<S> || ComplexStepConstraint<S>);
-  static constexpr const char* kRequirement =
-      "a canonical form with a constant mass matrix, and d mu / dt (constraint_dot, or mu "
-      "evaluable at a complex q for the complex step)";
-  template <class S>
-  using Method = Rk2Method<S>;
 };
 
 }  // namespace nhsim

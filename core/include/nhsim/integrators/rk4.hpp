@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "nhsim/integrators/descriptors/rk4.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -64,24 +65,6 @@ class Rk4Method {
   const S& sys_;
   double h_;
   VecZ z_, k1_, k2_, k3_, k4_, t_, g_;
-};
-
-struct Rk4Integrator {
-  static constexpr const char* kDescription =
-      "Classical explicit 4th-order Runge-Kutta on the reduced ODE eq. (9): the non-geometric "
-      "baseline";
-  static constexpr const char* kSource = "seed 001 eq. (9)";
-  static constexpr int kOrder = 4;
-  static constexpr bool kImplicit = false;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 0.0;
-  static constexpr int kNewtonMaxIter = 0;
-  static constexpr const char* kId = "rk4";
-  template <class S>
-  static constexpr bool kApplies = ReducedForm<S>;
-  static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
-  template <class S>
-  using Method = Rk4Method<S>;
 };
 
 }  // namespace nhsim

@@ -18,6 +18,7 @@
 #include <concepts>
 #include <cstdint>
 
+#include "nhsim/integrators/descriptors/si_dla.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
 #include "nhsim/system_types.hpp"
@@ -222,24 +223,6 @@ class SiDlaMethod {
   MatCQ muh_, mu1_;
   MatQC minv_muh_t_;
   std::int64_t iterations_ = 0;
-};
-
-struct SiDlaIntegrator {
-  static constexpr const char* kDescription =
-      "Semi-implicit reversible discrete Lagrange-d'Alembert (McLachlan & Perlmutter 2006 eq. "
-      "4.18) in canonical coordinates";
-  static constexpr const char* kSource = "seed 001 Fig. 2; McLachlan & Perlmutter 2006 eq. (4.18)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "si_dla";
-  template <class S>
-  static constexpr bool kApplies = ConstantMass<S>;
-  static constexpr const char* kRequirement = "a constant mass matrix";
-  template <class S>
-  using Method = SiDlaMethod<S>;
 };
 
 }  // namespace nhsim

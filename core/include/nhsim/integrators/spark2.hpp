@@ -70,6 +70,7 @@
 #include <cstdint>
 
 #include "nhsim/integrators/canonical_util.hpp"
+#include "nhsim/integrators/descriptors/spark2.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -204,25 +205,6 @@ class Spark2Method {
   VecX x_, r0_, r1_, xt_;
   VecX x1_, x2_, x3_;  // last three solutions (Lambda_1, Lambda_2), newest first
   int history_ = 0;    // how many of x1_, x2_, x3_ are valid
-};
-
-struct Spark2Integrator {
-  static constexpr const char* kDescription =
-      "2-stage Lobatto IIIA-IIIB SPARK method for the index-2 DAE (6c-d) in canonical "
-      "coordinates, constraint kept at the step end point";
-  static constexpr const char* kSource =
-      "seed 001 §4.1.3, Fig. 2; Jay 2003 (BIT 43:93-106); Jay 1998 (SIAM J. Sci. Comput. 20)";
-  static constexpr int kOrder = 2;
-  static constexpr bool kImplicit = true;
-  static constexpr bool kEnergyPreserving = false;
-  static constexpr double kNewtonTol = 1e-14;
-  static constexpr int kNewtonMaxIter = 50;
-  static constexpr const char* kId = "spark2";
-  template <class S>
-  static constexpr bool kApplies = ConstantMass<S>;
-  static constexpr const char* kRequirement = "a constant mass matrix";
-  template <class S>
-  using Method = Spark2Method<S>;
 };
 
 }  // namespace nhsim

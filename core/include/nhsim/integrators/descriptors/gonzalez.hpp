@@ -1,0 +1,35 @@
+// The descriptor of `gonzalez`: id, metadata and the requirement on the system
+// (nhsim/integrators/registry.hpp). The method itself is in nhsim/integrators/gonzalez.hpp; this
+// header only names it, so that the registry and the dispatch do not recompile when it changes.
+#pragma once
+
+#include "nhsim/system_concepts.hpp"
+
+namespace nhsim {
+
+template <class S, class DG>
+class DiscreteGradientMethod;  // nhsim/integrators/discrete_gradient.hpp
+struct GonzalezGradient;
+
+template <class S>
+using GonzalezMethod = DiscreteGradientMethod<S, GonzalezGradient>;
+
+struct GonzalezIntegrator {
+  static constexpr const char* kDescription =
+      "Discrete gradient method eq. (14) on the reduced system with the Gonzalez (midpoint) "
+      "discrete gradient eq. (12)";
+  static constexpr const char* kSource = "seed 001 eq. (12), (14)";
+  static constexpr int kOrder = 2;
+  static constexpr bool kImplicit = true;
+  static constexpr bool kEnergyPreserving = true;
+  static constexpr double kNewtonTol = 1e-14;
+  static constexpr int kNewtonMaxIter = 50;
+  static constexpr const char* kId = "gonzalez";
+  template <class S>
+  static constexpr bool kApplies = ReducedForm<S>;
+  static constexpr const char* kRequirement = "a reduced form on D* (adapted frame)";
+  template <class S>
+  using Method = GonzalezMethod<S>;
+};
+
+}  // namespace nhsim
