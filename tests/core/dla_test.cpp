@@ -2,7 +2,6 @@
 // §4.1, a non-quadratic potential and a q-dependent constraint) its steps satisfy the two-step
 // discrete Lagrange-d'Alembert equations and the midpoint discrete constraint, the reported
 // momentum lies on D, and it is second order.
-#include "nhsim/integrators/dla.hpp"
 
 #include <gtest/gtest.h>
 

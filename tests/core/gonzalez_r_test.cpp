@@ -1,6 +1,5 @@
 // `gonzalez_r` and `gonzalez_r_fd` (seed 001 §3.3, Algorithm 1, Remark 3.5): the QR frame,
 // energy and constraint preservation, order, and applicability.
-#include "nhsim/integrators/gonzalez_r.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +12,7 @@
 #include "nhsim/catalog.hpp"
 #include "nhsim/integrators/qr_frame.hpp"
 #include "nhsim/stepper_factory.hpp"
+#include "nhsim/system_concepts.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/chaplygin_sleigh.hpp"
 #include "nhsim/systems/rolling_disk.hpp"

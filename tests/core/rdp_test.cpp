@@ -1,14 +1,13 @@
 // RDP (seed 002 §5, eq. (27)-(28)) and its SE(2) maps (App. A-B): the retractions against the
 // matrix definitions, dtau^-1 against the right-trivialized derivative of tau, and the
 // integrators' constraint preservation and second order on the snakeboard and the sleigh.
-#include "nhsim/integrators/rdp.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "nhsim/integrators/se2.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
 #include "nhsim/systems/snakeboard.hpp"
