@@ -8,10 +8,9 @@
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
 // Where the scalar step uses an Eigen reduction, the order is the one Eigen 3.4 takes in the
-// library's own (SSE2, two doubles per packet) build, written out below. Only what the scalar
-// iteration does with finite values is done here: a lane whose predictor or increment is not
-// finite, or that would leave this first attempt (a refreshed Jacobian, the damped Newton
-// fallback, a failure), is handed back untouched, and its caller steps it with the scalar method.
+// library's own (SSE2, two doubles per packet) build, written out below. The iteration is
+// lane_newton.hpp's: a lane that would leave its first attempt is handed back untouched, and its
+// caller steps it with the scalar method.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +19,7 @@
 
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
+#include "lane_newton.hpp"
 
 namespace {
 
@@ -56,18 +56,6 @@ inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>
   s += z[4] * z[4] * z[5] * z[5];
   for (int i = 0; i < 3; ++i) s += z[1 + i] * z[1 + i] * z[4 + i] * z[4 + i];
   out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
-}
-
-/// Lane mask from bits (bit l = lane l) and back.
-template <int W>
-inline void mask_of(unsigned bits, typename Lanes<W>::M& m) {
-  for (int l = 0; l < W; ++l) m[l] = ((bits >> l) & 1U) != 0 ? -1 : 0;
-}
-template <int W>
-inline unsigned bits_of(const typename Lanes<W>::M& m) {
-  unsigned bits = 0;
-  for (int l = 0; l < W; ++l) bits |= m[l] != 0 ? 1U << l : 0U;
-  return bits;
 }
 
 /// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, seed 001 eq. (12)
@@ -234,10 +222,10 @@ inline void inverse_times(const double* inv, const typename Lanes<W>::D* r,
 template <int W, class Gradient>
 void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, unsigned lanes,
                             double h, double tol, int max_iter,
-                            nhsim::lanes::DiscreteGradientStepOutcome& out) {
+                            nhsim::lanes::NewtonStepOutcome& out) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
-  D z[13], x0[13], x[13], w[13], d1[13], d2[13], d3[13], r[13], dx[13];
+  D z[13], x[13], d1[13], d2[13], d3[13];
   for (int j = 0; j < 13; ++j) {
     load<W>(z[j], b.zeta + j * W);
     load<W>(d1[j], b.increments + j * W);
@@ -250,55 +238,19 @@ void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, un
   // Predictor (DiscreteGradientMethod::step): cubic extrapolation where 3 increments exist,
   // else the explicit midpoint rule.
   const M extrapolate = count >= 3.0;
-  for (int j = 0; j < 13; ++j) x0[j] = z[j] + 3.0 * (d1[j] - d2[j]) + d3[j];
+  for (int j = 0; j < 13; ++j) x[j] = z[j] + 3.0 * (d1[j] - d2[j]) + d3[j];
   if (bits_of<W>(extrapolate) != (1U << W) - 1U) {
     D f[13], t[13];
     reduced_rhs<W>(z, f);
     for (int j = 0; j < 13; ++j) t[j] = z[j] + (0.5 * h) * f[j];
     reduced_rhs<W>(t, f);
-    for (int j = 0; j < 13; ++j) x0[j] = extrapolate ? x0[j] : z[j] + h * f[j];
+    for (int j = 0; j < 13; ++j) x[j] = extrapolate ? x[j] : z[j] + h * f[j];
   }
-  // SimplifiedNewton::solve, first attempt: w = 1 / max(|x0|, 1) componentwise.
-  M active;
-  mask_of<W>(lanes, active);
-  M finite = active;
-  for (int j = 0; j < 13; ++j) {
-    finite &= (x0[j] - x0[j]) == 0.0;
-    const D a = x0[j] < 0.0 ? -x0[j] : x0[j];
-    w[j] = 1.0 / (a < 1.0 ? 1.0 : a);
-    x[j] = x0[j];
-  }
-  const M all = M{} == 0, none = M{} != 0;
-  M handed_back = active & ~finite, ok = none, refresh = none;
-  active &= finite;
-  constexpr double kAbsoluteFloor = 1e3 * std::numeric_limits<double>::epsilon();
-  D prev = D{} + std::numeric_limits<double>::infinity();
-  for (int it = 1; it <= max_iter && bits_of<W>(active) != 0; ++it) {
-    discrete_gradient_residual<W, Gradient>(z, x, h0, h, r);
-    inverse_times<W>(b.inverse, r, dx);
-    D nd = D{} + 0.0;
-    M dx_finite = active;
-    for (int j = 0; j < 13; ++j) {
-      x[j] = active ? x[j] - dx[j] : x[j];
-      dx_finite &= (dx[j] - dx[j]) == 0.0;
-      const D a = (dx[j] < 0.0 ? -dx[j] : dx[j]) * w[j];
-      nd = nd < a ? a : nd;  // the maximum; finite values in any order
-    }
-    handed_back |= active & ~dx_finite;
-    active &= dx_finite;
-    const D theta = nd / prev;
-    const M converged = active & (nd <= tol);
-    refresh |= converged & ((it > 7 ? all : none) | (theta > 0.5));
-    ok |= converged;
-    active &= ~converged;
-    const M slow = active & (it >= 2 ? all : none) & (theta > 0.5);
-    const M stagnated = slow & (theta >= 0.9) & (nd <= kAbsoluteFloor);  // at the round-off floor
-    ok |= stagnated;
-    handed_back |= slow & ~stagnated;  // a stale inverse that stopped contracting: refresh
-    active &= ~slow;
-    prev = nd;
-  }
-  handed_back |= active;  // max_iter iterations without convergence
+  const NewtonLaneMasks<W> m = reused_inverse_newton<W, 13>(
+      x, lanes, tol, max_iter,
+      [&](const D* xi, D* r) { discrete_gradient_residual<W, Gradient>(z, xi, h0, h, r); },
+      [&](const D* r, D* dx) { inverse_times<W>(b.inverse, r, dx); });
+  const M ok = m.ok;
   // The accepted step: increments shifted, zeta = x, H(zeta) anew, one more increment known.
   D h1;
   reduced_hamiltonian<W>(x, h1);
@@ -311,8 +263,8 @@ void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, un
   store<W>(b.h0, ok ? h1 : h0);
   store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
   out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(refresh);
-  out.handed_back = bits_of<W>(handed_back);
+  out.refresh = bits_of<W>(m.refresh);
+  out.handed_back = bits_of<W>(m.handed_back);
 }
 
 }  // namespace

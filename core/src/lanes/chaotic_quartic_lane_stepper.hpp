@@ -48,6 +48,31 @@ class ChaoticQuarticLaneStepper : public LaneStepper {
   int width_;
 };
 
+/// Lanes whose state is the canonical (q, p), [7][W] each (si_dla, rk2, nh_rattle, i_dla).
+class CanonicalStateLanes : public ChaoticQuarticLaneStepper {
+ public:
+  CanonicalStateLanes(const Sys& sys, int width)
+      : ChaoticQuarticLaneStepper(sys, width), q_(width), p_(width) {}
+
+  void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
+    q_.put(lane, 0, VecQ(q));
+    p_.put(lane, 0, VecQ(p));
+  }
+  bool finite(int lane) const override {
+    VecQ q, p;
+    canonical(lane, q, p);
+    return all_finite(q) && all_finite(p);  // the methods' state_finite
+  }
+
+ protected:
+  void canonical(int lane, VecQ& q, VecQ& p) const override {
+    q_.take(lane, 0, q);
+    p_.take(lane, 0, p);
+  }
+
+  LaneRows<7> q_, p_;
+};
+
 /// Lanes whose state is the reduced zeta = (q, rho) on D*, [13][W] (rk4, gonzalez, avf).
 class ReducedStateLanes : public ChaoticQuarticLaneStepper {
  public:

@@ -1,6 +1,7 @@
 // Lane steppers of the chaotic quartic system (n = 3): si_dla, rk2, nh_rattle,
 // nh_rattle_projected and rk4 (nhsim/lanes.hpp), and the factory of all its lane steppers (the
-// discrete gradient methods' are in chaotic_quartic_discrete_gradient_lanes.cpp). The state lives
+// implicit methods' are in chaotic_quartic_discrete_gradient_lanes.cpp and
+// chaotic_quartic_i_dla_lanes.cpp). The state lives
 // here, in structure of arrays; the steps are the kernels of the chosen instruction set
 // (kernels_<isa>.cpp); what a lane reports is read as chaotic_quartic_lane_stepper.hpp says.
 #include "chaotic_quartic_lanes.hpp"
@@ -37,39 +38,24 @@ AdvanceResult explicit_result(bool finite, std::int64_t k) {
                 : AdvanceResult{StepStatus::kNonFinite, 0, 0.0};
 }
 
-/// The canonical state (q, p), as SiDlaMethod, Rk2Method and NhRattleMethod keep it.
-class CanonicalStateLanes : public lanes::ChaoticQuarticLaneStepper {
+/// An explicit method on the canonical state (q, p), as SiDlaMethod, Rk2Method and NhRattleMethod
+/// keep it.
+class ExplicitCanonicalLanes : public lanes::CanonicalStateLanes {
  public:
-  CanonicalStateLanes(const Sys& sys, double h, int width)
-      : ChaoticQuarticLaneStepper(sys, width), h_(h), q_(width), p_(width) {}
-  void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
-    q_.put(lane, 0, VecQ(q));
-    p_.put(lane, 0, VecQ(p));
-  }
+  ExplicitCanonicalLanes(const Sys& sys, double h, int width)
+      : CanonicalStateLanes(sys, width), h_(h) {}
   AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
-  bool finite(int lane) const override {
-    VecQ q, p;
-    canonical(lane, q, p);
-    return all_finite(q) && all_finite(p);  // the methods' state_finite
-  }
 
  protected:
   double h_;
   std::int64_t last_k_ = 0;
-  LaneRows<7> q_, p_;
-
- private:
-  void canonical(int lane, VecQ& q, VecQ& p) const override {
-    q_.take(lane, 0, q);
-    p_.take(lane, 0, p);
-  }
 };
 
 /// si_dla and rk2: the state is (q, p) alone.
-class CanonicalLanes final : public CanonicalStateLanes {
+class CanonicalLanes final : public ExplicitCanonicalLanes {
  public:
   CanonicalLanes(const Sys& sys, double h, int width, lanes::CanonicalKernel kernel)
-      : CanonicalStateLanes(sys, h, width), kernel_(kernel) {}
+      : ExplicitCanonicalLanes(sys, h, width), kernel_(kernel) {}
   void advance(std::int64_t k) override {
     kernel_(q_.row(0), p_.row(0), k, h_);
     last_k_ = k;
@@ -81,12 +67,12 @@ class CanonicalLanes final : public CanonicalStateLanes {
 
 /// nh_rattle: (q, p) and the multiplier lambda_k the last step found, 0 after set_state
 /// (NhRattleMethod's state, seed 002 Remark 1).
-class NhRattleLanes final : public CanonicalStateLanes {
+class NhRattleLanes final : public ExplicitCanonicalLanes {
  public:
   NhRattleLanes(const Sys& sys, double h, int width, lanes::NhRattleKernel kernel)
-      : CanonicalStateLanes(sys, h, width), kernel_(kernel), lambda_(width) {}
+      : ExplicitCanonicalLanes(sys, h, width), kernel_(kernel), lambda_(width) {}
   void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
-    CanonicalStateLanes::set_state(lane, q, p);
+    ExplicitCanonicalLanes::set_state(lane, q, p);
     lambda_.at(0, lane) = 0.0;
   }
   void advance(std::int64_t k) override {
@@ -205,6 +191,9 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   }
   if (choice.integrator == "itoh_abe") {
     return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.itoh_abe[w]);
+  }
+  if (choice.integrator == "i_dla") {
+    return make_chaotic_quartic_i_dla_lanes(sys, choice, s.width, k.i_dla[w]);
   }
   return nullptr;
 }

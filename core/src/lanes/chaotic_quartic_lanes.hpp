@@ -10,20 +10,27 @@
 
 namespace nhsim {
 
-/// A lane stepper of `choice` (si_dla, rk4, gonzalez, avf, midpoint or itoh_abe; h = choice.h) on
-/// `sys` with the resolved `settings` (resolve_lane_settings()); nullptr for another integrator or
-/// lanes off. Throws std::invalid_argument as resolve_lane_settings() does.
+/// A lane stepper of `choice` (si_dla, rk2, nh_rattle, nh_rattle_projected, rk4, gonzalez, avf,
+/// midpoint, itoh_abe or i_dla; h = choice.h) on `sys` with the resolved `settings`
+/// (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
+/// std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings);
 
 /// Lanes of the discrete gradient method `choice` (gonzalez, avf, midpoint or itoh_abe; nullptr
-/// for another) on
-/// `sys`: `width` lanes stepped by `kernel` (the method's, of that width), and scalar steppers of
-/// the same choice for the steps a lane's kernel hands back
+/// for another) on `sys`: `width` lanes stepped by `kernel` (the method's, of that width), and
+/// scalar steppers of the same choice for the steps a lane's kernel hands back
 /// (chaotic_quartic_discrete_gradient_lanes.cpp).
 std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
     const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
     lanes::DiscreteGradientKernel kernel);
+
+/// Lanes of i_dla on `sys`: `width` lanes stepped by `kernel` (i_dla's, of that width), and scalar
+/// steppers of the same choice for the steps a lane's kernel hands back
+/// (chaotic_quartic_i_dla_lanes.cpp).
+std::unique_ptr<LaneStepper> make_chaotic_quartic_i_dla_lanes(const ChaoticQuartic<3>& sys,
+                                                              const IntegratorChoice& choice,
+                                                              int width, lanes::IDlaKernel kernel);
 
 }  // namespace nhsim

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "chaotic_quartic_discrete_gradient_kernel.hpp"
+#include "chaotic_quartic_i_dla_kernel.hpp"
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
 
@@ -39,6 +40,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   fill<AvfLaneGradient>(k.avf);
   fill<MidpointLaneGradient>(k.midpoint);
   fill<ItohAbeLaneGradient>(k.itoh_abe);
+  k.i_dla[0] = &i_dla_step<2>;
+  k.i_dla[1] = &i_dla_step<4>;
+  k.i_dla[2] = &i_dla_step<8>;
   return k;
 }
 

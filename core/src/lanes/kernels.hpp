@@ -30,8 +30,8 @@ struct DiscreteGradientLaneBlock {
   double* h0;             ///< [W]: H(zeta)
   double* history;        ///< [W]: how many increments are valid (0 to 3)
 };
-/// Which lanes a step moved (bit l = lane l).
-struct DiscreteGradientStepOutcome {
+/// Which lanes an implicit method's step moved (bit l = lane l).
+struct NewtonStepOutcome {
   unsigned ok = 0;           ///< stepped
   unsigned refresh = 0;      ///< of ok: the next step needs a fresh factorisation
   unsigned handed_back = 0;  ///< not stepped: for the scalar method
@@ -39,8 +39,21 @@ struct DiscreteGradientStepOutcome {
 /// A discrete gradient method on the chaotic quartic system: one step of size h of the lanes in
 /// `lanes` (bits), with the Newton tolerance and iteration cap of the choice.
 using DiscreteGradientKernel = void (*)(const DiscreteGradientLaneBlock& block, unsigned lanes,
-                                        double h, double tol, int max_iter,
-                                        DiscreteGradientStepOutcome& out);
+                                        double h, double tol, int max_iter, NewtonStepOutcome& out);
+
+/// The state of W lanes of i_dla, structure of arrays (entry (row, lane) at row W + lane).
+struct IDlaLaneBlock {
+  double* q;          ///< [7][W]
+  double* p;          ///< [7][W]
+  double* solutions;  ///< [3 * 8][W]: the last three solutions (dq, lambda), newest first
+  double* inverse;    ///< [8 * 8][W]: each lane's J^-1, (i, j) at row 8 i + j
+  double* history;    ///< [W]: how many solutions are valid (0 to 3)
+};
+/// i_dla on the chaotic quartic system: one step of size h of the lanes in `lanes` (bits), those
+/// in `factorised` starting from their stored inverse, the others from a fresh one (which the
+/// kernel stores), with the Newton tolerance and iteration cap of the choice.
+using IDlaKernel = void (*)(const IDlaLaneBlock& block, unsigned lanes, unsigned factorised,
+                            double h, double tol, int max_iter, NewtonStepOutcome& out);
 
 /// AvfGradient's Gauss-Legendre nodes and weights on [0, 1], also ItohAbeGradient's
 /// (nhsim/integrators/avf.hpp, which the
@@ -66,6 +79,7 @@ struct ChaoticQuarticKernels {
   DiscreteGradientKernel avf[3];
   DiscreteGradientKernel midpoint[3];
   DiscreteGradientKernel itoh_abe[3];
+  IDlaKernel i_dla[3];
 };
 
 /// Index of width W (2, 4, 8) in the tables.

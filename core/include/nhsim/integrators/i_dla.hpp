@@ -111,6 +111,8 @@ class IDlaMethod {
         x2_(nq_ + nc_),
         x3_(nq_ + nc_) {
     x1_.setZero();
+    x2_.setZero();  // not read before they hold solutions; set so that history() copies values
+    x3_.setZero();
   }
 
   void set_canonical(const VecQ& q, const VecQ& p) {
@@ -126,6 +128,26 @@ class IDlaMethod {
   }
   bool state_finite() const { return all_finite(q_) && all_finite(p_); }
   std::int64_t newton_iterations() const { return newton_.iterations(); }
+  const SimplifiedNewton<NX>& newton() const { return newton_; }
+  SimplifiedNewton<NX>& newton() { return newton_; }
+
+  /// What a step starts from besides (q, p): the last three solutions (dq, lambda), newest first,
+  /// and how many of them are valid (the predictor extrapolates once there are 3). Lane steppers
+  /// (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar copy:
+  /// they read this after its step and restore it before one.
+  struct History {
+    VecX x1, x2, x3;
+    int count = 0;
+  };
+  History history() const { return {x1_, x2_, x3_, history_}; }
+  void restore(const VecQ& q, const VecQ& p, const History& h) {
+    q_ = q;
+    p_ = p;
+    x1_ = h.x1;
+    x2_ = h.x2;
+    x3_ = h.x3;
+    history_ = h.count;
+  }
 
   /// The discrete constraint of the last step, max_alpha |mu^alpha(qbar) (q1 - q0) / h|, with
   /// qbar = (q0 + q1) / 2 [velocity units]; 0 before the first step.

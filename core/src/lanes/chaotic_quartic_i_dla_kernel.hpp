@@ -1,0 +1,143 @@
+// Internal: the lane kernel of i_dla on the chaotic quartic system (n = 3): one step of W lanes
+// through the simplified Newton iteration, each lane on its own inverse Jacobian, refreshed in
+// the lanes where the scalar iteration refreshes it (IDlaMethod<ChaoticQuartic<3>>::step with the
+// midpoint discrete constraint, M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
+// core/include/nhsim/integrators/i_dla.hpp; the iteration is lane_newton.hpp's, the inverse
+// lane_lu.hpp's). The unknowns are x = (dq, lambda), 8 of them.
+//
+// Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
+// rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "chaotic_quartic_kernels.hpp"
+#include "kernels.hpp"
+#include "lane_lu.hpp"
+#include "lane_newton.hpp"
+
+namespace {
+
+/// r = F(x) of W lanes, x = (dq, lambda) (IDlaMethod::eval_residual): with qbar = q + dq / 2,
+///   r_j = (dq_j - h p_j) + (h^2 / 2) (grad V(qbar) - mu(qbar)^T lambda)_j   (M^-1 p0 = p0),
+///   r_7 = mu(qbar) dq (Eigen's 7-term inner product, dot7).
+template <int W>
+inline void i_dla_residual(const typename Lanes<W>::D* q, const typename Lanes<W>::D* p,
+                           const typename Lanes<W>::D* x, double h, typename Lanes<W>::D* r) {
+  using D = typename Lanes<W>::D;
+  D qbar[7], gv[7], mu[7];
+  for (int j = 0; j < 7; ++j) qbar[j] = q[j] + 0.5 * x[j];
+  grad_potential<W>(qbar, gv);
+  constraint<W>(qbar, mu);
+  const double half_h2 = 0.5 * h * h;
+  for (int j = 0; j < 7; ++j) r[j] = (x[j] - h * p[j]) + half_h2 * (gv[j] - mu[j] * x[7]);
+  dot7<W>(mu, x, r[7]);
+}
+
+/// dx = J^-1 r of W lanes as SimplifiedNewton<8>'s inv_.lazyProduct(r_): every row in packets,
+/// the sum over j in order. inv is [8 * 8][W], (i, j) at row 8 i + j.
+template <int W>
+inline void i_dla_inverse_times(const double* inv, const typename Lanes<W>::D* r,
+                                typename Lanes<W>::D* dx) {
+  using D = typename Lanes<W>::D;
+  for (int i = 0; i < 8; ++i) {
+    D a, acc;
+    load<W>(acc, inv + (8 * i) * W);
+    acc = acc * r[0];
+    for (int j = 1; j < 8; ++j) {
+      load<W>(a, inv + (8 * i + j) * W);
+      acc = acc + a * r[j];
+    }
+    dx[i] = acc;
+  }
+}
+
+/// One step of i_dla of the lanes in `lanes` (bits), as SimplifiedNewton::solve's attempts go: a
+/// lane in `factorised` first iterates on its stored inverse; a lane without one, and a lane whose
+/// stored inverse stopped contracting, then iterates from the predictor again on a fresh inverse
+/// (the forward-difference Jacobian at the predictor, factorised and inverted: lane_lu.hpp), which
+/// it stores. A lane that converges is stepped (q, p, its solutions, history) and reported in
+/// `ok`, in `refresh` too where the scalar iteration would drop its factorisation; a lane whose
+/// fresh attempt fails too (for the damped Newton fallback) is in `handed_back`, its state
+/// untouched.
+template <int W>
+void i_dla_step(const nhsim::lanes::IDlaLaneBlock& b, unsigned lanes, unsigned factorised, double h,
+                double tol, int max_iter, nhsim::lanes::NewtonStepOutcome& out) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  D q[7], p[7], x1[8], x2[8], x3[8], x0[8], x[8], count;
+  for (int j = 0; j < 7; ++j) {
+    load<W>(q[j], b.q + j * W);
+    load<W>(p[j], b.p + j * W);
+  }
+  for (int j = 0; j < 8; ++j) {
+    load<W>(x1[j], b.solutions + j * W);
+    load<W>(x2[j], b.solutions + (8 + j) * W);
+    load<W>(x3[j], b.solutions + (16 + j) * W);
+  }
+  load<W>(count, b.history);
+  // Predictor: quadratic extrapolation where 3 solutions exist, else (h M^-1 p0, last lambda).
+  const M extrapolate = count >= 3.0;
+  for (int j = 0; j < 8; ++j) x0[j] = 3.0 * (x1[j] - x2[j]) + x3[j];
+  for (int j = 0; j < 7; ++j) x0[j] = extrapolate ? x0[j] : h * p[j];
+  x0[7] = extrapolate ? x0[7] : x1[7];
+  for (int j = 0; j < 8; ++j) x[j] = x0[j];
+  const auto residual = [&](const D* xi, D* r) { i_dla_residual<W>(q, p, xi, h, r); };
+  const auto inverse_times = [&](const D* r, D* dx) { i_dla_inverse_times<W>(b.inverse, r, dx); };
+  const M none = M{} != 0;
+  NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
+  if ((lanes & factorised) != 0) {
+    stale =
+        reused_inverse_newton<W, 8>(x, lanes & factorised, tol, max_iter, residual, inverse_times);
+  }
+  const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
+  if (fresh_lanes != 0) {
+    M is_fresh;
+    mask_of<W>(fresh_lanes, is_fresh);
+    for (int j = 0; j < 8; ++j) x[j] = is_fresh ? x0[j] : x[j];
+    D jac[64], inv[64];
+    forward_difference_jacobian<W, 8>(x0, residual, jac);
+    lu_inverse8<W>(jac, inv);
+    for (int e = 0; e < 64; ++e) {
+      D stored;
+      load<W>(stored, b.inverse + e * W);
+      store<W>(b.inverse + e * W, is_fresh ? inv[e] : stored);
+    }
+    // The round-off floor: 1e3 eps max(1, |x0|_inf, |q0|_inf) (the state scale of the step).
+    D scale = D{} + 1.0;
+    for (int j = 0; j < 8; ++j) {
+      const D a = x0[j] < 0.0 ? -x0[j] : x0[j];
+      scale = scale < a ? a : scale;
+    }
+    for (int j = 0; j < 7; ++j) {
+      const D a = q[j] < 0.0 ? -q[j] : q[j];
+      scale = scale < a ? a : scale;
+    }
+    const D floor = (1e3 * std::numeric_limits<double>::epsilon()) * scale;
+    fresh = simplified_newton<W, 8>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
+                                    inverse_times);
+  }
+  const M ok = stale.ok | fresh.ok;
+  // The accepted step: p1 = p0 + h (mu(qbar)^T lambda - grad V(qbar)), q1 = q0 + dq; the
+  // solutions shifted, one more known.
+  D qbar[7], gv[7], mu[7];
+  for (int j = 0; j < 7; ++j) qbar[j] = q[j] + 0.5 * x[j];
+  grad_potential<W>(qbar, gv);
+  constraint<W>(qbar, mu);
+  for (int j = 0; j < 7; ++j) {
+    store<W>(b.p + j * W, ok ? p[j] + h * (mu[j] * x[7] - gv[j]) : p[j]);
+    store<W>(b.q + j * W, ok ? q[j] + x[j] : q[j]);
+  }
+  for (int j = 0; j < 8; ++j) {
+    store<W>(b.solutions + (16 + j) * W, ok ? x2[j] : x3[j]);
+    store<W>(b.solutions + (8 + j) * W, ok ? x1[j] : x2[j]);
+    store<W>(b.solutions + j * W, ok ? x[j] : x1[j]);
+  }
+  store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
+  out.ok = bits_of<W>(ok);
+  out.refresh = bits_of<W>(stale.refresh | fresh.refresh);
+  out.handed_back = bits_of<W>(fresh.handed_back);
+}
+
+}  // namespace

@@ -1,0 +1,136 @@
+// Internal: the simplified Newton iteration of W lanes, each on its own inverse Jacobian, an
+// attempt of SimplifiedNewton::solve (core/include/nhsim/newton.hpp) with a convergence mask per
+// lane. The implicit methods' lane kernels (chaotic_quartic_discrete_gradient_kernel.hpp,
+// chaotic_quartic_i_dla_kernel.hpp) run their steps through it.
+//
+// Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
+// rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
+// Only what the scalar iteration does with finite values is done here: a lane whose predictor or
+// increment is not finite, or that would leave the attempt (for a fresh Jacobian, the damped
+// Newton fallback, a failure), is handed back.
+#pragma once
+
+#include <limits>
+
+#include "chaotic_quartic_kernels.hpp"
+
+namespace {
+
+/// Lane mask from bits (bit l = lane l) and back.
+template <int W>
+inline void mask_of(unsigned bits, typename Lanes<W>::M& m) {
+  for (int l = 0; l < W; ++l) m[l] = ((bits >> l) & 1U) != 0 ? -1 : 0;
+}
+template <int W>
+inline unsigned bits_of(const typename Lanes<W>::M& m) {
+  unsigned bits = 0;
+  for (int l = 0; l < W; ++l) bits |= m[l] != 0 ? 1U << l : 0U;
+  return bits;
+}
+
+/// How the iteration ended in each lane.
+template <int W>
+struct NewtonLaneMasks {
+  typename Lanes<W>::M ok;           ///< converged: x is the solution
+  typename Lanes<W>::M refresh;      ///< of ok: the scalar solve would drop its factorisation
+  typename Lanes<W>::M handed_back;  ///< left this attempt: for the scalar method
+};
+
+/// Solves F(x) = 0 for the N unknowns x of the lanes in `lanes` (bits) from the predictor in x,
+/// each lane on its own inverse Jacobian, as an attempt of SimplifiedNewton::solve does: the
+/// componentwise weights 1 / max(1, |x0_i|), the tolerance `tol` on the weighted increment, at
+/// most `max_iter` iterations, stagnation at the round-off floor accepted. A lane whose inverse is
+/// `fresh` (formed at this predictor) also accepts an increment that stopped shrinking
+/// (theta >= 1) below its `floor` (1e3 eps max(1, |x0|_inf, state scale)), iterates on while
+/// 0.5 < theta < 1, and gives up at theta >= 1; a lane on a stale inverse gives up at
+/// theta > 0.5. `residual(x, r)` writes F(x); `inverse_times(r, dx)` writes dx = J^-1 r as the
+/// scalar lazy_product() does. A lane converges in `ok` (in `refresh` too where the scalar
+/// iteration would refactorise at the next step: more than 7 iterations, or theta > 0.5 at the
+/// last); every other lane of `lanes` is in `handed_back`, its x to be ignored. The x of lanes
+/// not in `lanes` is left as it is.
+template <int W, int N, class Residual, class InverseTimes>
+inline NewtonLaneMasks<W> simplified_newton(typename Lanes<W>::D* x, unsigned lanes,
+                                            const typename Lanes<W>::M& fresh,
+                                            const typename Lanes<W>::D& floor, double tol,
+                                            int max_iter, const Residual& residual,
+                                            const InverseTimes& inverse_times) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  D w[N], r[N], dx[N];
+  M active;
+  mask_of<W>(lanes, active);
+  M finite = active;
+  for (int j = 0; j < N; ++j) {
+    finite &= (x[j] - x[j]) == 0.0;
+    const D a = x[j] < 0.0 ? -x[j] : x[j];
+    w[j] = 1.0 / (a < 1.0 ? 1.0 : a);
+  }
+  const M all = M{} == 0, none = M{} != 0;
+  NewtonLaneMasks<W> out{none, none, active & ~finite};
+  active &= finite;
+  constexpr double kAbsoluteFloor = 1e3 * std::numeric_limits<double>::epsilon();
+  D prev = D{} + std::numeric_limits<double>::infinity();
+  for (int it = 1; it <= max_iter && bits_of<W>(active) != 0; ++it) {
+    residual(x, r);
+    inverse_times(r, dx);
+    D nd = D{} + 0.0;
+    M dx_finite = active;
+    for (int j = 0; j < N; ++j) {
+      x[j] = active ? x[j] - dx[j] : x[j];
+      dx_finite &= (dx[j] - dx[j]) == 0.0;
+      const D a = (dx[j] < 0.0 ? -dx[j] : dx[j]) * w[j];
+      nd = nd < a ? a : nd;  // the maximum; finite values in any order
+    }
+    out.handed_back |= active & ~dx_finite;
+    active &= dx_finite;
+    const D theta = nd / prev;
+    const M converged = active & (nd <= tol);
+    out.refresh |= converged & ((it > 7 ? all : none) | (theta > 0.5));
+    out.ok |= converged;
+    active &= ~converged;
+    const M slow = active & (it >= 2 ? all : none) & (theta > 0.5);
+    const M stagnated = slow & (theta >= 0.9) & (nd <= kAbsoluteFloor);  // at the round-off floor
+    const M at_floor = slow & ~stagnated & fresh & (theta >= 1.0) & (nd <= floor);
+    // diverging, or slow on a stale inverse (refresh)
+    const M give_up = slow & ~stagnated & ~at_floor & ((theta >= 1.0) | ~fresh);
+    out.ok |= stagnated | at_floor;
+    out.handed_back |= give_up;
+    active &= ~(stagnated | at_floor | give_up);
+    prev = nd;
+  }
+  out.handed_back |= active;  // max_iter iterations without convergence
+  return out;
+}
+
+/// simplified_newton() on stale inverses only: the first attempt of SimplifiedNewton::solve with a
+/// stored factorisation.
+template <int W, int N, class Residual, class InverseTimes>
+inline NewtonLaneMasks<W> reused_inverse_newton(typename Lanes<W>::D* x, unsigned lanes, double tol,
+                                                int max_iter, const Residual& residual,
+                                                const InverseTimes& inverse_times) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  return simplified_newton<W, N>(x, lanes, M{} != 0, D{} + 0.0, tol, max_iter, residual,
+                                 inverse_times);
+}
+
+/// jac = dF/dx at x of W lanes by forward differences, as forward_difference_jacobian
+/// (newton.hpp): column j is (F(x + d_j e_j) - F(x)) / d_j with d_j = 1e-7 max(1, |x_j|).
+/// `residual(x, r)` writes F(x); jac is [N * N], column-major (entry (i, j) at N j + i).
+template <int W, int N, class Residual>
+inline void forward_difference_jacobian(const typename Lanes<W>::D* x, const Residual& residual,
+                                        typename Lanes<W>::D* jac) {
+  using D = typename Lanes<W>::D;
+  D r0[N], r1[N], xt[N];
+  residual(x, r0);
+  for (int j = 0; j < N; ++j) {
+    const D a = x[j] < 0.0 ? -x[j] : x[j];
+    const D d = 1e-7 * (1.0 < a ? a : D{} + 1.0);  // std::max(1.0, |x_j|)
+    for (int i = 0; i < N; ++i) xt[i] = x[i];
+    xt[j] = x[j] + d;
+    residual(xt, r1);
+    for (int i = 0; i < N; ++i) jac[N * j + i] = (r1[i] - r0[i]) / d;
+  }
+}
+
+}  // namespace
