@@ -1,5 +1,6 @@
 // Benchmarks on the chaotic quartic system, n = 3 (seed 001 §4.1):
-//  * BM_Step/<integrator>: wall time per step of one trajectory (items = steps);
+//  * BM_Step/<integrator>: wall time per step of one trajectory (items = steps), and the Newton
+//    iterations per step of the implicit ones;
 //  * BM_Ensemble/<integrator>/<threads>: ensemble throughput in trajectory-steps per second.
 // Run: build/bench/nhsim_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
@@ -14,7 +15,7 @@
 namespace {
 
 using nhsim::ChaoticQuartic;
-const char* const kIds[] = {"gonzalez", "avf", "si_dla", "rk4"};
+const char* const kIds[] = {"gonzalez", "avf", "si_dla", "rk4", "i_dla"};
 
 void BM_Step(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];
@@ -33,14 +34,17 @@ void BM_Step(benchmark::State& state) {
   auto st = model.make_stepper(c);
   st->set_state(q, p);
   constexpr std::int64_t kSteps = 1000;
+  const std::int64_t newton_before = st->newton_iterations();
   for (auto _ : state) {
     const auto r = st->advance(kSteps);
     benchmark::DoNotOptimize(r);
     if (r.status != nhsim::StepStatus::kOk) state.SkipWithError("step failed");
   }
   state.SetItemsProcessed(state.iterations() * kSteps);
+  state.counters["newton_per_step"] = static_cast<double>(st->newton_iterations() - newton_before) /
+                                      static_cast<double>(state.iterations() * kSteps);
 }
-BENCHMARK(BM_Step)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Step)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
 
 void BM_Ensemble(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];
