@@ -14,7 +14,6 @@
 
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
-#include "lane_lu.hpp"
 #include "lane_newton.hpp"
 
 namespace {
@@ -66,7 +65,7 @@ void i_dla_step(const nhsim::lanes::IDlaLaneBlock& b, unsigned lanes, unsigned f
                 double tol, int max_iter, nhsim::lanes::NewtonStepOutcome& out) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
-  D q[7], p[7], x1[8], x2[8], x3[8], x0[8], x[8], count;
+  D q[7], p[7], x1[8], x2[8], x3[8], x[8], count;  // x: the predictor, then the solution
   for (int j = 0; j < 7; ++j) {
     load<W>(q[j], b.q + j * W);
     load<W>(p[j], b.p + j * W);
@@ -79,46 +78,20 @@ void i_dla_step(const nhsim::lanes::IDlaLaneBlock& b, unsigned lanes, unsigned f
   load<W>(count, b.history);
   // Predictor: quadratic extrapolation where 3 solutions exist, else (h M^-1 p0, last lambda).
   const M extrapolate = count >= 3.0;
-  for (int j = 0; j < 8; ++j) x0[j] = 3.0 * (x1[j] - x2[j]) + x3[j];
-  for (int j = 0; j < 7; ++j) x0[j] = extrapolate ? x0[j] : h * p[j];
-  x0[7] = extrapolate ? x0[7] : x1[7];
-  for (int j = 0; j < 8; ++j) x[j] = x0[j];
+  for (int j = 0; j < 8; ++j) x[j] = 3.0 * (x1[j] - x2[j]) + x3[j];
+  for (int j = 0; j < 7; ++j) x[j] = extrapolate ? x[j] : h * p[j];
+  x[7] = extrapolate ? x[7] : x1[7];
+  // The round-off floor's scale: the predictor and q0 (IDlaMethod::step's state_scale).
+  D scale = D{} + 1.0;
+  max_abs<W, 8>(x, scale);
+  max_abs<W, 7>(q, scale);
   const auto residual = [&](const D* xi, D* r) { i_dla_residual<W>(q, p, xi, h, r); };
-  const auto inverse_times = [&](const D* r, D* dx) { i_dla_inverse_times<W>(b.inverse, r, dx); };
-  const M none = M{} != 0;
-  NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
-  if ((lanes & factorised) != 0) {
-    stale =
-        reused_inverse_newton<W, 8>(x, lanes & factorised, tol, max_iter, residual, inverse_times);
-  }
-  const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
-  if (fresh_lanes != 0) {
-    M is_fresh;
-    mask_of<W>(fresh_lanes, is_fresh);
-    for (int j = 0; j < 8; ++j) x[j] = is_fresh ? x0[j] : x[j];
-    D jac[64], inv[64];
-    forward_difference_jacobian<W, 8>(x0, residual, jac);
-    lu_inverse8<W>(jac, inv);
-    for (int e = 0; e < 64; ++e) {
-      D stored;
-      load<W>(stored, b.inverse + e * W);
-      store<W>(b.inverse + e * W, is_fresh ? inv[e] : stored);
-    }
-    // The round-off floor: 1e3 eps max(1, |x0|_inf, |q0|_inf) (the state scale of the step).
-    D scale = D{} + 1.0;
-    for (int j = 0; j < 8; ++j) {
-      const D a = x0[j] < 0.0 ? -x0[j] : x0[j];
-      scale = scale < a ? a : scale;
-    }
-    for (int j = 0; j < 7; ++j) {
-      const D a = q[j] < 0.0 ? -q[j] : q[j];
-      scale = scale < a ? a : scale;
-    }
-    const D floor = (1e3 * std::numeric_limits<double>::epsilon()) * scale;
-    fresh = simplified_newton<W, 8>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
-                                    inverse_times);
-  }
-  const M ok = stale.ok | fresh.ok;
+  const NewtonLaneMasks<W> m = newton_solve<W, 8>(
+      x, lanes, factorised, b.inverse, (1e3 * std::numeric_limits<double>::epsilon()) * scale, tol,
+      max_iter, residual,
+      [&](const D* xi, D* jac) { forward_difference_jacobian<W, 8>(xi, residual, jac); },
+      [&](const D* r, D* dx) { i_dla_inverse_times<W>(b.inverse, r, dx); });
+  const M ok = m.ok;
   // The accepted step: p1 = p0 + h (mu(qbar)^T lambda - grad V(qbar)), q1 = q0 + dq; the
   // solutions shifted, one more known.
   D qbar[7], gv[7], mu[7];
@@ -136,8 +109,8 @@ void i_dla_step(const nhsim::lanes::IDlaLaneBlock& b, unsigned lanes, unsigned f
   }
   store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
   out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(stale.refresh | fresh.refresh);
-  out.handed_back = bits_of<W>(fresh.handed_back);
+  out.refresh = bits_of<W>(m.refresh);
+  out.handed_back = bits_of<W>(m.handed_back);
 }
 
 }  // namespace

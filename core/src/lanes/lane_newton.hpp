@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "chaotic_quartic_kernels.hpp"
+#include "lane_lu.hpp"
 
 namespace {
 
@@ -49,11 +50,10 @@ struct NewtonLaneMasks {
 /// last); every other lane of `lanes` is in `handed_back`, its x to be ignored. The x of lanes
 /// not in `lanes` is left as it is.
 template <int W, int N, class Residual, class InverseTimes>
-inline NewtonLaneMasks<W> simplified_newton(typename Lanes<W>::D* x, unsigned lanes,
-                                            const typename Lanes<W>::M& fresh,
-                                            const typename Lanes<W>::D& floor, double tol,
-                                            int max_iter, const Residual& residual,
-                                            const InverseTimes& inverse_times) {
+[[gnu::always_inline]] inline NewtonLaneMasks<W> simplified_newton(
+    typename Lanes<W>::D* x, unsigned lanes, const typename Lanes<W>::M& fresh,
+    const typename Lanes<W>::D& floor, double tol, int max_iter, const Residual& residual,
+    const InverseTimes& inverse_times) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D w[N], r[N], dx[N];
@@ -112,6 +112,62 @@ inline NewtonLaneMasks<W> reused_inverse_newton(typename Lanes<W>::D* x, unsigne
   using M = typename Lanes<W>::M;
   return simplified_newton<W, N>(x, lanes, M{} != 0, D{} + 0.0, tol, max_iter, residual,
                                  inverse_times);
+}
+
+/// SimplifiedNewton::solve's attempts for W lanes: solves F(x) = 0 for the N unknowns x of the
+/// lanes in `lanes` (bits) from the predictor in x. A lane in `factorised` first iterates on its
+/// stored inverse. A lane without one, and a lane whose stored inverse did not converge, then
+/// iterates from the predictor again on a fresh inverse (`jacobian(x0, jac)` writes the Jacobian
+/// at the predictor, column-major; lu_inverse() inverts it) with the round-off `floor` of the
+/// step, and stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row
+/// N i + j; residual and inverse_times as for simplified_newton(). Returns the lanes that converged
+/// (x the solution), those of them whose factorisation the scalar iteration would drop, and those
+/// whose fresh attempt failed too (for the damped Newton fallback of the scalar method).
+template <int W, int N, class Residual, class Jacobian, class InverseTimes>
+inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
+                                       double* inverse, const typename Lanes<W>::D& floor,
+                                       double tol, int max_iter, const Residual& residual,
+                                       const Jacobian& jacobian,
+                                       const InverseTimes& inverse_times) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  D x0[N];
+  for (int j = 0; j < N; ++j) x0[j] = x[j];
+  const M none = M{} != 0;
+  NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
+  if ((lanes & factorised) != 0) {
+    stale = simplified_newton<W, N>(x, lanes & factorised, none, D{} + 0.0, tol, max_iter, residual,
+                                    inverse_times);
+  }
+  const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
+  if (fresh_lanes != 0) {
+    M is_fresh;
+    mask_of<W>(fresh_lanes, is_fresh);
+    for (int j = 0; j < N; ++j) x[j] = is_fresh ? x0[j] : x[j];
+    D jac[N * N], inv[N * N];
+    jacobian(x0, jac);
+    lu_inverse<W, N>(jac, inv);
+    for (int e = 0; e < N * N; ++e) {
+      D stored;
+      load<W>(stored, inverse + e * W);
+      store<W>(inverse + e * W, is_fresh ? inv[e] : stored);
+    }
+    fresh = simplified_newton<W, N>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
+                                    inverse_times);
+  }
+  return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
+}
+
+/// scale = max(scale, |v_j|) over the N values v, lane by lane: from scale = 1, over the predictor
+/// (and the state where the step passes it), the scale of SimplifiedNewton::solve's round-off
+/// floor.
+template <int W, int N>
+inline void max_abs(const typename Lanes<W>::D* v, typename Lanes<W>::D& scale) {
+  using D = typename Lanes<W>::D;
+  for (int j = 0; j < N; ++j) {
+    const D a = v[j] < 0.0 ? -v[j] : v[j];
+    scale = scale < a ? a : scale;
+  }
 }
 
 /// jac = dF/dx at x of W lanes by forward differences, as forward_difference_jacobian
