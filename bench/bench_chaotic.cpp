@@ -15,7 +15,7 @@
 namespace {
 
 using nhsim::ChaoticQuartic;
-const char* const kIds[] = {"gonzalez", "avf", "si_dla", "rk4", "i_dla"};
+const char* const kIds[] = {"gonzalez", "avf", "si_dla", "rk4", "i_dla", "spark2"};
 
 void BM_Step(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];
@@ -44,7 +44,7 @@ void BM_Step(benchmark::State& state) {
   state.counters["newton_per_step"] = static_cast<double>(st->newton_iterations() - newton_before) /
                                       static_cast<double>(state.iterations() * kSteps);
 }
-BENCHMARK(BM_Step)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Step)->DenseRange(0, 5)->Unit(benchmark::kMicrosecond);
 
 void BM_Ensemble(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];

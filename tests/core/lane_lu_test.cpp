@@ -1,9 +1,10 @@
 // lu_inverse (core/src/lanes/lane_lu.hpp): the inverse of an N x N matrix in each SIMD lane has
 // the bits of SimplifiedNewton<N>'s, Eigen's PartialPivLU<Matrix<double, N, N>>::inverse(), for
-// the sizes the lane kernels use (8: i_dla; 13: the discrete gradient methods) and sizes around
-// them, and matrices of every kind: well and badly conditioned, values over 16 decades with signed
-// zeros, ties between pivot candidates, and exactly singular ones. Here in the build's registers;
-// the kernels' other instruction sets are checked through whole trajectories (lanes_test.cpp).
+// the sizes the lane kernels use (8: i_dla; 2: spark2), the discrete gradient methods' 13 and the
+// sizes between, and matrices of every kind: well and badly conditioned, values over 16 decades
+// with signed zeros, ties between pivot candidates, and exactly singular ones. Here in the build's
+// registers; the kernels' other instruction sets are checked through whole trajectories
+// (lanes_test.cpp).
 #include "lanes/lane_lu.hpp"
 
 #include <gtest/gtest.h>
@@ -105,10 +106,12 @@ void expect_eigens_bits() {
 TEST(LaneLu, InverseIsEigensBitForBitAtEveryWidth) {
   expect_eigens_bits<8>();
   expect_eigens_bits<13>();
+  expect_eigens_bits<2>();  // spark2
   // Other panel splits: one short panel of 1, 2 and 3 rows, and a single panel.
   expect_eigens_bits<5>();
   expect_eigens_bits<6>();
   expect_eigens_bits<7>();
+  expect_eigens_bits<3>();
   expect_eigens_bits<4>();
 }
 

@@ -34,24 +34,6 @@ inline void i_dla_residual(const typename Lanes<W>::D* q, const typename Lanes<W
   dot7<W>(mu, x, r[7]);
 }
 
-/// dx = J^-1 r of W lanes as SimplifiedNewton<8>'s inv_.lazyProduct(r_): every row in packets,
-/// the sum over j in order. inv is [8 * 8][W], (i, j) at row 8 i + j.
-template <int W>
-inline void i_dla_inverse_times(const double* inv, const typename Lanes<W>::D* r,
-                                typename Lanes<W>::D* dx) {
-  using D = typename Lanes<W>::D;
-  for (int i = 0; i < 8; ++i) {
-    D a, acc;
-    load<W>(acc, inv + (8 * i) * W);
-    acc = acc * r[0];
-    for (int j = 1; j < 8; ++j) {
-      load<W>(a, inv + (8 * i + j) * W);
-      acc = acc + a * r[j];
-    }
-    dx[i] = acc;
-  }
-}
-
 /// One step of i_dla of the lanes in `lanes` (bits), as SimplifiedNewton::solve's attempts go: a
 /// lane in `factorised` first iterates on its stored inverse; a lane without one, and a lane whose
 /// stored inverse stopped contracting, then iterates from the predictor again on a fresh inverse
@@ -61,8 +43,9 @@ inline void i_dla_inverse_times(const double* inv, const typename Lanes<W>::D* r
 /// fresh attempt fails too (for the damped Newton fallback) is in `handed_back`, its state
 /// untouched.
 template <int W>
-void i_dla_step(const nhsim::lanes::IDlaLaneBlock& b, unsigned lanes, unsigned factorised, double h,
-                double tol, int max_iter, nhsim::lanes::NewtonStepOutcome& out) {
+void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
+                unsigned factorised, double h, double tol, int max_iter,
+                nhsim::lanes::NewtonStepOutcome& out) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D q[7], p[7], x1[8], x2[8], x3[8], x[8], count;  // x: the predictor, then the solution
@@ -90,7 +73,7 @@ void i_dla_step(const nhsim::lanes::IDlaLaneBlock& b, unsigned lanes, unsigned f
       x, lanes, factorised, b.inverse, (1e3 * std::numeric_limits<double>::epsilon()) * scale, tol,
       max_iter, residual,
       [&](const D* xi, D* jac) { forward_difference_jacobian<W, 8>(xi, residual, jac); },
-      [&](const D* r, D* dx) { i_dla_inverse_times<W>(b.inverse, r, dx); });
+      [&](const D* r, D* dx) { inverse_times_in_order<W, 8>(b.inverse, r, dx); });
   const M ok = m.ok;
   // The accepted step: p1 = p0 + h (mu(qbar)^T lambda - grad V(qbar)), q1 = q0 + dq; the
   // solutions shifted, one more known.

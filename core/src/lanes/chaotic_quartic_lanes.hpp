@@ -11,7 +11,7 @@
 namespace nhsim {
 
 /// A lane stepper of `choice` (si_dla, rk2, nh_rattle, nh_rattle_projected, rk4, gonzalez, avf,
-/// midpoint, itoh_abe or i_dla; h = choice.h) on `sys` with the resolved `settings`
+/// midpoint, itoh_abe, i_dla or spark2; h = choice.h) on `sys` with the resolved `settings`
 /// (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
 /// std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
@@ -26,11 +26,12 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
     const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
     lanes::DiscreteGradientKernel kernel);
 
-/// Lanes of i_dla on `sys`: `width` lanes stepped by `kernel` (i_dla's, of that width), and scalar
+/// Lanes of the Newton-based method `choice` on the canonical state (i_dla or spark2; nullptr for
+/// another) on `sys`: `width` lanes stepped by `kernel` (the method's, of that width), and scalar
 /// steppers of the same choice for the steps a lane's kernel hands back
-/// (chaotic_quartic_i_dla_lanes.cpp).
-std::unique_ptr<LaneStepper> make_chaotic_quartic_i_dla_lanes(const ChaoticQuartic<3>& sys,
-                                                              const IntegratorChoice& choice,
-                                                              int width, lanes::IDlaKernel kernel);
+/// (chaotic_quartic_canonical_newton_lanes.cpp).
+std::unique_ptr<LaneStepper> make_chaotic_quartic_canonical_newton_lanes(
+    const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
+    lanes::CanonicalNewtonKernel kernel);
 
 }  // namespace nhsim

@@ -6,6 +6,7 @@
 #include "chaotic_quartic_discrete_gradient_kernel.hpp"
 #include "chaotic_quartic_i_dla_kernel.hpp"
 #include "chaotic_quartic_kernels.hpp"
+#include "chaotic_quartic_spark2_kernel.hpp"
 #include "kernels.hpp"
 
 namespace {
@@ -43,6 +44,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.i_dla[0] = &i_dla_step<2>;
   k.i_dla[1] = &i_dla_step<4>;
   k.i_dla[2] = &i_dla_step<8>;
+  k.spark2[0] = &spark2_step<2>;
+  k.spark2[1] = &spark2_step<4>;
+  k.spark2[2] = &spark2_step<8>;
   return k;
 }
 

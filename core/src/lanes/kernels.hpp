@@ -41,19 +41,22 @@ struct NewtonStepOutcome {
 using DiscreteGradientKernel = void (*)(const DiscreteGradientLaneBlock& block, unsigned lanes,
                                         double h, double tol, int max_iter, NewtonStepOutcome& out);
 
-/// The state of W lanes of i_dla, structure of arrays (entry (row, lane) at row W + lane).
-struct IDlaLaneBlock {
+/// The state of W lanes of a Newton-based method on the canonical state (i_dla: NX = 8 unknowns
+/// (dq, lambda); spark2: NX = 2, (Lambda_1, Lambda_2)), structure of arrays (entry (row, lane) at
+/// row W + lane).
+struct CanonicalNewtonLaneBlock {
   double* q;          ///< [7][W]
   double* p;          ///< [7][W]
-  double* solutions;  ///< [3 * 8][W]: the last three solutions (dq, lambda), newest first
-  double* inverse;    ///< [8 * 8][W]: each lane's J^-1, (i, j) at row 8 i + j
+  double* solutions;  ///< [3 * NX][W]: the last three Newton solutions, newest first
+  double* inverse;    ///< [NX * NX][W]: each lane's J^-1, (i, j) at row NX i + j
   double* history;    ///< [W]: how many solutions are valid (0 to 3)
 };
-/// i_dla on the chaotic quartic system: one step of size h of the lanes in `lanes` (bits), those
-/// in `factorised` starting from their stored inverse, the others from a fresh one (which the
-/// kernel stores), with the Newton tolerance and iteration cap of the choice.
-using IDlaKernel = void (*)(const IDlaLaneBlock& block, unsigned lanes, unsigned factorised,
-                            double h, double tol, int max_iter, NewtonStepOutcome& out);
+/// i_dla or spark2 on the chaotic quartic system: one step of size h of the lanes in `lanes`
+/// (bits), those in `factorised` starting from their stored inverse, the others from a fresh one
+/// (which the kernel stores), with the Newton tolerance and iteration cap of the choice.
+using CanonicalNewtonKernel = void (*)(const CanonicalNewtonLaneBlock& block, unsigned lanes,
+                                       unsigned factorised, double h, double tol, int max_iter,
+                                       NewtonStepOutcome& out);
 
 /// AvfGradient's Gauss-Legendre nodes and weights on [0, 1], also ItohAbeGradient's
 /// (nhsim/integrators/avf.hpp, which the
@@ -79,7 +82,8 @@ struct ChaoticQuarticKernels {
   DiscreteGradientKernel avf[3];
   DiscreteGradientKernel midpoint[3];
   DiscreteGradientKernel itoh_abe[3];
-  IDlaKernel i_dla[3];
+  CanonicalNewtonKernel i_dla[3];
+  CanonicalNewtonKernel spark2[3];
 };
 
 /// Index of width W (2, 4, 8) in the tables.

@@ -170,6 +170,26 @@ inline void max_abs(const typename Lanes<W>::D* v, typename Lanes<W>::D& scale) 
   }
 }
 
+/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s inv_.lazyProduct(r_) for an even N (8: i_dla,
+/// 2: spark2): every row in packets, the sum over j in order. inv is [N * N][W], (i, j) at row
+/// N i + j.
+template <int W, int N>
+inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D* r,
+                                   typename Lanes<W>::D* dx) {
+  static_assert(N % 2 == 0, "Eigen takes the last row of an odd N apart");
+  using D = typename Lanes<W>::D;
+  for (int i = 0; i < N; ++i) {
+    D a, acc;
+    load<W>(acc, inv + (N * i) * W);
+    acc = acc * r[0];
+    for (int j = 1; j < N; ++j) {
+      load<W>(a, inv + (N * i + j) * W);
+      acc = acc + a * r[j];
+    }
+    dx[i] = acc;
+  }
+}
+
 /// jac = dF/dx at x of W lanes by forward differences, as forward_difference_jacobian
 /// (newton.hpp): column j is (F(x + d_j e_j) - F(x)) / d_j with d_j = 1e-7 max(1, |x_j|).
 /// `residual(x, r)` writes F(x); jac is [N * N], column-major (entry (i, j) at N j + i).

@@ -121,6 +121,8 @@ class Spark2Method {
         x2_(2 * nc_),
         x3_(2 * nc_) {
     x1_.setZero();
+    x2_.setZero();  // not read before they hold solutions; set so that history() copies values
+    x3_.setZero();
   }
 
   void set_canonical(const VecQ& q, const VecQ& p) {
@@ -141,6 +143,29 @@ class Spark2Method {
 
   /// (Lambda_1, Lambda_2) of the last step (length 2 nc; zero before the first step).
   const VecX& multipliers() const { return x1_; }
+  const SimplifiedNewton<NX>& newton() const { return newton_; }
+  SimplifiedNewton<NX>& newton() { return newton_; }
+
+  /// What a step starts from besides (q, p): the last three solutions (Lambda_1, Lambda_2), newest
+  /// first, and how many of them are valid (the predictor extrapolates once there are 3). Lane
+  /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
+  /// copy: they read this after its step and restore it before one. grad V and mu at q, kept from
+  /// the last step, are functions of q alone: restore() evaluates them again, to the same bits.
+  struct History {
+    VecX x1, x2, x3;
+    int count = 0;
+  };
+  History history() const { return {x1_, x2_, x3_, history_}; }
+  void restore(const VecQ& q, const VecQ& p, const History& h) {
+    q_ = q;
+    p_ = p;
+    sys_.grad_potential(q_, gv0_);
+    sys_.constraint(q_, mu0_);
+    x1_ = h.x1;
+    x2_ = h.x2;
+    x3_ = h.x3;
+    history_ = h.count;
+  }
 
   StepStatus step(double& residual_out) {
     // Quantities of q0, constant within the step: base = p0 - (h/2) grad V(q0).

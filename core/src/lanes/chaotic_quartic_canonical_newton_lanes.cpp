@@ -1,0 +1,104 @@
+// The lane steppers of i_dla and spark2 on the chaotic quartic system (n = 3), the Newton-based
+// methods on the canonical state: every step in SIMD, fresh inverses included
+// (chaotic_quartic_i_dla_kernel.hpp, chaotic_quartic_spark2_kernel.hpp), except the damped Newton
+// fallback and failures, which are each lane's scalar stepper's (newton_lanes.hpp).
+#include <memory>
+
+#include "chaotic_quartic_lane_stepper.hpp"
+#include "chaotic_quartic_lanes.hpp"
+#include "lane_rows.hpp"
+#include "newton_lanes.hpp"
+#include "nhsim/integrators/i_dla.hpp"
+#include "nhsim/integrators/registry.hpp"
+#include "nhsim/integrators/spark2.hpp"
+
+namespace nhsim {
+namespace {
+
+using Sys = ChaoticQuartic<3>;
+static_assert(IDlaIntegrator::Method<Sys>::NX == 8, "i_dla's lanes solve for (dq, lambda)");
+static_assert(Spark2Integrator::Method<Sys>::NX == 2, "spark2's for (Lambda_1, Lambda_2)");
+
+/// Lanes of I (IDlaIntegrator or Spark2Integrator): (q, p), the last three Newton solutions and
+/// how many are valid, and each lane's inverse Jacobian, as the method keeps them
+/// (Method::History).
+template <class I>
+class CanonicalNewtonLanes final
+    : public lanes::NewtonLanes<typename I::template Method<Sys>, lanes::CanonicalStateLanes> {
+ public:
+  using Method = typename I::template Method<Sys>;
+
+  CanonicalNewtonLanes(const Sys& sys, const IntegratorChoice& choice, int width,
+                       lanes::CanonicalNewtonKernel kernel)
+      : lanes::NewtonLanes<Method, lanes::CanonicalStateLanes>(sys, choice, width,
+                                                               /*kernel_factorises=*/true),
+        h_(choice.h),
+        newton_(newton_settings<I>(choice)),  // as the factory gives the scalar steppers
+        kernel_(kernel),
+        solutions_(width),
+        inverse_(width),
+        history_(width) {}
+
+ private:
+  static constexpr int kNx = Method::NX;
+
+  void simd_step(unsigned lanes, unsigned factorised, lanes::NewtonStepOutcome& out) override {
+    const lanes::CanonicalNewtonLaneBlock block{this->q_.row(0), this->p_.row(0), solutions_.row(0),
+                                                inverse_.row(0), history_.row(0)};
+    kernel_(block, lanes, factorised, h_, newton_.tol, newton_.max_iter, out);
+  }
+
+  /// The lane's (q, p), solutions and history (the inverse is the scalar stepper's own).
+  void give_to_scalar(int lane, Method& m) override {
+    VecQ q, p;
+    this->canonical(lane, q, p);
+    typename Method::History h;
+    solutions_.take(lane, 0, h.x1);
+    solutions_.take(lane, kNx, h.x2);
+    solutions_.take(lane, 2 * kNx, h.x3);
+    h.count = static_cast<int>(history_.at(0, lane));
+    m.restore(q, p, h);
+  }
+
+  void take_from_scalar(int lane, const Method& m) override {
+    VecQ q, p;
+    m.canonical(q, p);
+    this->q_.put(lane, 0, q);
+    this->p_.put(lane, 0, p);
+    const typename Method::History h = m.history();
+    solutions_.put(lane, 0, h.x1);
+    solutions_.put(lane, kNx, h.x2);
+    solutions_.put(lane, 2 * kNx, h.x3);
+    history_.at(0, lane) = h.count;
+    if (m.newton().has_factorisation()) {
+      const auto& inv = m.newton().inverse();
+      for (int i = 0; i < kNx; ++i) {
+        for (int j = 0; j < kNx; ++j) inverse_.at(kNx * i + j, lane) = inv(i, j);
+      }
+    }
+  }
+
+  using VecQ = Sys::VecQ;
+  double h_;
+  NewtonSettings newton_;
+  lanes::CanonicalNewtonKernel kernel_;
+  lanes::LaneRows<3 * kNx> solutions_;
+  lanes::LaneRows<kNx * kNx> inverse_;
+  lanes::LaneRows<1> history_;
+};
+
+}  // namespace
+
+std::unique_ptr<LaneStepper> make_chaotic_quartic_canonical_newton_lanes(
+    const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
+    lanes::CanonicalNewtonKernel kernel) {
+  if (choice.integrator == IDlaIntegrator::kId) {
+    return std::make_unique<CanonicalNewtonLanes<IDlaIntegrator>>(sys, choice, width, kernel);
+  }
+  if (choice.integrator == Spark2Integrator::kId) {
+    return std::make_unique<CanonicalNewtonLanes<Spark2Integrator>>(sys, choice, width, kernel);
+  }
+  return nullptr;
+}
+
+}  // namespace nhsim
