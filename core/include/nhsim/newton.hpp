@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "nhsim/eigen_order_inverse.hpp"
 #include "nhsim/lazy_product.hpp"
 #include "nhsim/stepper.hpp"
 
@@ -81,9 +82,8 @@ class SimplifiedNewton {
       x = x0_;
       if (!have_lu_ || attempt > 0) {
         jacobian(x, jac_);
-        lu_.compute(jac_);
         // Small systems: one mat-vec per iteration beats two triangular solves.
-        invert_factorisation();
+        factorise();
         have_lu_ = true;
         fresh = true;
         ++factorisations_;
@@ -209,6 +209,19 @@ class SimplifiedNewton {
       }
     }
     return false;
+  }
+
+  /// inv_ = jac_^-1 as lu_.compute(jac_) and lu_.inverse() give it (jac_ is overwritten): for the
+  /// fixed sizes 2 to 16, Eigen's operations in Eigen's order without its blocked machinery
+  /// (eigen_order_inverse.hpp), faster. Not inlined: inlined, its unrolled code slowed solve()'s
+  /// iteration loop (gonzalez's step by 15-30 %, docs/performance.md).
+  [[gnu::noinline]] void factorise() {
+    if constexpr (NX != Eigen::Dynamic && NX >= 2 && NX <= 16) {
+      inverse_in_eigen_order<ScalarElements, NX>(jac_.data(), inv_.data());
+    } else {
+      lu_.compute(jac_);
+      invert_factorisation();
+    }
   }
 
   /// inv_ = lu_.inverse(), which for dynamic sizes allocates three temporaries per call; this is

@@ -3,7 +3,7 @@
 // the lanes where the scalar iteration refreshes it (IDlaMethod<ChaoticQuartic<3>>::step with the
 // midpoint discrete constraint, M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
 // core/include/nhsim/integrators/i_dla.hpp; the iteration is lane_newton.hpp's, the inverse
-// lane_lu.hpp's). The unknowns are x = (dq, lambda), 8 of them.
+// eigen_order_inverse.hpp). The unknowns are x = (dq, lambda), 8 of them.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -37,11 +37,11 @@ inline void i_dla_residual(const typename Lanes<W>::D* q, const typename Lanes<W
 /// One step of i_dla of the lanes in `lanes` (bits), as SimplifiedNewton::solve's attempts go: a
 /// lane in `factorised` first iterates on its stored inverse; a lane without one, and a lane whose
 /// stored inverse stopped contracting, then iterates from the predictor again on a fresh inverse
-/// (the forward-difference Jacobian at the predictor, factorised and inverted: lane_lu.hpp), which
-/// it stores. A lane that converges is stepped (q, p, its solutions, history) and reported in
-/// `ok`, in `refresh` too where the scalar iteration would drop its factorisation; a lane whose
-/// fresh attempt fails too (for the damped Newton fallback) is in `handed_back`, its state
-/// untouched.
+/// (the forward-difference Jacobian at the predictor, factorised and inverted:
+/// eigen_order_inverse.hpp), which it stores. A lane that converges is stepped (q, p, its
+/// solutions, history) and reported in `ok`, in `refresh` too where the scalar iteration would drop
+/// its factorisation; a lane whose fresh attempt fails too (for the damped Newton fallback) is in
+/// `handed_back`, its state untouched.
 template <int W>
 void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
                 unsigned factorised, double h, double tol, int max_iter,

@@ -2,7 +2,7 @@
 // through the simplified Newton iteration, each lane on its own inverse Jacobian, refreshed in
 // the lanes where the scalar iteration refreshes it (Spark2Method<ChaoticQuartic<3>>::step with
 // M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3), core/include/nhsim/integrators/spark2.hpp; the
-// iteration is lane_newton.hpp's, the inverse lane_lu.hpp's). The unknowns are
+// iteration is lane_newton.hpp's, the inverse eigen_order_inverse.hpp's). The unknowns are
 // x = (Lambda_1, Lambda_2), 2 of them.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its

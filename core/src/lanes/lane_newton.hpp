@@ -13,7 +13,7 @@
 #include <limits>
 
 #include "chaotic_quartic_kernels.hpp"
-#include "lane_lu.hpp"
+#include "nhsim/eigen_order_inverse.hpp"
 
 namespace {
 
@@ -118,11 +118,11 @@ inline NewtonLaneMasks<W> reused_inverse_newton(typename Lanes<W>::D* x, unsigne
 /// lanes in `lanes` (bits) from the predictor in x. A lane in `factorised` first iterates on its
 /// stored inverse. A lane without one, and a lane whose stored inverse did not converge, then
 /// iterates from the predictor again on a fresh inverse (`jacobian(x0, jac)` writes the Jacobian
-/// at the predictor, column-major; lu_inverse() inverts it) with the round-off `floor` of the
-/// step, and stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row
-/// N i + j; residual and inverse_times as for simplified_newton(). Returns the lanes that converged
-/// (x the solution), those of them whose factorisation the scalar iteration would drop, and those
-/// whose fresh attempt failed too (for the damped Newton fallback of the scalar method).
+/// at the predictor, column-major; inverse_in_eigen_order() inverts it) with the round-off `floor`
+/// of the step, and stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at
+/// row N i + j; residual and inverse_times as for simplified_newton(). Returns the lanes that
+/// converged (x the solution), those of them whose factorisation the scalar iteration would drop,
+/// and those whose fresh attempt failed too (for the damped Newton fallback of the scalar method).
 template <int W, int N, class Residual, class Jacobian, class InverseTimes>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& floor,
@@ -146,11 +146,13 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
     for (int j = 0; j < N; ++j) x[j] = is_fresh ? x0[j] : x[j];
     D jac[N * N], inv[N * N];
     jacobian(x0, jac);
-    lu_inverse<W, N>(jac, inv);
-    for (int e = 0; e < N * N; ++e) {
-      D stored;
-      load<W>(stored, inverse + e * W);
-      store<W>(inverse + e * W, is_fresh ? inv[e] : stored);
+    nhsim::inverse_in_eigen_order<Lanes<W>, N>(jac, inv);
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) {  // column-major to the lanes' rows N i + j
+        D stored;
+        load<W>(stored, inverse + (N * i + j) * W);
+        store<W>(inverse + (N * i + j) * W, is_fresh ? inv[N * j + i] : stored);
+      }
     }
     fresh = simplified_newton<W, N>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
                                     inverse_times);

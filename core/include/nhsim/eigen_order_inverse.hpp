@@ -1,6 +1,8 @@
-// Internal: the inverse of an N x N Jacobian (N <= 16) in each of W lanes, bit for bit what
-// SimplifiedNewton<N> forms (core/include/nhsim/newton.hpp: lu_.compute(jac_), then
-// inv_ = lu_.inverse()) in the library's build (SSE2, no FMA), as Eigen 3.4 evaluates it:
+// The inverse of a small fixed-size matrix, bit for bit what Eigen 3.4 gives for
+// `PartialPivLU<Matrix<double, N, N>>(a).inverse()` (N from 2 to 16) in this build (SSE2, no FMA:
+// -ffp-contract=off), without its blocked machinery: the simplified Newton iteration's reused
+// inverse Jacobian (newton.hpp), in the scalar path and in SIMD lanes (core/src/lanes/), several
+// times faster than Eigen's for these sizes (docs/performance.md). Eigen evaluates:
 //  * PartialPivLU's unblocked_lu (Eigen/src/LU/PartialPivLU.h, every fixed size up to 16): for
 //    k = 0..N-2, the pivot is the first row r >= k of largest |a(r, k)|; unless that is 0, rows k
 //    and r are swapped (all N columns) and a(k+1.., k) is divided by a(k, k); then
@@ -14,25 +16,35 @@
 //    solve: x_r += -(((+0 + a(r, k0) x_k0) + a(r, k1) x_k1) + ...), over the panel's rows k in
 //    increasing order. Every micro-kernel of gebp_kernel (GeneralBlockPanelKernel.h) sums so when
 //    the depth, at most 4 here, is below its unrolling (8).
-// lanes_test.cpp (LaneLu) checks the bits against Eigen's for matrices of every kind.
-//
-// Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
-// rules: internal linkage, -ffp-contract=off.
+// Only elementwise IEEE operations, so the same code runs on plain doubles and on SIMD lanes
+// (one matrix per lane, each with its own pivots). tests/core/eigen_order_inverse_test.cpp
+// checks the bits against Eigen's for every N used and matrices of every kind.
 #pragma once
 
-#include "chaotic_quartic_kernels.hpp"
+#include <type_traits>
+#include <utility>
 
-namespace {
+namespace nhsim {
 
-/// inv = a^-1 of W lanes as SimplifiedNewton<N> forms it (see the file comment), for a fixed N up
-/// to 16 (Eigen's unblocked LU; one block of the triangular solves). a: [N * N], column-major
-/// (entry (r, c) at N c + r), overwritten by the LU factors; inv: [N * N], row-major (entry (i, j)
-/// at N i + j), as the lanes store inverses. A singular a gives the non-finite entries Eigen's do.
-template <int W, int N>
-inline void lu_inverse(typename Lanes<W>::D* a, typename Lanes<W>::D* inv) {
-  static_assert(N >= 2 && N <= 16, "Eigen factorises larger fixed sizes by blocks");
-  using D = typename Lanes<W>::D;
-  using M = typename Lanes<W>::M;
+/// Elements of one matrix: plain doubles (the scalar path). A lane kernel passes its own
+/// elements instead (a struct in its translation unit's anonymous namespace with D, W doubles,
+/// and M, their comparison mask), which also keeps each instruction set's instantiation internal
+/// to its unit.
+struct ScalarElements {
+  using D = double;
+  using M = bool;
+};
+
+/// inv = a^-1 as PartialPivLU<Matrix<double, N, N>>(a).inverse() computes it (see the file
+/// comment). a: [N * N] column-major (entry (r, c) at N c + r), overwritten by the LU factors;
+/// inv: [N * N] column-major. A singular a gives the non-finite entries Eigen's does.
+template <class E, int N>
+inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
+  static_assert(N >= 2 && N <= 16,
+                "Eigen factorises larger fixed sizes by blocks, and solves 1 x 1 "
+                "by a division");
+  using D = typename E::D;
+  using M = typename E::M;
   constexpr int kPanel = 4;  // max(mr, nr) of gebp_traits<double, double> in SSE2
   const auto at = [a](int r, int c) -> D& { return a[N * c + r]; };
   // sigma: which row of the identity each row of P I is, as the row swaps leave it.
@@ -47,16 +59,24 @@ inline void lu_inverse(typename Lanes<W>::D* a, typename Lanes<W>::D* inv) {
       pivot = larger ? D{} + static_cast<double>(r) : pivot;
     }
     const M nonzero = best != 0.0;
-    for (int r = k + 1; r < N; ++r) {
-      const M swap = nonzero & (pivot == static_cast<double>(r));
-      for (int c = 0; c < N; ++c) {
-        const D t = at(k, c);
-        at(k, c) = swap ? at(r, c) : t;
-        at(r, c) = swap ? t : at(r, c);
+    if constexpr (std::is_same_v<M, bool>) {
+      const int p = static_cast<int>(pivot);
+      if (nonzero && p != k) {
+        for (int c = 0; c < N; ++c) std::swap(at(k, c), at(p, c));
+        std::swap(sigma[k], sigma[p]);
       }
-      const D t = sigma[k];
-      sigma[k] = swap ? sigma[r] : t;
-      sigma[r] = swap ? t : sigma[r];
+    } else {  // each lane its own pivot row
+      for (int r = k + 1; r < N; ++r) {
+        const M swap = nonzero & (pivot == static_cast<double>(r));
+        for (int c = 0; c < N; ++c) {
+          const D t = at(k, c);
+          at(k, c) = swap ? at(r, c) : t;
+          at(r, c) = swap ? t : at(r, c);
+        }
+        const D t = sigma[k];
+        sigma[k] = swap ? sigma[r] : t;
+        sigma[r] = swap ? t : sigma[r];
+      }
     }
     const D akk = at(k, k);
     for (int r = k + 1; r < N; ++r) at(r, k) = nonzero ? at(r, k) / akk : at(r, k);
@@ -65,7 +85,7 @@ inline void lu_inverse(typename Lanes<W>::D* a, typename Lanes<W>::D* inv) {
     }
   }
   for (int j = 0; j < N; ++j) {
-    D x[N];
+    D x[N];  // column j of P I, solved in place (here, not in inv: a and inv could alias)
     for (int r = 0; r < N; ++r) x[r] = sigma[r] == static_cast<double>(j) ? D{} + 1.0 : D{} + 0.0;
     // L^-1 (unit diagonal), panels from the top: each panel's rows solved in turn, then the GEBP
     // update of every row below it.
@@ -94,8 +114,8 @@ inline void lu_inverse(typename Lanes<W>::D* a, typename Lanes<W>::D* inv) {
         x[r] = x[r] + c * -1.0;
       }
     }
-    for (int i = 0; i < N; ++i) inv[N * i + j] = x[i];
+    for (int r = 0; r < N; ++r) inv[N * j + r] = x[r];
   }
 }
 
-}  // namespace
+}  // namespace nhsim
