@@ -48,22 +48,18 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
                 nhsim::lanes::NewtonStepOutcome& out) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
-  D q[7], p[7], x1[8], x2[8], x3[8], x[8], count;  // x: the predictor, then the solution
+  D q[7], p[7], x[8];  // x: the predictor, then the solution
+  SolutionHistory<W, 8> hist;
   for (int j = 0; j < 7; ++j) {
     load<W>(q[j], b.q + j * W);
     load<W>(p[j], b.p + j * W);
   }
-  for (int j = 0; j < 8; ++j) {
-    load<W>(x1[j], b.solutions + j * W);
-    load<W>(x2[j], b.solutions + (8 + j) * W);
-    load<W>(x3[j], b.solutions + (16 + j) * W);
-  }
-  load<W>(count, b.history);
+  hist.load_from(b.solutions, b.history);
   // Predictor: quadratic extrapolation where 3 solutions exist, else (h M^-1 p0, last lambda).
-  const M extrapolate = count >= 3.0;
-  for (int j = 0; j < 8; ++j) x[j] = 3.0 * (x1[j] - x2[j]) + x3[j];
+  const M extrapolate = hist.count >= 3.0;
+  for (int j = 0; j < 8; ++j) x[j] = 3.0 * (hist.x1[j] - hist.x2[j]) + hist.x3[j];
   for (int j = 0; j < 7; ++j) x[j] = extrapolate ? x[j] : h * p[j];
-  x[7] = extrapolate ? x[7] : x1[7];
+  x[7] = extrapolate ? x[7] : hist.x1[7];
   // The round-off floor's scale: the predictor and q0 (IDlaMethod::step's state_scale).
   D scale = D{} + 1.0;
   max_abs<W, 8>(x, scale);
@@ -85,12 +81,7 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
     store<W>(b.p + j * W, ok ? p[j] + h * (mu[j] * x[7] - gv[j]) : p[j]);
     store<W>(b.q + j * W, ok ? q[j] + x[j] : q[j]);
   }
-  for (int j = 0; j < 8; ++j) {
-    store<W>(b.solutions + (16 + j) * W, ok ? x2[j] : x3[j]);
-    store<W>(b.solutions + (8 + j) * W, ok ? x1[j] : x2[j]);
-    store<W>(b.solutions + j * W, ok ? x[j] : x1[j]);
-  }
-  store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
+  hist.store_to(b.solutions, b.history, ok, x);
   out.ok = bits_of<W>(ok);
   out.refresh = bits_of<W>(m.refresh);
   out.handed_back = bits_of<W>(m.handed_back);

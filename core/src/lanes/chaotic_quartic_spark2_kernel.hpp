@@ -60,25 +60,22 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
                  nhsim::lanes::NewtonStepOutcome& out) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
-  D q[7], p[7], x1[2], x2[2], x3[2], x[2], count;  // x: the predictor, then the solution
+  D q[7], p[7], x[2];  // x: the predictor, then the solution
+  SolutionHistory<W, 2> hist;
   for (int j = 0; j < 7; ++j) {
     load<W>(q[j], b.q + j * W);
     load<W>(p[j], b.p + j * W);
   }
-  for (int j = 0; j < 2; ++j) {
-    load<W>(x1[j], b.solutions + j * W);
-    load<W>(x2[j], b.solutions + (2 + j) * W);
-    load<W>(x3[j], b.solutions + (4 + j) * W);
-  }
-  load<W>(count, b.history);
+  hist.load_from(b.solutions, b.history);
   // grad V and mu at q0 (the scalar method keeps them from its last step, the same bits).
   D gv0[7], mu0[7], base[7];
   grad_potential<W>(q, gv0);
   constraint<W>(q, mu0);
   for (int j = 0; j < 7; ++j) base[j] = p[j] - (0.5 * h) * gv0[j];
   // Predictor: quadratic extrapolation where 3 solutions exist, else the last solution.
-  const M extrapolate = count >= 3.0;
-  for (int j = 0; j < 2; ++j) x[j] = extrapolate ? 3.0 * (x1[j] - x2[j]) + x3[j] : x1[j];
+  const M extrapolate = hist.count >= 3.0;
+  for (int j = 0; j < 2; ++j)
+    x[j] = extrapolate ? 3.0 * (hist.x1[j] - hist.x2[j]) + hist.x3[j] : hist.x1[j];
   D scale = D{} + 1.0;  // of the round-off floor: the predictor's
   max_abs<W, 2>(x, scale);
   D q1[7], p1[7];
@@ -98,12 +95,7 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
     store<W>(b.q + j * W, ok ? q1[j] : q[j]);
     store<W>(b.p + j * W, ok ? p1[j] : p[j]);
   }
-  for (int j = 0; j < 2; ++j) {
-    store<W>(b.solutions + (4 + j) * W, ok ? x2[j] : x3[j]);
-    store<W>(b.solutions + (2 + j) * W, ok ? x1[j] : x2[j]);
-    store<W>(b.solutions + j * W, ok ? x[j] : x1[j]);
-  }
-  store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
+  hist.store_to(b.solutions, b.history, ok, x);
   out.ok = bits_of<W>(ok);
   out.refresh = bits_of<W>(m.refresh);
   out.handed_back = bits_of<W>(m.handed_back);

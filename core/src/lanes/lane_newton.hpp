@@ -192,6 +192,33 @@ inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D
   }
 }
 
+/// The last three Newton solutions of W lanes, newest first, and how many of them are valid (0 to
+/// 3), as the methods on the canonical state keep them for their predictor (i_dla, spark2):
+/// `rows` is [3 N][W], `valid` [W].
+template <int W, int N>
+struct SolutionHistory {
+  using D = typename Lanes<W>::D;
+  D x1[N], x2[N], x3[N], count;
+
+  void load_from(const double* rows, const double* valid) {
+    for (int j = 0; j < N; ++j) {
+      load<W>(x1[j], rows + j * W);
+      load<W>(x2[j], rows + (N + j) * W);
+      load<W>(x3[j], rows + (2 * N + j) * W);
+    }
+    load<W>(count, valid);
+  }
+  /// The history after a step: where `ok`, x is the newest solution and the others shift.
+  void store_to(double* rows, double* valid, const typename Lanes<W>::M& ok, const D* x) const {
+    for (int j = 0; j < N; ++j) {
+      store<W>(rows + (2 * N + j) * W, ok ? x2[j] : x3[j]);
+      store<W>(rows + (N + j) * W, ok ? x1[j] : x2[j]);
+      store<W>(rows + j * W, ok ? x[j] : x1[j]);
+    }
+    store<W>(valid, (ok & (count < 3.0)) ? count + 1.0 : count);
+  }
+};
+
 /// jac = dF/dx at x of W lanes by forward differences, as forward_difference_jacobian
 /// (newton.hpp): column j is (F(x + d_j e_j) - F(x)) / d_j with d_j = 1e-7 max(1, |x_j|).
 /// `residual(x, r)` writes F(x); jac is [N * N], column-major (entry (i, j) at N j + i).
