@@ -1,8 +1,9 @@
 // The inverse of a small fixed-size matrix, bit for bit what Eigen 3.4 gives for
 // `PartialPivLU<Matrix<double, N, N>>(a).inverse()` (N from 2 to 16) in this build (SSE2, no FMA:
 // -ffp-contract=off), without its blocked machinery: the simplified Newton iteration's reused
-// inverse Jacobian (newton.hpp), in the scalar path and in SIMD lanes (core/src/lanes/), several
-// times faster than Eigen's for these sizes (docs/performance.md). Eigen evaluates:
+// inverse Jacobian (newton.hpp), in the scalar path and in SIMD lanes (core/src/lanes/), faster
+// than Eigen's for these sizes (11x at N = 2, 2x at 8, 1.2x at 13: docs/performance.md). Eigen
+// evaluates:
 //  * PartialPivLU's unblocked_lu (Eigen/src/LU/PartialPivLU.h, every fixed size up to 16): for
 //    k = 0..N-2, the pivot is the first row r >= k of largest |a(r, k)|; unless that is 0, rows k
 //    and r are swapped (all N columns) and a(k+1.., k) is divided by a(k, k); then
@@ -41,8 +42,7 @@ struct ScalarElements {
 template <class E, int N>
 inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
   static_assert(N >= 2 && N <= 16,
-                "Eigen factorises larger fixed sizes by blocks, and solves 1 x 1 "
-                "by a division");
+                "Eigen factorises larger fixed sizes by blocks, and solves 1 x 1 by a division");
   using D = typename E::D;
   using M = typename E::M;
   constexpr int kPanel = 4;  // max(mr, nr) of gebp_traits<double, double> in SSE2

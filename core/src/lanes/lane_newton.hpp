@@ -1,7 +1,9 @@
-// Internal: the simplified Newton iteration of W lanes, each on its own inverse Jacobian, an
-// attempt of SimplifiedNewton::solve (core/include/nhsim/newton.hpp) with a convergence mask per
-// lane. The implicit methods' lane kernels (chaotic_quartic_discrete_gradient_kernel.hpp,
-// chaotic_quartic_i_dla_kernel.hpp) run their steps through it.
+// Internal: the simplified Newton iteration of W lanes, each on its own inverse Jacobian, with a
+// convergence mask per lane: an attempt of SimplifiedNewton::solve (core/include/nhsim/newton.hpp),
+// its attempts on a stored and on a fresh inverse, the forward-difference Jacobian, and the
+// history of solutions the predictors extrapolate. The implicit methods' lane kernels
+// (chaotic_quartic_discrete_gradient_kernel.hpp, chaotic_quartic_i_dla_kernel.hpp,
+// chaotic_quartic_spark2_kernel.hpp) run their steps through it.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
