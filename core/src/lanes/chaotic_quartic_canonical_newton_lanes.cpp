@@ -9,7 +9,6 @@
 #include "lane_rows.hpp"
 #include "newton_lanes.hpp"
 #include "nhsim/integrators/i_dla.hpp"
-#include "nhsim/integrators/registry.hpp"
 #include "nhsim/integrators/spark2.hpp"
 
 namespace nhsim {
@@ -19,36 +18,32 @@ using Sys = ChaoticQuartic<3>;
 static_assert(IDlaIntegrator::Method<Sys>::NX == 8, "i_dla's lanes solve for (dq, lambda)");
 static_assert(Spark2Integrator::Method<Sys>::NX == 2, "spark2's for (Lambda_1, Lambda_2)");
 
-/// Lanes of I (IDlaIntegrator or Spark2Integrator): (q, p), the last three Newton solutions and
-/// how many are valid, and each lane's inverse Jacobian, as the method keeps them
-/// (Method::History).
+/// Lanes of I (IDlaIntegrator or Spark2Integrator): (q, p) and the last three Newton solutions
+/// and how many are valid, as the method keeps them (Method::History); the inverses are
+/// NewtonLanes'.
 template <class I>
-class CanonicalNewtonLanes final
-    : public lanes::NewtonLanes<typename I::template Method<Sys>, lanes::CanonicalStateLanes> {
+class CanonicalNewtonLanes final : public lanes::NewtonLanes<I, lanes::CanonicalStateLanes> {
  public:
   using Method = typename I::template Method<Sys>;
 
   CanonicalNewtonLanes(const Sys& sys, const IntegratorChoice& choice, int width,
                        lanes::CanonicalNewtonKernel kernel)
-      : lanes::NewtonLanes<Method, lanes::CanonicalStateLanes>(sys, choice, width,
-                                                               /*kernel_factorises=*/true),
-        h_(choice.h),
-        newton_(newton_settings<I>(choice)),  // as the factory gives the scalar steppers
+      : lanes::NewtonLanes<I, lanes::CanonicalStateLanes>(sys, choice, width,
+                                                          /*kernel_factorises=*/true),
         kernel_(kernel),
         solutions_(width),
-        inverse_(width),
         history_(width) {}
 
  private:
-  static constexpr int kNx = Method::NX;
+  static constexpr int kNx = lanes::NewtonLanes<I, lanes::CanonicalStateLanes>::kNx;
 
   void simd_step(unsigned lanes, unsigned factorised, lanes::NewtonStepOutcome& out) override {
     const lanes::CanonicalNewtonLaneBlock block{this->q_.row(0), this->p_.row(0), solutions_.row(0),
-                                                inverse_.row(0), history_.row(0)};
-    kernel_(block, lanes, factorised, h_, newton_.tol, newton_.max_iter, out);
+                                                this->inverse_.row(0), history_.row(0)};
+    kernel_(block, lanes, factorised, this->h_, this->newton_.tol, this->newton_.max_iter, out);
   }
 
-  /// The lane's (q, p), solutions and history (the inverse is the scalar stepper's own).
+  /// The lane's (q, p), solutions and history.
   void give_to_scalar(int lane, Method& m) override {
     VecQ q, p;
     this->canonical(lane, q, p);
@@ -70,20 +65,11 @@ class CanonicalNewtonLanes final
     solutions_.put(lane, kNx, h.x2);
     solutions_.put(lane, 2 * kNx, h.x3);
     history_.at(0, lane) = h.count;
-    if (m.newton().has_factorisation()) {
-      const auto& inv = m.newton().inverse();
-      for (int i = 0; i < kNx; ++i) {
-        for (int j = 0; j < kNx; ++j) inverse_.at(kNx * i + j, lane) = inv(i, j);
-      }
-    }
   }
 
   using VecQ = Sys::VecQ;
-  double h_;
-  NewtonSettings newton_;
   lanes::CanonicalNewtonKernel kernel_;
   lanes::LaneRows<3 * kNx> solutions_;
-  lanes::LaneRows<kNx * kNx> inverse_;
   lanes::LaneRows<1> history_;
 };
 

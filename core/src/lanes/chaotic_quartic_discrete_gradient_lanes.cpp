@@ -13,7 +13,6 @@
 #include "nhsim/integrators/itoh_abe.hpp"
 #include "nhsim/integrators/midpoint.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
-#include "nhsim/integrators/registry.hpp"
 
 namespace nhsim {
 namespace {
@@ -33,32 +32,28 @@ static_assert(ItohAbeGradient::kQuotientThreshold == lanes::kItohAbeQuotientThre
 /// MidpointIntegrator, ItohAbeIntegrator), stepped by its kernel on the inverses their scalar
 /// steppers form.
 template <class I>
-class DiscreteGradientLanes final
-    : public lanes::NewtonLanes<typename I::template Method<Sys>, lanes::ReducedStateLanes> {
+class DiscreteGradientLanes final : public lanes::NewtonLanes<I, lanes::ReducedStateLanes> {
  public:
   using Method = typename I::template Method<Sys>;
 
   DiscreteGradientLanes(const Sys& sys, const IntegratorChoice& choice, int width,
                         lanes::DiscreteGradientKernel kernel)
-      : lanes::NewtonLanes<Method, lanes::ReducedStateLanes>(sys, choice, width,
-                                                             /*kernel_factorises=*/false),
-        h_(choice.h),
-        newton_(newton_settings<I>(choice)),  // as the factory gives the scalar steppers
+      : lanes::NewtonLanes<I, lanes::ReducedStateLanes>(sys, choice, width,
+                                                        /*kernel_factorises=*/false),
         kernel_(kernel),
         increments_(width),
-        inverse_(width),
         h0_(width),
         history_(width) {}
 
  private:
   void simd_step(unsigned lanes, unsigned /*factorised: all of them*/,
                  lanes::NewtonStepOutcome& out) override {
-    const lanes::DiscreteGradientLaneBlock block{this->zeta_.row(0), increments_.row(0),
-                                                 inverse_.row(0), h0_.row(0), history_.row(0)};
-    kernel_(block, lanes, h_, newton_.tol, newton_.max_iter, out);
+    const lanes::DiscreteGradientLaneBlock block{
+        this->zeta_.row(0), increments_.row(0), this->inverse_.row(0), h0_.row(0), history_.row(0)};
+    kernel_(block, lanes, this->h_, this->newton_.tol, this->newton_.max_iter, out);
   }
 
-  /// The lane's zeta, increments, H and history (the inverse is the scalar stepper's own).
+  /// The lane's zeta, increments, H and history.
   void give_to_scalar(int lane, Method& m) override {
     typename Method::History h;
     VecZ z;
@@ -79,20 +74,11 @@ class DiscreteGradientLanes final
     increments_.put(lane, 2 * kNz, h.d3);
     history_.at(0, lane) = h.count;
     h0_.at(0, lane) = h.h0;
-    if (m.newton().has_factorisation()) {
-      const auto& inv = m.newton().inverse();
-      for (int i = 0; i < kNz; ++i) {
-        for (int j = 0; j < kNz; ++j) inverse_.at(kNz * i + j, lane) = inv(i, j);
-      }
-    }
   }
 
   static constexpr int kNz = lanes::ReducedStateLanes::kNz;
-  double h_;
-  NewtonSettings newton_;
   lanes::DiscreteGradientKernel kernel_;
   lanes::LaneRows<3 * kNz> increments_;
-  lanes::LaneRows<kNz * kNz> inverse_;
   lanes::LaneRows<1> h0_, history_;
 };
 

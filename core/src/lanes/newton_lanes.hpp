@@ -11,28 +11,39 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels.hpp"
+#include "lane_rows.hpp"
+#include "nhsim/integrators/registry.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/stepper_factory.hpp"
 
 namespace nhsim::lanes {
 
-/// Lanes of the scalar method `Method` (whose newton() is a SimplifiedNewton) on the state that
+/// Lanes of the integrator I, whose method's newton() is a SimplifiedNewton, on the state that
 /// `Base` (a ChaoticQuarticLaneStepper) keeps. A method's lanes say how a step runs in SIMD and
 /// how a lane's state moves between the lanes and its scalar stepper. The lanes own the
 /// factorisations: which lanes hold an inverse, and the inverses themselves.
-template <class Method, class Base>
+template <class I, class Base>
 class NewtonLanes : public Base {
  public:
   using Sys = typename Base::Sys;
+  using Method = typename I::template Method<Sys>;
+  /// The Newton unknowns.
+  static constexpr int kNx =
+      std::remove_cvref_t<decltype(std::declval<const Method&>().newton())>::Vec::RowsAtCompileTime;
 
   /// `kernel_factorises`: whether the kernel forms a fresh inverse itself (else a lane without one
   /// steps by its scalar stepper).
   NewtonLanes(const Sys& sys, const IntegratorChoice& choice, int width, bool kernel_factorises)
       : Base(sys, width),
+        h_(choice.h),
+        newton_(newton_settings<I>(choice)),  // as the factory gives the scalar steppers
+        inverse_(width),
         kernel_factorises_(kernel_factorises),
         results_(static_cast<std::size_t>(width)),
         failed_(static_cast<std::size_t>(width), false),
@@ -91,10 +102,15 @@ class NewtonLanes : public Base {
   /// One step in SIMD of the lanes in `lanes` (bits), those in `factorised` with their stored
   /// inverse (every one of them unless the kernel factorises).
   virtual void simd_step(unsigned lanes, unsigned factorised, NewtonStepOutcome& out) = 0;
-  /// Lane `lane`'s state into `m`, its scalar method, after steps in SIMD.
+  /// Lane `lane`'s state into `m`, its scalar method, after steps in SIMD (not the inverse: a
+  /// scalar step starts without one).
   virtual void give_to_scalar(int lane, Method& m) = 0;
-  /// `m`'s state, and its inverse Jacobian where it holds one, into lane `lane`.
+  /// `m`'s state into lane `lane` (the inverse is taken here).
   virtual void take_from_scalar(int lane, const Method& m) = 0;
+
+  double h_;
+  NewtonSettings newton_;
+  LaneRows<kNx * kNx> inverse_;  // each lane's J^-1, (i, j) at row kNx i + j
 
  private:
   /// What make_stepper_for<Sys> returns for the method (make_pair_stepper).
@@ -108,7 +124,15 @@ class NewtonLanes : public Base {
     take_from_scalar(lane, m);
     stale_[index(lane)] = false;
     const unsigned bit = 1U << lane;
-    factorised_ = m.newton().has_factorisation() ? factorised_ | bit : factorised_ & ~bit;
+    if (!m.newton().has_factorisation()) {
+      factorised_ &= ~bit;
+      return;
+    }
+    const auto& inv = m.newton().inverse();
+    for (int i = 0; i < kNx; ++i) {
+      for (int j = 0; j < kNx; ++j) inverse_.at(kNx * i + j, lane) = inv(i, j);
+    }
+    factorised_ |= bit;
   }
 
   /// One step of lane `lane` by its scalar stepper, from the lane's state and without a
