@@ -1,7 +1,7 @@
 // Lane steppers of the chaotic quartic system (n = 3): si_dla, rk2, nh_rattle,
 // nh_rattle_projected and rk4 (nhsim/lanes.hpp), and the factory of all its lane steppers (the
-// implicit methods' are in chaotic_quartic_discrete_gradient_lanes.cpp and
-// chaotic_quartic_canonical_newton_lanes.cpp). The state lives
+// implicit methods' are in chaotic_quartic_discrete_gradient_lanes.cpp,
+// chaotic_quartic_canonical_newton_lanes.cpp and chaotic_quartic_dla_lanes.cpp). The state lives
 // here, in structure of arrays; the steps are the kernels of the chosen instruction set
 // (kernels_<isa>.cpp); what a lane reports is read as chaotic_quartic_lane_stepper.hpp says.
 #include "chaotic_quartic_lanes.hpp"
@@ -197,6 +197,9 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   }
   if (choice.integrator == "spark2") {
     return make_chaotic_quartic_canonical_newton_lanes(sys, choice, s.width, k.spark2[w]);
+  }
+  if (choice.integrator == "dla") {
+    return make_chaotic_quartic_dla_lanes(sys, choice, s.width, k.dla[w]);
   }
   return nullptr;
 }

@@ -11,7 +11,7 @@
 namespace nhsim {
 
 /// A lane stepper of `choice` (si_dla, rk2, nh_rattle, nh_rattle_projected, rk4, gonzalez, avf,
-/// midpoint, itoh_abe, i_dla or spark2; h = choice.h) on `sys` with the resolved `settings`
+/// midpoint, itoh_abe, i_dla, spark2 or dla; h = choice.h) on `sys` with the resolved `settings`
 /// (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
 /// std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
@@ -33,5 +33,13 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
 std::unique_ptr<LaneStepper> make_chaotic_quartic_canonical_newton_lanes(
     const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
     lanes::CanonicalNewtonKernel kernel);
+
+/// Lanes of dla (nullptr for another choice) on `sys`: `width` lanes stepped by `kernel`, and
+/// scalar steppers of the same choice for the steps a lane's kernel hands back
+/// (chaotic_quartic_dla_lanes.cpp).
+std::unique_ptr<LaneStepper> make_chaotic_quartic_dla_lanes(const ChaoticQuartic<3>& sys,
+                                                            const IntegratorChoice& choice,
+                                                            int width,
+                                                            lanes::MomentumMatchingKernel kernel);
 
 }  // namespace nhsim

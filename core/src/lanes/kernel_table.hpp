@@ -4,6 +4,7 @@
 #pragma once
 
 #include "chaotic_quartic_discrete_gradient_kernel.hpp"
+#include "chaotic_quartic_dla_kernel.hpp"
 #include "chaotic_quartic_i_dla_kernel.hpp"
 #include "chaotic_quartic_kernels.hpp"
 #include "chaotic_quartic_spark2_kernel.hpp"
@@ -47,6 +48,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.spark2[0] = &spark2_step<2>;
   k.spark2[1] = &spark2_step<4>;
   k.spark2[2] = &spark2_step<8>;
+  k.dla[0] = &dla_step<2>;
+  k.dla[1] = &dla_step<4>;
+  k.dla[2] = &dla_step<8>;
   return k;
 }
 

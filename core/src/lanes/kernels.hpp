@@ -58,6 +58,21 @@ using CanonicalNewtonKernel = void (*)(const CanonicalNewtonLaneBlock& block, un
                                        unsigned factorised, double h, double tol, int max_iter,
                                        NewtonStepOutcome& out);
 
+/// The state of W lanes of dla, a momentum-matching method (NX = 8 unknowns (q_{k+1}, lambda)),
+/// structure of arrays (entry (row, lane) at row W + lane).
+struct MomentumMatchingLaneBlock {
+  double* q;              ///< [7][W]: q_k
+  double* p;              ///< [7][W]: p_k
+  double* q_previous;     ///< [7][W]: q_{k-1}, where have_previous
+  double* lambda;         ///< [W]: the last step's multiplier (0 before the first)
+  double* have_previous;  ///< [W]: 1 once a lane has stepped since set_state, else 0
+  double* inverse;        ///< [8 * 8][W]: each lane's J^-1, (i, j) at row 8 i + j
+};
+/// dla on the chaotic quartic system: one step as a CanonicalNewtonKernel's.
+using MomentumMatchingKernel = void (*)(const MomentumMatchingLaneBlock& block, unsigned lanes,
+                                        unsigned factorised, double h, double tol, int max_iter,
+                                        NewtonStepOutcome& out);
+
 /// AvfGradient's Gauss-Legendre nodes and weights on [0, 1], also ItohAbeGradient's
 /// (nhsim/integrators/avf.hpp, which the
 /// kernels' translation units do not include; chaotic_quartic_discrete_gradient_lanes.cpp checks
@@ -84,6 +99,7 @@ struct ChaoticQuarticKernels {
   DiscreteGradientKernel itoh_abe[3];
   CanonicalNewtonKernel i_dla[3];
   CanonicalNewtonKernel spark2[3];
+  MomentumMatchingKernel dla[3];
 };
 
 /// Index of width W (2, 4, 8) in the tables.

@@ -3,7 +3,7 @@
 // its attempts on a stored and on a fresh inverse, the forward-difference Jacobian, and the
 // history of solutions the predictors extrapolate. The implicit methods' lane kernels
 // (chaotic_quartic_discrete_gradient_kernel.hpp, chaotic_quartic_i_dla_kernel.hpp,
-// chaotic_quartic_spark2_kernel.hpp) run their steps through it.
+// chaotic_quartic_spark2_kernel.hpp, chaotic_quartic_dla_kernel.hpp) run their steps through it.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -174,8 +174,8 @@ inline void max_abs(const typename Lanes<W>::D* v, typename Lanes<W>::D& scale) 
   }
 }
 
-/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s inv_.lazyProduct(r_) for an even N (8: i_dla,
-/// 2: spark2): every row in packets, the sum over j in order. inv is [N * N][W], (i, j) at row
+/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s inv_.lazyProduct(r_) for an even N (8: i_dla and
+/// dla, 2: spark2): every row in packets, the sum over j in order. inv is [N * N][W], (i, j) at row
 /// N i + j.
 template <int W, int N>
 inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D* r,

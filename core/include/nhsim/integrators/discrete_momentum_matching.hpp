@@ -157,6 +157,29 @@ class MomentumMatchingMethod {
   std::int64_t newton_iterations() const { return newton_.iterations(); }
   /// q_{k-1} (valid after the first step).
   const VecQ& previous_q() const { return qprev_; }
+  const SimplifiedNewton<NX>& newton() const { return newton_; }
+  SimplifiedNewton<NX>& newton() { return newton_; }
+
+  /// What a step starts from besides (q_k, p_k): q_{k-1} (valid once a step was taken), the last
+  /// multiplier lambda (the predictor's; 0 after set_canonical) and the step count k. Lane
+  /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
+  /// copy: they read this after its step and restore it before one.
+  struct History {
+    VecQ q_previous;
+    VecC lambda;
+    bool have_previous = false;
+    std::int64_t k = 0;
+  };
+  History history() const { return {qprev_, lam_, have_prev_, k_}; }
+  /// (q, p) as they are (p already on M D_q: not projected again) and the rest from `h`.
+  void restore(const VecQ& q, const VecQ& p, const History& h) {
+    q_ = q;
+    p_ = p;
+    qprev_ = h.q_previous;
+    lam_ = h.lambda;
+    have_prev_ = h.have_previous;
+    k_ = h.k;
+  }
 
   /// The canonical state (q0, p0) whose first step lands on q1: p0 = P_{q0} F^-(q0, q1)
   /// (the discrete Legendre transform of the two-step start (q0, q1), projected onto D*).
