@@ -2,7 +2,7 @@
 // `PartialPivLU<Matrix<double, N, N>>(a).inverse()` (N from 2 to 16) in this build (SSE2, no FMA:
 // -ffp-contract=off), without its blocked machinery: the simplified Newton iteration's reused
 // inverse Jacobian (newton.hpp), in the scalar path and in SIMD lanes (core/src/lanes/), faster
-// than Eigen's for these sizes (11x at N = 2, 2x at 8, 1.2x at 13: docs/performance.md). Eigen
+// than Eigen's for these sizes (9x at N = 2, 2.7x at 8, 2.1x at 13: docs/performance.md). Eigen
 // evaluates:
 //  * PartialPivLU's unblocked_lu (Eigen/src/LU/PartialPivLU.h, every fixed size up to 16): for
 //    k = 0..N-2, the pivot is the first row r >= k of largest |a(r, k)|; unless that is 0, rows k
@@ -35,6 +35,20 @@ struct ScalarElements {
   using D = double;
   using M = bool;
 };
+
+/// The GEBP kernel's update of row r of X (C columns) after the panel of rows p0 .. p1 - 1:
+/// x_r += -(((+0 + a(r, p0) x_p0) + a(r, p0 + 1) x_p0+1) + ...). a: the LU factors, column-major.
+template <class E, int N, int C>
+inline void gebp_update(const typename E::D* a, int r, int p0, int p1, typename E::D (*x)[C]) {
+  using D = typename E::D;
+  D sum[C];
+  for (int c = 0; c < C; ++c) sum[c] = D{} + 0.0;
+  for (int k = p0; k < p1; ++k) {
+    const D l = a[N * k + r];
+    for (int c = 0; c < C; ++c) sum[c] = sum[c] + l * x[k][c];
+  }
+  for (int c = 0; c < C; ++c) x[r][c] = x[r][c] + sum[c] * -1.0;
+}
 
 /// inv = a^-1 as PartialPivLU<Matrix<double, N, N>>(a).inverse() computes it (see the file
 /// comment). a: [N * N] column-major (entry (r, c) at N c + r), overwritten by the LU factors;
@@ -84,37 +98,48 @@ inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
       for (int r = k + 1; r < N; ++r) at(r, c) = at(r, c) - at(k, c) * at(r, k);
     }
   }
-  for (int j = 0; j < N; ++j) {
-    D x[N];  // column j of P I, solved in place (here, not in inv: a and inv could alias)
-    for (int r = 0; r < N; ++r) x[r] = sigma[r] == static_cast<double>(j) ? D{} + 1.0 : D{} + 0.0;
+  // X = P I, solved in place (here, not in inv: a and inv could alias), kColumns columns at a
+  // time: x[r][c] is entry (r, j0 + c). Every column gets the operations, in the order, of its
+  // own solve; with the columns innermost they are independent dependency chains that overlap.
+  // On plain doubles all N columns go together where there is more than one panel; lanes (W
+  // chains already) and a single panel go one column at a time, which measured faster for them.
+  constexpr int kColumns = std::is_same_v<M, bool> && N > kPanel ? N : 1;
+  for (int j0 = 0; j0 < N; j0 += kColumns) {
+    D x[N][kColumns];
+    for (int r = 0; r < N; ++r) {
+      for (int c = 0; c < kColumns; ++c) {
+        x[r][c] = sigma[r] == static_cast<double>(j0 + c) ? D{} + 1.0 : D{} + 0.0;
+      }
+    }
     // L^-1 (unit diagonal), panels from the top: each panel's rows solved in turn, then the GEBP
     // update of every row below it.
     for (int p0 = 0; p0 < N; p0 += kPanel) {
       const int p1 = p0 + kPanel < N ? p0 + kPanel : N;
       for (int i = p0; i < p1; ++i) {
-        for (int r = i + 1; r < p1; ++r) x[r] = x[r] - x[i] * at(r, i);
+        for (int r = i + 1; r < p1; ++r) {
+          const D l = at(r, i);
+          for (int c = 0; c < kColumns; ++c) x[r][c] = x[r][c] - x[i][c] * l;
+        }
       }
-      for (int r = p1; r < N; ++r) {
-        D c = D{} + 0.0;
-        for (int k = p0; k < p1; ++k) c = c + at(r, k) * x[k];
-        x[r] = x[r] + c * -1.0;
-      }
+      for (int r = p1; r < N; ++r) gebp_update<E, N, kColumns>(a, r, p0, p1, x);
     }
     // U^-1, panels from the bottom: each panel's rows solved upwards (x_i times 1 / a(i, i)),
     // then the GEBP update of every row above it.
     for (int p1 = N; p1 > 0; p1 -= kPanel) {
       const int p0 = p1 - kPanel > 0 ? p1 - kPanel : 0;
       for (int i = p1 - 1; i >= p0; --i) {
-        x[i] = x[i] * (1.0 / at(i, i));
-        for (int r = p0; r < i; ++r) x[r] = x[r] - x[i] * at(r, i);
+        const D reciprocal = 1.0 / at(i, i);
+        for (int c = 0; c < kColumns; ++c) x[i][c] = x[i][c] * reciprocal;
+        for (int r = p0; r < i; ++r) {
+          const D u = at(r, i);
+          for (int c = 0; c < kColumns; ++c) x[r][c] = x[r][c] - x[i][c] * u;
+        }
       }
-      for (int r = 0; r < p0; ++r) {
-        D c = D{} + 0.0;
-        for (int k = p0; k < p1; ++k) c = c + at(r, k) * x[k];
-        x[r] = x[r] + c * -1.0;
-      }
+      for (int r = 0; r < p0; ++r) gebp_update<E, N, kColumns>(a, r, p0, p1, x);
     }
-    for (int r = 0; r < N; ++r) inv[N * j + r] = x[r];
+    for (int c = 0; c < kColumns; ++c) {
+      for (int r = 0; r < N; ++r) inv[N * (j0 + c) + r] = x[r][c];
+    }
   }
 }
 
