@@ -1,16 +1,14 @@
 // Internal: the lane kernel of dla on the chaotic quartic system (n = 3): one step of W lanes
 // through the simplified Newton iteration, each lane on its own inverse Jacobian, refreshed in
-// the lanes where the scalar iteration refreshes it (MomentumMatchingMethod<ChaoticQuartic<3>,
-// DlaDiscretisation> ::step, core/include/nhsim/integrators/discrete_momentum_matching.hpp and
-// dla.hpp, with M = I, no loads and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3); the iteration is
-// lane_newton.hpp's, the inverse eigen_order_inverse.hpp). The unknowns are x = (q_{k+1}, lambda),
-// 8 of them.
+// the lanes where the scalar iteration refreshes it (DlaMethod<ChaoticQuartic<3>>::step, i.e.
+// MomentumMatchingMethod::step with DlaDiscretisation, core/include/nhsim/integrators/
+// discrete_momentum_matching.hpp and dla.hpp, with M = I, no loads and mu(q) = (1, 0, 0, 0, w_1,
+// w_2, w_3); the iteration is lane_newton.hpp's, the inverse eigen_order_inverse.hpp). The
+// unknowns are x = (q_{k+1}, lambda), 8 of them.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
 #pragma once
-
-#include <limits>
 
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
@@ -78,11 +76,8 @@ void dla_step(const nhsim::lanes::MomentumMatchingLaneBlock& b, unsigned lanes, 
   D scale = D{} + 1.0;
   max_abs<W, 8>(x, scale);
   const auto residual = [&](const D* xi, D* r) { dla_residual<W>(q, p, mu0, xi, h, r); };
-  const NewtonLaneMasks<W> m = newton_solve<W, 8>(
-      x, lanes, factorised, b.inverse, (1e3 * std::numeric_limits<double>::epsilon()) * scale, tol,
-      max_iter, residual,
-      [&](const D* xi, D* jac) { forward_difference_jacobian<W, 8>(xi, residual, jac); },
-      [&](const D* r, D* dx) { inverse_times_in_order<W, 8>(b.inverse, r, dx); });
+  const NewtonLaneMasks<W> m =
+      newton_solve<W, 8>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual);
   const M ok = m.ok;
   // The accepted step: f = D2 L_d(q_k, q_{k+1}), projected onto D* at q_{k+1}
   // (DistributionProjector::apply with M = I and one constraint: f - (mu f / mu mu^T) mu^T).

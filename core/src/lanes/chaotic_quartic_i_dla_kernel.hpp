@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
@@ -65,11 +64,8 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   max_abs<W, 8>(x, scale);
   max_abs<W, 7>(q, scale);
   const auto residual = [&](const D* xi, D* r) { i_dla_residual<W>(q, p, xi, h, r); };
-  const NewtonLaneMasks<W> m = newton_solve<W, 8>(
-      x, lanes, factorised, b.inverse, (1e3 * std::numeric_limits<double>::epsilon()) * scale, tol,
-      max_iter, residual,
-      [&](const D* xi, D* jac) { forward_difference_jacobian<W, 8>(xi, residual, jac); },
-      [&](const D* r, D* dx) { inverse_times_in_order<W, 8>(b.inverse, r, dx); });
+  const NewtonLaneMasks<W> m =
+      newton_solve<W, 8>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual);
   const M ok = m.ok;
   // The accepted step: p1 = p0 + h (mu(qbar)^T lambda - grad V(qbar)), q1 = q0 + dq; the
   // solutions shifted, one more known.

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
@@ -82,11 +81,8 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
   const auto residual = [&](const D* xi, D* r) {
     spark2_stages<W>(q, base, mu0, xi, h, q1, p1, r);
   };
-  const NewtonLaneMasks<W> m = newton_solve<W, 2>(
-      x, lanes, factorised, b.inverse, (1e3 * std::numeric_limits<double>::epsilon()) * scale, tol,
-      max_iter, residual,
-      [&](const D* xi, D* jac) { forward_difference_jacobian<W, 2>(xi, residual, jac); },
-      [&](const D* r, D* dx) { inverse_times_in_order<W, 2>(b.inverse, r, dx); });
+  const NewtonLaneMasks<W> m =
+      newton_solve<W, 2>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual);
   const M ok = m.ok;
   // The accepted step: (q1, p1) of the solution; the solutions shifted, one more known.
   D r[2];

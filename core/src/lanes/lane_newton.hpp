@@ -116,52 +116,6 @@ inline NewtonLaneMasks<W> reused_inverse_newton(typename Lanes<W>::D* x, unsigne
                                  inverse_times);
 }
 
-/// SimplifiedNewton::solve's attempts for W lanes: solves F(x) = 0 for the N unknowns x of the
-/// lanes in `lanes` (bits) from the predictor in x. A lane in `factorised` first iterates on its
-/// stored inverse. A lane without one, and a lane whose stored inverse did not converge, then
-/// iterates from the predictor again on a fresh inverse (`jacobian(x0, jac)` writes the Jacobian
-/// at the predictor, column-major; inverse_in_eigen_order() inverts it) with the round-off `floor`
-/// of the step, and stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at
-/// row N i + j; residual and inverse_times as for simplified_newton(). Returns the lanes that
-/// converged (x the solution), those of them whose factorisation the scalar iteration would drop,
-/// and those whose fresh attempt failed too (for the damped Newton fallback of the scalar method).
-template <int W, int N, class Residual, class Jacobian, class InverseTimes>
-inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
-                                       double* inverse, const typename Lanes<W>::D& floor,
-                                       double tol, int max_iter, const Residual& residual,
-                                       const Jacobian& jacobian,
-                                       const InverseTimes& inverse_times) {
-  using D = typename Lanes<W>::D;
-  using M = typename Lanes<W>::M;
-  D x0[N];
-  for (int j = 0; j < N; ++j) x0[j] = x[j];
-  const M none = M{} != 0;
-  NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
-  if ((lanes & factorised) != 0) {
-    stale = simplified_newton<W, N>(x, lanes & factorised, none, D{} + 0.0, tol, max_iter, residual,
-                                    inverse_times);
-  }
-  const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
-  if (fresh_lanes != 0) {
-    M is_fresh;
-    mask_of<W>(fresh_lanes, is_fresh);
-    for (int j = 0; j < N; ++j) x[j] = is_fresh ? x0[j] : x[j];
-    D jac[N * N], inv[N * N];
-    jacobian(x0, jac);
-    nhsim::inverse_in_eigen_order<Lanes<W>, N>(jac, inv);
-    for (int i = 0; i < N; ++i) {
-      for (int j = 0; j < N; ++j) {  // column-major to the lanes' rows N i + j
-        D stored;
-        load<W>(stored, inverse + (N * i + j) * W);
-        store<W>(inverse + (N * i + j) * W, is_fresh ? inv[N * j + i] : stored);
-      }
-    }
-    fresh = simplified_newton<W, N>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
-                                    inverse_times);
-  }
-  return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
-}
-
 /// scale = max(scale, |v_j|) over the N values v, lane by lane: from scale = 1, over the predictor
 /// (and the state where the step passes it), the scale of SimplifiedNewton::solve's round-off
 /// floor.
@@ -238,6 +192,56 @@ inline void forward_difference_jacobian(const typename Lanes<W>::D* x, const Res
     residual(xt, r1);
     for (int i = 0; i < N; ++i) jac[N * j + i] = (r1[i] - r0[i]) / d;
   }
+}
+
+/// SimplifiedNewton::solve's attempts for W lanes: solves F(x) = 0 for the N unknowns x of the
+/// lanes in `lanes` (bits) from the predictor in x. A lane in `factorised` first iterates on its
+/// stored inverse. A lane without one, and a lane whose stored inverse did not converge, then
+/// iterates from the predictor again on a fresh inverse (the forward-difference Jacobian of
+/// `residual` at the predictor, inverted by inverse_in_eigen_order()) with the round-off floor
+/// 1e3 eps `scale` of the step (`scale`: max(1, |x0|_inf, state scale), max_abs()), and stores
+/// that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row N i + j, applied as
+/// inverse_times_in_order() does (an even N); residual as for simplified_newton(). Returns the
+/// lanes that converged (x the solution), those of them whose factorisation the scalar iteration
+/// would drop, and those whose fresh attempt failed too (for the damped Newton fallback of the
+/// scalar method).
+template <int W, int N, class Residual>
+inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
+                                       double* inverse, const typename Lanes<W>::D& scale,
+                                       double tol, int max_iter, const Residual& residual) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  const auto inverse_times = [inverse](const D* r, D* dx) {
+    inverse_times_in_order<W, N>(inverse, r, dx);
+  };
+  D x0[N];
+  for (int j = 0; j < N; ++j) x0[j] = x[j];
+  const M none = M{} != 0;
+  NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
+  if ((lanes & factorised) != 0) {
+    stale = simplified_newton<W, N>(x, lanes & factorised, none, D{} + 0.0, tol, max_iter, residual,
+                                    inverse_times);
+  }
+  const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
+  if (fresh_lanes != 0) {
+    M is_fresh;
+    mask_of<W>(fresh_lanes, is_fresh);
+    for (int j = 0; j < N; ++j) x[j] = is_fresh ? x0[j] : x[j];
+    D jac[N * N], inv[N * N];
+    forward_difference_jacobian<W, N>(x0, residual, jac);
+    nhsim::inverse_in_eigen_order<Lanes<W>, N>(jac, inv);
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) {  // column-major to the lanes' rows N i + j
+        D stored;
+        load<W>(stored, inverse + (N * i + j) * W);
+        store<W>(inverse + (N * i + j) * W, is_fresh ? inv[N * j + i] : stored);
+      }
+    }
+    const D floor = (1e3 * std::numeric_limits<double>::epsilon()) * scale;
+    fresh = simplified_newton<W, N>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
+                                    inverse_times);
+  }
+  return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
 }
 
 }  // namespace
