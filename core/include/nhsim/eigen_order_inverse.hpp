@@ -36,6 +36,14 @@ struct ScalarElements {
   using M = bool;
 };
 
+/// Whether any lane of the comparison mask m (a vector of all-ones or zero integers) is set.
+template <class M>
+inline bool any_lane(const M& m) {
+  bool any = false;
+  for (int l = 0; l < static_cast<int>(sizeof(M) / sizeof(m[0])); ++l) any = any || m[l] != 0;
+  return any;
+}
+
 /// The GEBP kernel's update of row r of X (C columns) after the panel of rows p0 .. p1 - 1:
 /// x_r += -(((+0 + a(r, p0) x_p0) + a(r, p0 + 1) x_p0+1) + ...). a: the LU factors, column-major.
 template <class E, int N, int C>
@@ -79,7 +87,9 @@ inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
         for (int c = 0; c < N; ++c) std::swap(at(k, c), at(p, c));
         std::swap(sigma[k], sigma[p]);
       }
-    } else {  // each lane its own pivot row
+    } else if (any_lane(nonzero & (pivot != static_cast<double>(k)))) {
+      // Each lane its own pivot row, swapped by selects; skipped when no lane swaps (the Newton
+      // Jacobians, near the identity, rarely do).
       for (int r = k + 1; r < N; ++r) {
         const M swap = nonzero & (pivot == static_cast<double>(r));
         for (int c = 0; c < N; ++c) {
