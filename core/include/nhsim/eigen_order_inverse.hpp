@@ -36,6 +36,8 @@ struct ScalarElements {
   using M = bool;
 };
 
+namespace detail {
+
 /// Whether any lane of the comparison mask m (a vector of all-ones or zero integers) is set.
 template <class M>
 inline bool any_lane(const M& m) {
@@ -57,6 +59,8 @@ inline void gebp_update(const typename E::D* a, int r, int p0, int p1, typename 
   }
   for (int c = 0; c < C; ++c) x[r][c] = x[r][c] + sum[c] * -1.0;
 }
+
+}  // namespace detail
 
 /// inv = a^-1 as PartialPivLU<Matrix<double, N, N>>(a).inverse() computes it (see the file
 /// comment). a: [N * N] column-major (entry (r, c) at N c + r), overwritten by the LU factors;
@@ -87,7 +91,7 @@ inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
         for (int c = 0; c < N; ++c) std::swap(at(k, c), at(p, c));
         std::swap(sigma[k], sigma[p]);
       }
-    } else if (any_lane(nonzero & (pivot != static_cast<double>(k)))) {
+    } else if (detail::any_lane(nonzero & (pivot != static_cast<double>(k)))) {
       // Each lane its own pivot row, swapped by selects; skipped when no lane swaps (the Newton
       // Jacobians, near the identity, rarely do).
       for (int r = k + 1; r < N; ++r) {
@@ -131,7 +135,7 @@ inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
           for (int c = 0; c < kColumns; ++c) x[r][c] = x[r][c] - x[i][c] * l;
         }
       }
-      for (int r = p1; r < N; ++r) gebp_update<E, N, kColumns>(a, r, p0, p1, x);
+      for (int r = p1; r < N; ++r) detail::gebp_update<E, N, kColumns>(a, r, p0, p1, x);
     }
     // U^-1, panels from the bottom: each panel's rows solved upwards (x_i times 1 / a(i, i)),
     // then the GEBP update of every row above it.
@@ -145,7 +149,7 @@ inline void inverse_in_eigen_order(typename E::D* a, typename E::D* inv) {
           for (int c = 0; c < kColumns; ++c) x[r][c] = x[r][c] - x[i][c] * u;
         }
       }
-      for (int r = 0; r < p0; ++r) gebp_update<E, N, kColumns>(a, r, p0, p1, x);
+      for (int r = 0; r < p0; ++r) detail::gebp_update<E, N, kColumns>(a, r, p0, p1, x);
     }
     for (int c = 0; c < kColumns; ++c) {
       for (int r = 0; r < N; ++r) inv[N * (j0 + c) + r] = x[r][c];
