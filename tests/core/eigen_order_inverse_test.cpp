@@ -12,26 +12,17 @@
 
 #include <Eigen/Dense>
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <utility>
 
+#include "bit_test_support.hpp"
 #include "lanes/chaotic_quartic_kernels.hpp"
 
 namespace nhsim {
 namespace {
 
-/// Random values over 10^-8 .. 10^8 of either sign, one in 16 a signed zero.
-double wide(std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  if (g() % 16 == 0) return g() % 2 == 0 ? 0.0 : -0.0;
-  return u(g) * std::pow(10.0, 8.0 * u(g));
-}
-
 /// The same bits, or both NaN (a singular matrix's NaNs may carry another payload).
-bool same(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
-}
+bool same(double a, double b) { return test::bit_equal(a, b) || (std::isnan(a) && std::isnan(b)); }
 
 /// The kinds of matrix drawn.
 enum class Kind {
@@ -50,7 +41,7 @@ Eigen::Matrix<double, N, N> draw(Kind kind, std::mt19937_64& g) {
   for (int e = 0; e < N * N; ++e) {
     switch (kind) {
       case Kind::kWide:
-        m.data()[e] = wide(g);
+        m.data()[e] = test::wide_value(g);
         break;
       case Kind::kIntegers:
         m.data()[e] = static_cast<double>(g() % 5) - 2.0;
@@ -67,9 +58,10 @@ Eigen::Matrix<double, N, N> draw(Kind kind, std::mt19937_64& g) {
   return m;
 }
 
-/// Inverse by Eigen, as SimplifiedNewton formed it before inverse_in_eigen_order.
+/// Inverse by Eigen, as SimplifiedNewton formed it before inverse_in_eigen_order. Not inlined
+/// into its four callers per size: one copy compiles in a quarter of the time.
 template <int N>
-Eigen::Matrix<double, N, N> eigens(const Eigen::Matrix<double, N, N>& m) {
+[[gnu::noinline]] Eigen::Matrix<double, N, N> eigens(const Eigen::Matrix<double, N, N>& m) {
   Eigen::PartialPivLU<Eigen::Matrix<double, N, N>> lu;
   lu.compute(m);
   return lu.inverse();

@@ -12,15 +12,10 @@
 #include <random>
 #include <utility>
 
+#include "bit_test_support.hpp"
+
 namespace nhsim {
 namespace {
-
-/// Random values over 10^-8 .. 10^8 of either sign, one in 16 a signed zero.
-double draw(std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  if (g() % 16 == 0) return g() % 2 == 0 ? 0.0 : -0.0;
-  return u(g) * std::pow(10.0, 8.0 * u(g));
-}
 
 /// Mismatching results of lazy_product<N> (in AVX2 registers or not) against Eigen over `trials`
 /// random products, with y at a 16-byte aligned address and (odd N: no Eigen alignment
@@ -35,8 +30,8 @@ int mismatches(bool avx2, int trials) {
   for (int trial = 0; trial < trials; ++trial) {
     Mat a;
     Vec x;
-    for (int i = 0; i < N * N; ++i) a.data()[i] = draw(g);
-    for (int i = 0; i < N; ++i) x(i) = draw(g);
+    for (int i = 0; i < N * N; ++i) a.data()[i] = test::wide_value(g);
+    for (int i = 0; i < N; ++i) x(i) = test::wide_value(g);
     for (const int offset : {0, 8}) {
       if (N % 2 == 0 && offset != 0) continue;
       Vec* eigen = new (eigen_buffer + offset) Vec;

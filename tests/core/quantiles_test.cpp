@@ -8,12 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <numbers>
 #include <span>
 #include <stdexcept>
 #include <vector>
+
+#include "bit_test_support.hpp"
 
 namespace nhsim {
 namespace {
@@ -27,7 +28,7 @@ double type7(const std::vector<double>& sorted, double p) {
   return sorted[j] + (h - static_cast<double>(j)) * (sorted[j + 1] - sorted[j]);
 }
 
-bool bit_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using test::bit_equal;
 
 // Test data from SplitMix64 (Steele, Lea & Flood 2014) so that the values, and with them the
 // asserted accuracies, are the same with every standard library.

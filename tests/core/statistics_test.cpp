@@ -6,16 +6,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <random>
 #include <span>
 #include <vector>
 
+#include "bit_test_support.hpp"
+
 namespace nhsim {
 namespace {
 
-bool bit_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using test::bit_equal;
 
 double exact_sum_of(const std::vector<double>& v) {
   ExactSum s;

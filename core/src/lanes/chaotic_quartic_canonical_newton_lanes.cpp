@@ -56,10 +56,7 @@ class CanonicalNewtonLanes final : public lanes::NewtonLanes<I, lanes::Canonical
   }
 
   void take_from_scalar(int lane, const Method& m) override {
-    VecQ q, p;
-    m.canonical(q, p);
-    this->q_.put(lane, 0, q);
-    this->p_.put(lane, 0, p);
+    this->take_canonical(lane, m);
     const typename Method::History h = m.history();
     solutions_.put(lane, 0, h.x1);
     solutions_.put(lane, kNx, h.x2);

@@ -54,10 +54,7 @@ class DlaLanes final : public lanes::NewtonLanes<DlaIntegrator, lanes::Canonical
   }
 
   void take_from_scalar(int lane, const Method& m) override {
-    VecQ q, p;
-    m.canonical(q, p);
-    q_.put(lane, 0, q);
-    p_.put(lane, 0, p);
+    take_canonical(lane, m);
     const Method::History h = m.history();
     q_previous_.put(lane, 0, h.q_previous);
     lambda_.at(0, lane) = h.lambda(0);
@@ -65,9 +62,6 @@ class DlaLanes final : public lanes::NewtonLanes<DlaIntegrator, lanes::Canonical
     k_[index(lane)] = h.k;
   }
 
-  static std::size_t index(int lane) { return static_cast<std::size_t>(lane); }
-
-  using VecQ = Sys::VecQ;
   lanes::MomentumMatchingKernel kernel_;
   lanes::LaneRows<7> q_previous_;
   lanes::LaneRows<1> lambda_, have_previous_;

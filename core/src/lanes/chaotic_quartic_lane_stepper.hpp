@@ -69,6 +69,14 @@ class CanonicalStateLanes : public ChaoticQuarticLaneStepper {
     q_.take(lane, 0, q);
     p_.take(lane, 0, p);
   }
+  /// Lane `lane`'s (q, p) from a scalar method `m` of this system (its canonical()).
+  template <class Method>
+  void take_canonical(int lane, const Method& m) {
+    VecQ q, p;
+    m.canonical(q, p);
+    q_.put(lane, 0, q);
+    p_.put(lane, 0, p);
+  }
 
   LaneRows<7> q_, p_;
 };

@@ -108,6 +108,9 @@ class NewtonLanes : public Base {
   /// `m`'s state into lane `lane` (the inverse is taken here).
   virtual void take_from_scalar(int lane, const Method& m) = 0;
 
+  /// A lane's index into the per-lane vectors.
+  static std::size_t index(int lane) { return static_cast<std::size_t>(lane); }
+
   double h_;
   NewtonSettings newton_;
   LaneRows<kNx * kNx> inverse_;  // each lane's J^-1, (i, j) at row kNx i + j
@@ -115,8 +118,6 @@ class NewtonLanes : public Base {
  private:
   /// What make_stepper_for<Sys> returns for the method (make_pair_stepper).
   using ScalarStepper = StepperImpl<Sys, Method>;
-
-  static std::size_t index(int lane) { return static_cast<std::size_t>(lane); }
   Method& method(int lane) { return static_cast<ScalarStepper&>(*scalar_[index(lane)]).method(); }
 
   void from_scalar(int lane) {
