@@ -58,6 +58,27 @@ inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>
   out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
 }
 
+/// c of the Gonzalez discrete gradient, seed 001 eq. (12), of W lanes (gonzalez_coefficient,
+/// gonzalez_quotient.hpp): (h1 - h0 - gd) / dd, or 0 where the step is tiny and the numerator at
+/// the round-off of its terms.
+template <int W>
+inline void gonzalez_coefficient(const typename Lanes<W>::D& h1, const typename Lanes<W>::D& h0,
+                                 const typename Lanes<W>::D& gd, const typename Lanes<W>::D& dd,
+                                 const typename Lanes<W>::D& zz, const typename Lanes<W>::D& gz,
+                                 typename Lanes<W>::D& c) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  const D num = h1 - h0 - gd;
+  const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0, abs_gd = gd < 0.0 ? -gd : gd,
+          abs_gz = gz < 0.0 ? -gz : gz, abs_num = num < 0.0 ? -num : num;
+  const D noise =
+      8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
+  const D one = D{} + 1.0;
+  const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
+  const M skip = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise));
+  c = skip ? D{} + 0.0 : num / dd;
+}
+
 /// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, seed 001 eq. (12)
 /// (GonzalezGradient::eval, gonzalez_coefficient); h0 = H(zeta), zbar = (zeta + x) / 2,
 /// k = kappa(zbar).
@@ -67,7 +88,6 @@ struct GonzalezLaneGradient {
                    const typename Lanes<W>::D& h0, const typename Lanes<W>::D* zbar,
                    const typename Lanes<W>::D& k, typename Lanes<W>::D* dg) {
     using D = typename Lanes<W>::D;
-    using M = typename Lanes<W>::M;
     D d[13];
     reduced_gradient<W>(zbar, k, dg);
     for (int j = 0; j < 13; ++j) d[j] = x[j] - z[j];
@@ -78,16 +98,8 @@ struct GonzalezLaneGradient {
     dot13<W>(d, d, dd);
     dot13<W>(zbar, zbar, zz);
     dot13<W>(dg, zbar, gz);
-    const D num = h1 - h0 - gd;
-    const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0,
-            abs_gd = gd < 0.0 ? -gd : gd, abs_gz = gz < 0.0 ? -gz : gz,
-            abs_num = num < 0.0 ? -num : num;
-    const D noise =
-        8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
-    const D one = D{} + 1.0;
-    const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
-    const M skip = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise));
-    const D c = skip ? D{} + 0.0 : num / dd;
+    D c;
+    gonzalez_coefficient<W>(h1, h0, gd, dd, zz, gz, c);
     for (int j = 0; j < 13; ++j) dg[j] += c * d[j];
   }
 };
@@ -185,33 +197,6 @@ inline void discrete_gradient_residual(const typename Lanes<W>::D* z, const type
   for (int j = 0; j < 13; ++j) r[j] = x[j] - z[j] - h * pi[j];
 }
 
-/// dx = J^-1 r of W lanes as SimplifiedNewton's inv_.lazyProduct(r_) into its 13-vector dx_:
-/// rows 0..11 in packets (each the sum over j in order), row 12 alone (Eigen's coefficient
-/// path: a tree of the products (e0 + (e1 + e2)) + (e3 + (e4 + e5)) and (e6 + (e7 + e8)) +
-/// ((e9 + e10) + (e11 + e12))). inv is [13 * 13][W], (i, j) at row 13 i + j.
-template <int W>
-inline void inverse_times(const double* inv, const typename Lanes<W>::D* r,
-                          typename Lanes<W>::D* dx) {
-  using D = typename Lanes<W>::D;
-  for (int i = 0; i < 12; ++i) {
-    D a, acc;
-    load<W>(acc, inv + (13 * i) * W);
-    acc = acc * r[0];
-    for (int j = 1; j < 13; ++j) {
-      load<W>(a, inv + (13 * i + j) * W);
-      acc = acc + a * r[j];
-    }
-    dx[i] = acc;
-  }
-  D e[13];
-  for (int j = 0; j < 13; ++j) {
-    load<W>(e[j], inv + (13 * 12 + j) * W);
-    e[j] = e[j] * r[j];
-  }
-  dx[12] = ((e[0] + (e[1] + e[2])) + (e[3] + (e[4] + e[5]))) +
-           ((e[6] + (e[7] + e[8])) + ((e[9] + e[10]) + (e[11] + e[12])));
-}
-
 /// One step of the discrete gradient method of Gradient (GonzalezLaneGradient, AvfLaneGradient,
 /// MidpointLaneGradient, ItohAbeLaneGradient)
 /// of the lanes in `lanes` (bits), each on its stored inverse (not fresh: the
@@ -249,7 +234,7 @@ void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, un
   const NewtonLaneMasks<W> m = reused_inverse_newton<W, 13>(
       x, lanes, tol, max_iter,
       [&](const D* xi, D* r) { discrete_gradient_residual<W, Gradient>(z, xi, h0, h, r); },
-      [&](const D* r, D* dx) { inverse_times<W>(b.inverse, r, dx); });
+      [&](const D* r, D* dx) { inverse_times_in_order<W, 13>(b.inverse, r, dx); });
   const M ok = m.ok;
   // The accepted step: increments shifted, zeta = x, H(zeta) anew, one more increment known.
   D h1;

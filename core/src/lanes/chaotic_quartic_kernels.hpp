@@ -56,6 +56,19 @@ inline void grad_potential(const typename Lanes<W>::D* q, typename Lanes<W>::D* 
   g[5] += q[4] * q[4] * q[5];
 }
 
+/// V(q) of W lanes, q [7] (ChaoticQuartic::potential; its squaredNorm is Eigen's: three packets
+/// p0 + (p1 + p2), halves added, then q_6^2).
+template <int W>
+inline void potential(const typename Lanes<W>::D* q, typename Lanes<W>::D& v) {
+  using D = typename Lanes<W>::D;
+  D s =
+      ((q[0] * q[0] + (q[2] * q[2] + q[4] * q[4])) + (q[1] * q[1] + (q[3] * q[3] + q[5] * q[5]))) +
+      q[6] * q[6];
+  s += q[4] * q[4] * q[5] * q[5];
+  for (int i = 0; i < 3; ++i) s += q[1 + i] * q[1 + i] * q[4 + i] * q[4 + i];
+  v = 0.5 * s;
+}
+
 /// f(q) = -grad V(q) of W lanes, q and f [7] (applied_force without controls).
 template <int W>
 inline void applied_force(const typename Lanes<W>::D* q, typename Lanes<W>::D* f) {

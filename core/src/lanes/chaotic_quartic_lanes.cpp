@@ -201,6 +201,9 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   if (choice.integrator == "dla") {
     return make_chaotic_quartic_dla_lanes(sys, choice, s.width, k.dla[w]);
   }
+  if (choice.integrator == "gonzalez_f") {
+    return make_chaotic_quartic_canonical_newton_lanes(sys, choice, s.width, k.gonzalez_f[w]);
+  }
   return nullptr;
 }
 

@@ -5,6 +5,7 @@
 
 #include "chaotic_quartic_discrete_gradient_kernel.hpp"
 #include "chaotic_quartic_dla_kernel.hpp"
+#include "chaotic_quartic_gonzalez_f_kernel.hpp"
 #include "chaotic_quartic_i_dla_kernel.hpp"
 #include "chaotic_quartic_kernels.hpp"
 #include "chaotic_quartic_spark2_kernel.hpp"
@@ -51,6 +52,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.dla[0] = &dla_step<2>;
   k.dla[1] = &dla_step<4>;
   k.dla[2] = &dla_step<8>;
+  k.gonzalez_f[0] = &gonzalez_f_step<2>;
+  k.gonzalez_f[1] = &gonzalez_f_step<4>;
+  k.gonzalez_f[2] = &gonzalez_f_step<8>;
   return k;
 }
 

@@ -3,7 +3,8 @@
 // its attempts on a stored and on a fresh inverse, the forward-difference Jacobian, and the
 // history of solutions the predictors extrapolate. The implicit methods' lane kernels
 // (chaotic_quartic_discrete_gradient_kernel.hpp, chaotic_quartic_i_dla_kernel.hpp,
-// chaotic_quartic_spark2_kernel.hpp, chaotic_quartic_dla_kernel.hpp) run their steps through it.
+// chaotic_quartic_spark2_kernel.hpp, chaotic_quartic_dla_kernel.hpp,
+// chaotic_quartic_gonzalez_f_kernel.hpp) run their steps through it.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -128,15 +129,34 @@ inline void max_abs(const typename Lanes<W>::D* v, typename Lanes<W>::D& scale) 
   }
 }
 
-/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s inv_.lazyProduct(r_) for an even N (8: i_dla and
-/// dla, 2: spark2): every row in packets, the sum over j in order. inv is [N * N][W], (i, j) at row
-/// N i + j.
-template <int W, int N>
+/// The sum of e[Start] .. e[Start + Len - 1] in the order of Eigen's unrolled reduction without
+/// packets (redux_novec_unroller): the first half's sum plus the second's, the halves split the
+/// same way down to single terms. Eigen's order for a coefficient of a fixed-size lazy product
+/// that its packets leave over (lazy_product.hpp).
+template <int Start, int Len, class D>
+[[gnu::always_inline]] inline void unrolled_sum(const D* e, D& sum) {
+  if constexpr (Len == 1) {
+    sum = e[Start];
+  } else {
+    constexpr int kHalf = Len / 2;
+    D first, second;
+    unrolled_sum<Start, kHalf>(e, first);
+    unrolled_sum<Start + kHalf, Len - kHalf>(e, second);
+    sum = first + second;
+  }
+}
+
+/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s inv_.lazyProduct(r_) (lazy_product.hpp) into its
+/// dx_, 16-byte aligned or not (kAligned): the rows Eigen takes in packets each summed over j in
+/// order; a row it takes apart (an odd N: the last if dx_ is aligned, else the first; an even N not
+/// aligned: the first and the last) by unrolled_sum(). inv is [N * N][W], (i, j) at row N i + j.
+template <int W, int N, bool kAligned = true>
 inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D* r,
                                    typename Lanes<W>::D* dx) {
-  static_assert(N % 2 == 0, "Eigen takes the last row of an odd N apart");
   using D = typename Lanes<W>::D;
-  for (int i = 0; i < N; ++i) {
+  constexpr int kFirstPacketRow = kAligned ? 0 : 1;
+  constexpr int kEndPacketRows = kFirstPacketRow + (N - kFirstPacketRow) / 2 * 2;
+  for (int i = kFirstPacketRow; i < kEndPacketRows; ++i) {
     D a, acc;
     load<W>(acc, inv + (N * i) * W);
     acc = acc * r[0];
@@ -146,6 +166,16 @@ inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D
     }
     dx[i] = acc;
   }
+  const auto coefficient = [&](int i) {
+    D e[N];
+    for (int j = 0; j < N; ++j) {
+      load<W>(e[j], inv + (N * i + j) * W);
+      e[j] = e[j] * r[j];
+    }
+    unrolled_sum<0, N>(e, dx[i]);
+  };
+  if constexpr (!kAligned) coefficient(0);
+  if constexpr (kEndPacketRows < N) coefficient(N - 1);
 }
 
 /// The last three Newton solutions of W lanes, newest first, and how many of them are valid (0 to
@@ -198,21 +228,22 @@ inline void forward_difference_jacobian(const typename Lanes<W>::D* x, const Res
 /// lanes in `lanes` (bits) from the predictor in x. A lane in `factorised` first iterates on its
 /// stored inverse. A lane without one, and a lane whose stored inverse did not converge, then
 /// iterates from the predictor again on a fresh inverse (the forward-difference Jacobian of
-/// `residual` at the predictor, inverted by inverse_in_eigen_order()) with the round-off floor
-/// 1e3 eps `scale` of the step (`scale`: max(1, |x0|_inf, state scale), max_abs()), and stores
-/// that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row N i + j, applied as
-/// inverse_times_in_order() does (an even N); residual as for simplified_newton(). Returns the
-/// lanes that converged (x the solution), those of them whose factorisation the scalar iteration
-/// would drop, and those whose fresh attempt failed too (for the damped Newton fallback of the
-/// scalar method).
-template <int W, int N, class Residual>
+/// `jacobian_residual` at the predictor, inverted by inverse_in_eigen_order()) with the round-off
+/// floor 1e3 eps `scale` of the step (`scale`: max(1, |x0|_inf, state scale), max_abs()), and
+/// stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row N i + j,
+/// applied as inverse_times_in_order<W, N, kAligned>() does (kAligned: where the scalar method's
+/// dx_ lies); residual as for simplified_newton(). Returns the lanes that converged (x the
+/// solution), those of them whose factorisation the scalar iteration would drop, and those whose
+/// fresh attempt failed too (for the damped Newton fallback of the scalar method).
+template <int W, int N, bool kAligned, class Residual, class JacobianResidual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
-                                       double tol, int max_iter, const Residual& residual) {
+                                       double tol, int max_iter, const Residual& residual,
+                                       const JacobianResidual& jacobian_residual) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   const auto inverse_times = [inverse](const D* r, D* dx) {
-    inverse_times_in_order<W, N>(inverse, r, dx);
+    inverse_times_in_order<W, N, kAligned>(inverse, r, dx);
   };
   D x0[N];
   for (int j = 0; j < N; ++j) x0[j] = x[j];
@@ -228,7 +259,7 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
     mask_of<W>(fresh_lanes, is_fresh);
     for (int j = 0; j < N; ++j) x[j] = is_fresh ? x0[j] : x[j];
     D jac[N * N], inv[N * N];
-    forward_difference_jacobian<W, N>(x0, residual, jac);
+    forward_difference_jacobian<W, N>(x0, jacobian_residual, jac);
     nhsim::inverse_in_eigen_order<Lanes<W>, N>(jac, inv);
     for (int i = 0; i < N; ++i) {
       for (int j = 0; j < N; ++j) {  // column-major to the lanes' rows N i + j
@@ -242,6 +273,16 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
                                     inverse_times);
   }
   return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
+}
+
+/// newton_solve() of a method whose Jacobian is that of its residual, with an aligned dx_ (i_dla,
+/// spark2, dla: an even N).
+template <int W, int N, class Residual>
+inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
+                                       double* inverse, const typename Lanes<W>::D& scale,
+                                       double tol, int max_iter, const Residual& residual) {
+  return newton_solve<W, N, true>(x, lanes, factorised, inverse, scale, tol, max_iter, residual,
+                                  residual);
 }
 
 }  // namespace
