@@ -54,10 +54,11 @@ TEST(Lanes, BaselineIsAlwaysAvailable) {
 using Sys = ChaoticQuartic<3>;
 
 /// The integrators with lane kernels on the chaotic quartic system (n = 3).
-constexpr const char* kLaneMethods[] = {"si_dla",    "rk2",      "nh_rattle", "nh_rattle_projected",
-                                        "rk4",       "gonzalez", "avf",       "midpoint",
-                                        "itoh_abe",  "i_dla",    "spark2",    "dla",
-                                        "gonzalez_f"};
+constexpr const char* kLaneMethods[] = {
+    "si_dla",     "rk2",      "nh_rattle", "nh_rattle_projected",
+    "rk4",        "gonzalez", "avf",       "midpoint",
+    "itoh_abe",   "i_dla",    "spark2",    "dla",
+    "gonzalez_f", "avf_f"};
 
 /// Lanes of `c` at setting `s`, and one scalar stepper per lane: lane l and scalar[l] both at the
 /// energy-shell state l of g (H = 3.06).
@@ -158,7 +159,7 @@ TEST(Lanes, OnlyPairsWithKernelsHaveLanes) {
   const ModelImpl<ChaoticQuartic<3>> model(ChaoticQuartic<3>(3));
   IntegratorChoice c;
   c.h = 0.05;
-  for (const char* id : {"avf_f", "gonzalez_r"}) {
+  for (const char* id : {"gonzalez_r", "gonzalez_r_fd"}) {
     c.integrator = id;
     EXPECT_EQ(model.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr) << id;
   }
@@ -216,8 +217,8 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
     test::expect_bit_identical(reference, run_ensemble(lane_pairs, with_lanes(s)));
   }
   // The cheaper-to-test implicit methods, to t = 20.
-  const EnsembleSpec more =
-      variance_example(20.0, {"midpoint", "itoh_abe", "i_dla", "spark2", "dla", "gonzalez_f"});
+  const EnsembleSpec more = variance_example(
+      20.0, {"midpoint", "itoh_abe", "i_dla", "spark2", "dla", "gonzalez_f", "avf_f"});
   const EnsembleResult more_off = run_ensemble(more, with_lanes({LaneIsa::kOff, 0}));
   for (const LaneSettings& s : forced_settings()) {
     SCOPED_TRACE(name(s));
@@ -273,16 +274,18 @@ TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
 TEST(Lanes, NewtonFailuresAreTheScalarPathsInEveryLane) {
   // A Newton iteration capped at 3 to 6 iterations (the default is 50): the lanes' reused inverses
   // stop converging, fresh factorisations run (in the scalar steppers, or in SIMD for i_dla,
-  // spark2 and dla), the damped fallback runs in the scalar steppers, and many trajectories fail,
+  // spark2, dla, gonzalez_f and avf_f), the damped fallback runs in the scalar steppers, and many trajectories fail,
   // each at a step of its own.
   EnsembleSpec s = variance_example(
-      40.0, {"gonzalez", "avf", "itoh_abe", "i_dla", "spark2", "dla", "gonzalez_f"});
+      40.0, {"gonzalez", "avf", "itoh_abe", "i_dla", "spark2", "dla", "gonzalez_f", "avf_f"});
   for (IntegratorChoice& c : s.integrators) c.newton_max_iter = 4;
   s.integrators[2].newton_max_iter = 6;  // itoh_abe fails every trajectory at 4
   s.integrators[3].newton_max_iter = 3;  // i_dla fails no trajectory at 4
   s.integrators[4].newton_max_iter = 3;  // nor does spark2
   s.integrators[5].newton_max_iter = 3;  // nor does dla
   s.integrators[6].newton_max_iter = 6;  // gonzalez_f fails every trajectory at 4
+  s.integrators[7].newton_max_iter = 5;  // avf_f fails every trajectory at 4, none at 5
+  s.integrators[7].newton_tol = 3e-16;   // unless its tolerance is tightened
   s.outputs.histograms.clear();
   s.outputs.histograms.push_back({"energy_error", {0.0, 40.0}, {-1.0, 0.0, 1.0}});
   expect_failures_bit_identical_in_lanes(s);

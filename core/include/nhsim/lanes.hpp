@@ -9,8 +9,8 @@
 // depend on whether it ran in a lane, on the lane width or on the instruction set. The ensemble
 // runner uses lanes where a (system, integrator) pair has lane kernels: today si_dla, rk2,
 // nh_rattle, nh_rattle_projected, rk4, the discrete gradient methods gonzalez, avf, midpoint and
-// itoh_abe, i_dla, spark2, dla and gonzalez_f on the chaotic quartic system with n = 3; everything
-// else runs one trajectory at a time.
+// itoh_abe, i_dla, spark2, dla, gonzalez_f and avf_f on the chaotic quartic system with n = 3;
+// everything else runs one trajectory at a time.
 #pragma once
 
 #include <Eigen/Dense>

@@ -1,14 +1,15 @@
-// The lane steppers of i_dla, spark2 and gonzalez_f on the chaotic quartic system (n = 3), the
-// Newton-based methods on the canonical state: every step in SIMD, fresh inverses included
+// The lane steppers of i_dla, spark2, gonzalez_f and avf_f on the chaotic quartic system (n = 3),
+// the Newton-based methods on the canonical state: every step in SIMD, fresh inverses included
 // (chaotic_quartic_i_dla_kernel.hpp, chaotic_quartic_spark2_kernel.hpp,
-// chaotic_quartic_gonzalez_f_kernel.hpp), except the damped Newton fallback and failures, which are
-// each lane's scalar stepper's (newton_lanes.hpp).
+// chaotic_quartic_gonzalez_f_kernel.hpp, chaotic_quartic_avf_f_kernel.hpp), except the damped
+// Newton fallback and failures, which are each lane's scalar stepper's (newton_lanes.hpp).
 #include <memory>
 
 #include "chaotic_quartic_lane_stepper.hpp"
 #include "chaotic_quartic_lanes.hpp"
 #include "lane_rows.hpp"
 #include "newton_lanes.hpp"
+#include "nhsim/integrators/avf_f.hpp"
 #include "nhsim/integrators/gonzalez_f.hpp"
 #include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/integrators/spark2.hpp"
@@ -20,10 +21,11 @@ using Sys = ChaoticQuartic<3>;
 static_assert(IDlaIntegrator::Method<Sys>::NX == 8, "i_dla's lanes solve for (dq, lambda)");
 static_assert(Spark2Integrator::Method<Sys>::NX == 2, "spark2's for (Lambda_1, Lambda_2)");
 static_assert(GonzalezFIntegrator::Method<Sys>::NX == 15, "gonzalez_f's for (q', p', h lambda)");
+static_assert(AvfFIntegrator::Method<Sys>::NX == 15, "avf_f's for (dq, dp, h lambda)");
 
-/// Lanes of I (IDlaIntegrator, Spark2Integrator or GonzalezFIntegrator): (q, p) and the last three
-/// Newton solutions and how many are valid, as the method keeps them (Method::History); the
-/// inverses are NewtonLanes'.
+/// Lanes of I (IDlaIntegrator, Spark2Integrator, GonzalezFIntegrator or AvfFIntegrator): (q, p) and
+/// the last three Newton solutions and how many are valid, as the method keeps them
+/// (Method::History); the inverses are NewtonLanes'.
 template <class I>
 class CanonicalNewtonLanes final : public lanes::NewtonLanes<I, lanes::CanonicalStateLanes> {
  public:
@@ -86,6 +88,9 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_canonical_newton_lanes(
   }
   if (choice.integrator == GonzalezFIntegrator::kId) {
     return std::make_unique<CanonicalNewtonLanes<GonzalezFIntegrator>>(sys, choice, width, kernel);
+  }
+  if (choice.integrator == AvfFIntegrator::kId) {
+    return std::make_unique<CanonicalNewtonLanes<AvfFIntegrator>>(sys, choice, width, kernel);
   }
   return nullptr;
 }

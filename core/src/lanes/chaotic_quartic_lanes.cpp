@@ -204,6 +204,9 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
   if (choice.integrator == "gonzalez_f") {
     return make_chaotic_quartic_canonical_newton_lanes(sys, choice, s.width, k.gonzalez_f[w]);
   }
+  if (choice.integrator == "avf_f") {
+    return make_chaotic_quartic_canonical_newton_lanes(sys, choice, s.width, k.avf_f[w]);
+  }
   return nullptr;
 }
 

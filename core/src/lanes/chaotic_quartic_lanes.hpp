@@ -11,9 +11,9 @@
 namespace nhsim {
 
 /// A lane stepper of `choice` (si_dla, rk2, nh_rattle, nh_rattle_projected, rk4, gonzalez, avf,
-/// midpoint, itoh_abe, i_dla, spark2, dla or gonzalez_f; h = choice.h) on `sys` with the resolved
-/// `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off. Throws
-/// std::invalid_argument as resolve_lane_settings() does.
+/// midpoint, itoh_abe, i_dla, spark2, dla, gonzalez_f or avf_f; h = choice.h) on `sys` with the
+/// resolved `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off.
+/// Throws std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings);
@@ -26,9 +26,9 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_discrete_gradient_lanes(
     const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,
     lanes::DiscreteGradientKernel kernel);
 
-/// Lanes of the Newton-based method `choice` on the canonical state (i_dla, spark2 or gonzalez_f;
-/// nullptr for another) on `sys`: `width` lanes stepped by `kernel` (the method's, of that width),
-/// and scalar steppers of the same choice for the steps a lane's kernel hands back
+/// Lanes of the Newton-based method `choice` on the canonical state (i_dla, spark2, gonzalez_f or
+/// avf_f; nullptr for another) on `sys`: `width` lanes stepped by `kernel` (the method's, of that
+/// width), and scalar steppers of the same choice for the steps a lane's kernel hands back
 /// (chaotic_quartic_canonical_newton_lanes.cpp).
 std::unique_ptr<LaneStepper> make_chaotic_quartic_canonical_newton_lanes(
     const ChaoticQuartic<3>& sys, const IntegratorChoice& choice, int width,

@@ -3,6 +3,7 @@
 // unit's table points at its own instruction set's code.
 #pragma once
 
+#include "chaotic_quartic_avf_f_kernel.hpp"
 #include "chaotic_quartic_discrete_gradient_kernel.hpp"
 #include "chaotic_quartic_dla_kernel.hpp"
 #include "chaotic_quartic_gonzalez_f_kernel.hpp"
@@ -55,6 +56,9 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.gonzalez_f[0] = &gonzalez_f_step<2>;
   k.gonzalez_f[1] = &gonzalez_f_step<4>;
   k.gonzalez_f[2] = &gonzalez_f_step<8>;
+  k.avf_f[0] = &avf_f_step<2>;
+  k.avf_f[1] = &avf_f_step<4>;
+  k.avf_f[2] = &avf_f_step<8>;
   return k;
 }
 

@@ -42,8 +42,8 @@ using DiscreteGradientKernel = void (*)(const DiscreteGradientLaneBlock& block, 
                                         double h, double tol, int max_iter, NewtonStepOutcome& out);
 
 /// The state of W lanes of a Newton-based method on the canonical state (i_dla: NX = 8 unknowns
-/// (dq, lambda); spark2: NX = 2, (Lambda_1, Lambda_2); gonzalez_f: NX = 15, (q', p', h lambda)),
-/// structure of arrays (entry (row, lane) at row W + lane).
+/// (dq, lambda); spark2: NX = 2, (Lambda_1, Lambda_2); gonzalez_f: NX = 15, (q', p', h lambda);
+/// avf_f: NX = 15, (dq, dp, h lambda)), structure of arrays (entry (row, lane) at row W + lane).
 struct CanonicalNewtonLaneBlock {
   double* q;          ///< [7][W]
   double* p;          ///< [7][W]
@@ -51,9 +51,10 @@ struct CanonicalNewtonLaneBlock {
   double* inverse;    ///< [NX * NX][W]: each lane's J^-1, (i, j) at row NX i + j
   double* history;    ///< [W]: how many solutions are valid (0 to 3)
 };
-/// i_dla, spark2 or gonzalez_f on the chaotic quartic system: one step of size h of the lanes in
-/// `lanes` (bits), those in `factorised` starting from their stored inverse, the others from a
-/// fresh one (which the kernel stores), with the Newton tolerance and iteration cap of the choice.
+/// i_dla, spark2, gonzalez_f or avf_f on the chaotic quartic system: one step of size h of the
+/// lanes in `lanes` (bits), those in `factorised` starting from their stored inverse, the others
+/// from a fresh one (which the kernel stores), with the Newton tolerance and iteration cap of the
+/// choice.
 using CanonicalNewtonKernel = void (*)(const CanonicalNewtonLaneBlock& block, unsigned lanes,
                                        unsigned factorised, double h, double tol, int max_iter,
                                        NewtonStepOutcome& out);
@@ -101,6 +102,7 @@ struct ChaoticQuarticKernels {
   CanonicalNewtonKernel spark2[3];
   MomentumMatchingKernel dla[3];
   CanonicalNewtonKernel gonzalez_f[3];
+  CanonicalNewtonKernel avf_f[3];
 };
 
 /// Index of width W (2, 4, 8) in the tables.

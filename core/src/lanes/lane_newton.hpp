@@ -4,7 +4,8 @@
 // history of solutions the predictors extrapolate. The implicit methods' lane kernels
 // (chaotic_quartic_discrete_gradient_kernel.hpp, chaotic_quartic_i_dla_kernel.hpp,
 // chaotic_quartic_spark2_kernel.hpp, chaotic_quartic_dla_kernel.hpp,
-// chaotic_quartic_gonzalez_f_kernel.hpp) run their steps through it.
+// chaotic_quartic_gonzalez_f_kernel.hpp, chaotic_quartic_avf_f_kernel.hpp) run their steps
+// through it.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.

@@ -108,6 +108,26 @@ class AvfFMethod {
   }
   bool state_finite() const { return all_finite(q_) && all_finite(p_); }
   std::int64_t newton_iterations() const { return newton_.iterations(); }
+  const SimplifiedNewton<NX>& newton() const { return newton_; }
+  SimplifiedNewton<NX>& newton() { return newton_; }
+
+  /// What a step starts from besides (q, p): the last three solutions (dq, dp, h lambda), newest
+  /// first, and how many of them are valid (the predictor extrapolates once there are 3). Lane
+  /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
+  /// copy: they read this after its step and restore it before one.
+  struct History {
+    VecX x1, x2, x3;
+    int count = 0;
+  };
+  History history() const { return {x1_, x2_, x3_, history_}; }
+  void restore(const VecQ& q, const VecQ& p, const History& h) {
+    q_ = q;
+    p_ = p;
+    x1_ = h.x1;
+    x2_ = h.x2;
+    x3_ = h.x3;
+    history_ = h.count;
+  }
 
   StepStatus step(double& residual_out) {
     if (history_ >= 3) {
