@@ -100,7 +100,7 @@ void gonzalez_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned l
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D q[7], p[7], x[15], v0;
-  SolutionHistory<W, 15> hist;
+  LaneSolutionHistory<W, 15> hist;
   for (int j = 0; j < 7; ++j) {
     load<W>(q[j], b.q + j * W);
     load<W>(p[j], b.p + j * W);

@@ -60,7 +60,7 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D q[7], p[7], x[2];  // x: the predictor, then the solution
-  SolutionHistory<W, 2> hist;
+  LaneSolutionHistory<W, 2> hist;
   for (int j = 0; j < 7; ++j) {
     load<W>(q[j], b.q + j * W);
     load<W>(p[j], b.p + j * W);

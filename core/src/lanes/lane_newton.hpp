@@ -180,10 +180,10 @@ inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D
 }
 
 /// The last three Newton solutions of W lanes, newest first, and how many of them are valid (0 to
-/// 3), as the methods on the canonical state keep them for their predictor (i_dla, spark2):
-/// `rows` is [3 N][W], `valid` [W].
+/// 3), as the methods on the canonical state keep them for their predictor (SolutionHistory,
+/// canonical_util.hpp): `rows` is [3 N][W], `valid` [W].
 template <int W, int N>
-struct SolutionHistory {
+struct LaneSolutionHistory {
   using D = typename Lanes<W>::D;
   D x1[N], x2[N], x3[N], count;
 

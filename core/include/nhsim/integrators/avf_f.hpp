@@ -89,17 +89,12 @@ class AvfFMethod {
         r0_(2 * nq_ + nc_),
         r1_(2 * nq_ + nc_),
         xt_(2 * nq_ + nc_),
-        x1_(2 * nq_ + nc_),
-        x2_(2 * nq_ + nc_),
-        x3_(2 * nq_ + nc_) {
-    x1_.setZero();
-  }
+        solutions_(2 * nq_ + nc_) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
     p_ = p;
-    x1_.setZero();
-    history_ = 0;
+    solutions_.reset();
     newton_.invalidate();
   }
   void canonical(VecQ& q, VecQ& p) const {
@@ -115,26 +110,20 @@ class AvfFMethod {
   /// first, and how many of them are valid (the predictor extrapolates once there are 3). Lane
   /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
   /// copy: they read this after its step and restore it before one.
-  struct History {
-    VecX x1, x2, x3;
-    int count = 0;
-  };
-  History history() const { return {x1_, x2_, x3_, history_}; }
+  using History = SolutionHistory<VecX>;
+  const History& history() const { return solutions_; }
   void restore(const VecQ& q, const VecQ& p, const History& h) {
     q_ = q;
     p_ = p;
-    x1_ = h.x1;
-    x2_ = h.x2;
-    x3_ = h.x3;
-    history_ = h.count;
+    solutions_ = h;
   }
 
   StepStatus step(double& residual_out) {
-    if (history_ >= 3) {
-      x_ = 3.0 * (x1_ - x2_) + x3_;
+    if (solutions_.full()) {
+      solutions_.extrapolate(x_);
     } else {
       // Explicit midpoint on qdot = M^-1 p, pdot = -grad V + mu^T lambda_prev.
-      const auto lam = segment_n<NC>(x1_, 2 * nq_, nc_);
+      const auto lam = segment_n<NC>(solutions_.x1, 2 * nq_, nc_);
       field(q_, p_, lam, gq_, gp_);
       qbar_ = q_ + (0.5 * h_) * gq_;
       pbar_ = p_ + (0.5 * h_) * gp_;
@@ -154,10 +143,7 @@ class AvfFMethod {
         x_, residual, jacobian, ns_, residual_out,
         std::max(q_.template lpNorm<Eigen::Infinity>(), p_.template lpNorm<Eigen::Infinity>()));
     if (st != StepStatus::kOk) return st;
-    x3_.swap(x2_);
-    x2_.swap(x1_);
-    x1_ = x_;
-    if (history_ < 3) ++history_;
+    solutions_.push(x_);
     q_ += segment_n<NQ>(x_, 0, nq_);
     p_ += segment_n<NQ>(x_, nq_, nq_);
     return StepStatus::kOk;
@@ -216,8 +202,7 @@ class AvfFMethod {
   MatCQ mu_;
   VecC c_;
   VecX x_, r0_, r1_, xt_;
-  VecX x1_, x2_, x3_;  // last three solutions (dq, dp, h lambda), newest first
-  int history_ = 0;    // how many of x1_, x2_, x3_ are valid
+  SolutionHistory<VecX> solutions_;  // of (dq, dp, h lambda)
 };
 
 }  // namespace nhsim

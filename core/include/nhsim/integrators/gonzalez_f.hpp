@@ -78,18 +78,13 @@ class GonzalezFMethod {
         r0_(2 * nq_ + nc_),
         r1_(2 * nq_ + nc_),
         xt_(2 * nq_ + nc_),
-        x1_(2 * nq_ + nc_),
-        x2_(2 * nq_ + nc_),
-        x3_(2 * nq_ + nc_) {
-    x1_.setZero();
-  }
+        solutions_(2 * nq_ + nc_) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
     p_ = p;
     v0_ = sys_.potential(q_);
-    x1_.setZero();
-    history_ = 0;
+    solutions_.reset();
     newton_.invalidate();
   }
   void canonical(VecQ& q, VecQ& p) const {
@@ -105,36 +100,30 @@ class GonzalezFMethod {
   /// first, and how many of them are valid (the predictor extrapolates once there are 3). Lane
   /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
   /// copy: they read this after its step and restore it before one.
-  struct History {
-    VecX x1, x2, x3;
-    int count = 0;
-  };
-  History history() const { return {x1_, x2_, x3_, history_}; }
+  using History = SolutionHistory<VecX>;
+  const History& history() const { return solutions_; }
   void restore(const VecQ& q, const VecQ& p, const History& h) {
     q_ = q;
     p_ = p;
     v0_ = sys_.potential(q_);
-    x1_ = h.x1;
-    x2_ = h.x2;
-    x3_ = h.x3;
-    history_ = h.count;
+    solutions_ = h;
   }
 
   StepStatus step(double& residual_out) {
-    if (history_ >= 3) {
-      x_ = 3.0 * (x1_ - x2_) + x3_;
+    if (solutions_.full()) {
+      solutions_.extrapolate(x_);
     } else {
       // Explicit midpoint on qdot = M^-1 p, pdot = -grad V + mu^T lambda_prev.
       // lambda / h as a vector of the system's capacity: a product with an expression over a
-      // segment of the dynamic-size x1_ would be evaluated into a heap temporary.
-      lam_h_ = segment_n<NC>(x1_, 2 * nq_, nc_) / h_;
+      // segment of the dynamic-size solutions_.x1 would be evaluated into a heap temporary.
+      lam_h_ = segment_n<NC>(solutions_.x1, 2 * nq_, nc_) / h_;
       field(q_, p_, gq_, gp_);
       qbar_ = q_ + (0.5 * h_) * gq_;
       pbar_ = p_ + (0.5 * h_) * gp_;
       field(qbar_, pbar_, gq_, gp_);
       segment_n<NQ>(x_, 0, nq_) = q_ + h_ * gq_;
       segment_n<NQ>(x_, nq_, nq_) = p_ + h_ * gp_;
-      segment_n<NC>(x_, 2 * nq_, nc_) = segment_n<NC>(x1_, 2 * nq_, nc_);
+      segment_n<NC>(x_, 2 * nq_, nc_) = segment_n<NC>(solutions_.x1, 2 * nq_, nc_);
     }
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, true, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
@@ -143,10 +132,7 @@ class GonzalezFMethod {
     };
     const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;
-    x3_.swap(x2_);
-    x2_.swap(x1_);
-    x1_ = x_;
-    if (history_ < 3) ++history_;
+    solutions_.push(x_);
     q_ = segment_n<NQ>(x_, 0, nq_);
     p_ = segment_n<NQ>(x_, nq_, nq_);
     v0_ = sys_.potential(q_);
@@ -209,9 +195,8 @@ class GonzalezFMethod {
   MatCQ mu_;
   VecC c_, lam_h_;
   VecX x_, r0_, r1_, xt_;
-  VecX x1_, x2_, x3_;  // last three solutions (q', p', h lambda), newest first
-  int history_ = 0;    // how many of x1_, x2_, x3_ are valid
-  double v0_ = 0.0;    // V(q) of the current state
+  SolutionHistory<VecX> solutions_;  // of (q', p', h lambda)
+  double v0_ = 0.0;                  // V(q) of the current state
 };
 
 }  // namespace nhsim

@@ -107,19 +107,12 @@ class IDlaMethod {
         r0_(nq_ + nc_),
         r1_(nq_ + nc_),
         xt_(nq_ + nc_),
-        x1_(nq_ + nc_),
-        x2_(nq_ + nc_),
-        x3_(nq_ + nc_) {
-    x1_.setZero();
-    x2_.setZero();  // not read before they hold solutions; set so that history() copies values
-    x3_.setZero();
-  }
+        solutions_(nq_ + nc_) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
     p_ = p;
-    x1_.setZero();
-    history_ = 0;
+    solutions_.reset();
     newton_.invalidate();
   }
   void canonical(VecQ& q, VecQ& p) const {
@@ -135,18 +128,12 @@ class IDlaMethod {
   /// and how many of them are valid (the predictor extrapolates once there are 3). Lane steppers
   /// (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar copy:
   /// they read this after its step and restore it before one.
-  struct History {
-    VecX x1, x2, x3;
-    int count = 0;
-  };
-  History history() const { return {x1_, x2_, x3_, history_}; }
+  using History = SolutionHistory<VecX>;
+  const History& history() const { return solutions_; }
   void restore(const VecQ& q, const VecQ& p, const History& h) {
     q_ = q;
     p_ = p;
-    x1_ = h.x1;
-    x2_ = h.x2;
-    x3_ = h.x3;
-    history_ = h.count;
+    solutions_ = h;
   }
 
   /// The discrete constraint of the last step, max_alpha |mu^alpha(qbar) (q1 - q0) / h|, with
@@ -155,11 +142,11 @@ class IDlaMethod {
 
   StepStatus step(double& residual_out) {
     sys_.inv_mass_times(q_, p_, v0_);  // M^-1 p0: constant within the step
-    if (history_ >= 3) {
-      x_ = 3.0 * (x1_ - x2_) + x3_;
+    if (solutions_.full()) {
+      solutions_.extrapolate(x_);
     } else {
       segment_n<NQ>(x_, 0, nq_) = h_ * v0_;
-      segment_n<NC>(x_, nq_, nc_) = segment_n<NC>(x1_, nq_, nc_);
+      segment_n<NC>(x_, nq_, nc_) = segment_n<NC>(solutions_.x1, nq_, nc_);
     }
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
@@ -171,10 +158,7 @@ class IDlaMethod {
     const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out,
                                         q_.template lpNorm<Eigen::Infinity>());
     if (st != StepStatus::kOk) return st;
-    x3_.swap(x2_);
-    x2_.swap(x1_);
-    x1_ = x_;
-    if (history_ < 3) ++history_;
+    solutions_.push(x_);
     // p1 = p0 - h grad V(qbar) + h mu(qbar)^T lambda at the solution.
     const auto dq = segment_n<NQ>(x_, 0, nq_);
     const auto lam = segment_n<NC>(x_, nq_, nc_);
@@ -221,8 +205,7 @@ class IDlaMethod {
   MatCQ mu_, mu1_;  // mu(qbar); mu(q1) for kNodeMomentum
   VecC c_;
   VecX x_, r0_, r1_, xt_;
-  VecX x1_, x2_, x3_;  // last three solutions (dq, lambda), newest first
-  int history_ = 0;    // how many of x1_, x2_, x3_ are valid
+  SolutionHistory<VecX> solutions_;  // of (dq, lambda)
   double last_discrete_residual_ = 0.0;
 };
 

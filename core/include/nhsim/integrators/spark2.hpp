@@ -117,21 +117,14 @@ class Spark2Method {
         r0_(2 * nc_),
         r1_(2 * nc_),
         xt_(2 * nc_),
-        x1_(2 * nc_),
-        x2_(2 * nc_),
-        x3_(2 * nc_) {
-    x1_.setZero();
-    x2_.setZero();  // not read before they hold solutions; set so that history() copies values
-    x3_.setZero();
-  }
+        solutions_(2 * nc_) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
     p_ = p;
     sys_.grad_potential(q_, gv0_);
     sys_.constraint(q_, mu0_);
-    x1_.setZero();
-    history_ = 0;
+    solutions_.reset();
     newton_.invalidate();
   }
   void canonical(VecQ& q, VecQ& p) const {
@@ -142,7 +135,7 @@ class Spark2Method {
   std::int64_t newton_iterations() const { return newton_.iterations(); }
 
   /// (Lambda_1, Lambda_2) of the last step (length 2 nc; zero before the first step).
-  const VecX& multipliers() const { return x1_; }
+  const VecX& multipliers() const { return solutions_.x1; }
   const SimplifiedNewton<NX>& newton() const { return newton_; }
   SimplifiedNewton<NX>& newton() { return newton_; }
 
@@ -151,29 +144,23 @@ class Spark2Method {
   /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
   /// copy: they read this after its step and restore it before one. grad V and mu at q, kept from
   /// the last step, are functions of q alone: restore() evaluates them again, to the same bits.
-  struct History {
-    VecX x1, x2, x3;
-    int count = 0;
-  };
-  History history() const { return {x1_, x2_, x3_, history_}; }
+  using History = SolutionHistory<VecX>;
+  const History& history() const { return solutions_; }
   void restore(const VecQ& q, const VecQ& p, const History& h) {
     q_ = q;
     p_ = p;
     sys_.grad_potential(q_, gv0_);
     sys_.constraint(q_, mu0_);
-    x1_ = h.x1;
-    x2_ = h.x2;
-    x3_ = h.x3;
-    history_ = h.count;
+    solutions_ = h;
   }
 
   StepStatus step(double& residual_out) {
     // Quantities of q0, constant within the step: base = p0 - (h/2) grad V(q0).
     base_ = p_ - (0.5 * h_) * gv0_;
-    if (history_ >= 3) {
-      x_ = 3.0 * (x1_ - x2_) + x3_;
+    if (solutions_.full()) {
+      solutions_.extrapolate(x_);
     } else {
-      x_ = x1_;
+      x_ = solutions_.x1;
     }
     auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
     auto jacobian = [this](const VecX& x, MatX& jac) {
@@ -182,10 +169,7 @@ class Spark2Method {
     };
     const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
     if (st != StepStatus::kOk) return st;
-    x3_.swap(x2_);
-    x2_.swap(x1_);
-    x1_ = x_;
-    if (history_ < 3) ++history_;
+    solutions_.push(x_);
     eval_residual(x_, r0_);  // q1, p1, grad V(q1), mu(q1) of the solution
     q_ = q1_;
     p_ = p1_;
@@ -228,8 +212,7 @@ class Spark2Method {
   MatCQ mu0_, mu1_;
   VecC c_;
   VecX x_, r0_, r1_, xt_;
-  VecX x1_, x2_, x3_;  // last three solutions (Lambda_1, Lambda_2), newest first
-  int history_ = 0;    // how many of x1_, x2_, x3_ are valid
+  SolutionHistory<VecX> solutions_;  // of (Lambda_1, Lambda_2)
 };
 
 }  // namespace nhsim
