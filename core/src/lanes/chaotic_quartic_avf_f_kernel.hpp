@@ -98,18 +98,16 @@ void avf_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   // Predictor: quadratic extrapolation where 3 solutions exist, else explicit midpoint on the
   // field with the previous multiplier.
   const M extrapolate = hist.count >= 3.0;
-  for (int j = 0; j < 15; ++j) x[j] = 3.0 * (hist.x1[j] - hist.x2[j]) + hist.x3[j];
+  hist.extrapolate(x);
   M stepping;
   mask_of<W>(lanes, stepping);
   if (bits_of<W>(stepping & ~extrapolate) != 0) {
     const D lam = hist.x1[14];
-    D dq[7], dp[7], qm[7], pm[7];
-    avf_f_field<W>(q, p, lam, h, dq, dp);
-    for (int j = 0; j < 7; ++j) {
-      qm[j] = q[j] + (0.5 * h) * dq[j];
-      pm[j] = p[j] + (0.5 * h) * dp[j];
-    }
-    avf_f_field<W>(qm, pm, lam, h, dq, dp);
+    D dq[7], dp[7];
+    explicit_midpoint_field<W>(
+        q, p, h,
+        [&](const D* qq, const D* pp, D* fq, D* fp) { avf_f_field<W>(qq, pp, lam, h, fq, fp); }, dq,
+        dp);
     for (int j = 0; j < 7; ++j) {
       x[j] = extrapolate ? x[j] : h * dq[j];
       x[7 + j] = extrapolate ? x[7 + j] : h * dp[j];

@@ -58,27 +58,6 @@ inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>
   out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
 }
 
-/// c of the Gonzalez discrete gradient, seed 001 eq. (12), of W lanes (gonzalez_coefficient,
-/// gonzalez_quotient.hpp): (h1 - h0 - gd) / dd, or 0 where the step is tiny and the numerator at
-/// the round-off of its terms.
-template <int W>
-inline void gonzalez_coefficient(const typename Lanes<W>::D& h1, const typename Lanes<W>::D& h0,
-                                 const typename Lanes<W>::D& gd, const typename Lanes<W>::D& dd,
-                                 const typename Lanes<W>::D& zz, const typename Lanes<W>::D& gz,
-                                 typename Lanes<W>::D& c) {
-  using D = typename Lanes<W>::D;
-  using M = typename Lanes<W>::M;
-  const D num = h1 - h0 - gd;
-  const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0, abs_gd = gd < 0.0 ? -gd : gd,
-          abs_gz = gz < 0.0 ? -gz : gz, abs_num = num < 0.0 ? -num : num;
-  const D noise =
-      8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
-  const D one = D{} + 1.0;
-  const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
-  const M skip = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise));
-  c = skip ? D{} + 0.0 : num / dd;
-}
-
 /// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, seed 001 eq. (12)
 /// (GonzalezGradient::eval, gonzalez_coefficient); h0 = H(zeta), zbar = (zeta + x) / 2,
 /// k = kappa(zbar).

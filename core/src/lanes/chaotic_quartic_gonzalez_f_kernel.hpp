@@ -12,7 +12,6 @@
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
 #pragma once
 
-#include "chaotic_quartic_discrete_gradient_kernel.hpp"
 #include "chaotic_quartic_kernels.hpp"
 #include "kernels.hpp"
 #include "lane_newton.hpp"
@@ -110,18 +109,16 @@ void gonzalez_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned l
   // Predictor: quadratic extrapolation where 3 solutions exist, else explicit midpoint on the
   // field with the previous multiplier.
   const M extrapolate = hist.count >= 3.0;
-  for (int j = 0; j < 15; ++j) x[j] = 3.0 * (hist.x1[j] - hist.x2[j]) + hist.x3[j];
+  hist.extrapolate(x);
   M stepping;
   mask_of<W>(lanes, stepping);
   if (bits_of<W>(stepping & ~extrapolate) != 0) {
     const D lam_h = hist.x1[14] / h;
-    D dq[7], dp[7], qm[7], pm[7];
-    gonzalez_f_field<W>(q, p, lam_h, dq, dp);
-    for (int j = 0; j < 7; ++j) {
-      qm[j] = q[j] + (0.5 * h) * dq[j];
-      pm[j] = p[j] + (0.5 * h) * dp[j];
-    }
-    gonzalez_f_field<W>(qm, pm, lam_h, dq, dp);
+    D dq[7], dp[7];
+    explicit_midpoint_field<W>(
+        q, p, h,
+        [&](const D* qq, const D* pp, D* fq, D* fp) { gonzalez_f_field<W>(qq, pp, lam_h, fq, fp); },
+        dq, dp);
     for (int j = 0; j < 7; ++j) {
       x[j] = extrapolate ? x[j] : q[j] + h * dq[j];
       x[7 + j] = extrapolate ? x[7 + j] : p[j] + h * dp[j];

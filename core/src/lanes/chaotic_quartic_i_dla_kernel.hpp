@@ -56,7 +56,7 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   hist.load_from(b.solutions, b.history);
   // Predictor: quadratic extrapolation where 3 solutions exist, else (h M^-1 p0, last lambda).
   const M extrapolate = hist.count >= 3.0;
-  for (int j = 0; j < 8; ++j) x[j] = 3.0 * (hist.x1[j] - hist.x2[j]) + hist.x3[j];
+  hist.extrapolate(x);
   for (int j = 0; j < 7; ++j) x[j] = extrapolate ? x[j] : h * p[j];
   x[7] = extrapolate ? x[7] : hist.x1[7];
   // The round-off floor's scale: the predictor and q0 (IDlaMethod::step's state_scale).

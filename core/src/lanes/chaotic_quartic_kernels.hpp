@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace {
 
@@ -153,6 +154,45 @@ inline void dot7(const typename Lanes<W>::D* a, const typename Lanes<W>::D* b,
   D e[7];
   for (int j = 0; j < 7; ++j) e[j] = a[j] * b[j];
   sum = ((e[0] + (e[2] + e[4])) + (e[1] + (e[3] + e[5]))) + e[6];
+}
+
+/// c of the Gonzalez discrete gradient, seed 001 eq. (12), of W lanes (gonzalez_coefficient,
+/// gonzalez_quotient.hpp): (h1 - h0 - gd) / dd, or 0 where the step is tiny and the numerator at
+/// the round-off of its terms.
+template <int W>
+inline void gonzalez_coefficient(const typename Lanes<W>::D& h1, const typename Lanes<W>::D& h0,
+                                 const typename Lanes<W>::D& gd, const typename Lanes<W>::D& dd,
+                                 const typename Lanes<W>::D& zz, const typename Lanes<W>::D& gz,
+                                 typename Lanes<W>::D& c) {
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+  const D num = h1 - h0 - gd;
+  const D abs_h1 = h1 < 0.0 ? -h1 : h1, abs_h0 = h0 < 0.0 ? -h0 : h0, abs_gd = gd < 0.0 ? -gd : gd,
+          abs_gz = gz < 0.0 ? -gz : gz, abs_num = num < 0.0 ? -num : num;
+  const D noise =
+      8.0 * std::numeric_limits<double>::epsilon() * (abs_h1 + abs_h0 + abs_gd + abs_gz);
+  const D one = D{} + 1.0;
+  const D tiny_bound = 1e-12 * (one < zz ? zz : one);  // std::max(1.0, zz)
+  const M skip = (dd <= 0.0) | ((dd <= tiny_bound) & (abs_num <= noise));
+  c = skip ? D{} + 0.0 : num / dd;
+}
+
+/// The explicit midpoint predictor of the methods on the canonical state (q, p of W lanes, [7]
+/// each): (dq, dp) = field(qm, pm) at qm = q + (h / 2) dq0, pm = p + (h / 2) dp0,
+/// (dq0, dp0) = field(q, p), as GonzalezFMethod::step and AvfFMethod::step take it before three
+/// solutions are known. `field(q, p, dq, dp)` writes the method's vector field.
+template <int W, class Field>
+inline void explicit_midpoint_field(const typename Lanes<W>::D* q, const typename Lanes<W>::D* p,
+                                    double h, const Field& field, typename Lanes<W>::D* dq,
+                                    typename Lanes<W>::D* dp) {
+  using D = typename Lanes<W>::D;
+  D qm[7], pm[7];
+  field(q, p, dq, dp);
+  for (int j = 0; j < 7; ++j) {
+    qm[j] = q[j] + (0.5 * h) * dq[j];
+    pm[j] = p[j] + (0.5 * h) * dp[j];
+  }
+  field(qm, pm, dq, dp);
 }
 
 /// rk2's vector field of W lanes, the canonical index-1 equations (Rk2Method::field with

@@ -73,8 +73,8 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
   for (int j = 0; j < 7; ++j) base[j] = p[j] - (0.5 * h) * gv0[j];
   // Predictor: quadratic extrapolation where 3 solutions exist, else the last solution.
   const M extrapolate = hist.count >= 3.0;
-  for (int j = 0; j < 2; ++j)
-    x[j] = extrapolate ? 3.0 * (hist.x1[j] - hist.x2[j]) + hist.x3[j] : hist.x1[j];
+  hist.extrapolate(x);
+  for (int j = 0; j < 2; ++j) x[j] = extrapolate ? x[j] : hist.x1[j];
   D scale = D{} + 1.0;  // of the round-off floor: the predictor's
   max_abs<W, 2>(x, scale);
   D q1[7], p1[7];

@@ -187,6 +187,11 @@ struct LaneSolutionHistory {
   using D = typename Lanes<W>::D;
   D x1[N], x2[N], x3[N], count;
 
+  /// x = 3 (x_n - x_{n-1}) + x_{n-2} in every lane (SolutionHistory::extrapolate).
+  void extrapolate(D* x) const {
+    for (int j = 0; j < N; ++j) x[j] = 3.0 * (x1[j] - x2[j]) + x3[j];
+  }
+
   void load_from(const double* rows, const double* valid) {
     for (int j = 0; j < N; ++j) {
       load<W>(x1[j], rows + j * W);
