@@ -106,10 +106,8 @@ class AvfFMethod {
   const SimplifiedNewton<NX>& newton() const { return newton_; }
   SimplifiedNewton<NX>& newton() { return newton_; }
 
-  /// What a step starts from besides (q, p): the last three solutions (dq, dp, h lambda), newest
-  /// first, and how many of them are valid (the predictor extrapolates once there are 3). Lane
-  /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
-  /// copy: they read this after its step and restore it before one.
+  /// What a step starts from besides (q, p): the predictor's last solutions of (dq, dp, h lambda)
+  /// (SolutionHistory), which lane steppers read after a step and restore before one.
   using History = SolutionHistory<VecX>;
   const History& history() const { return solutions_; }
   void restore(const VecQ& q, const VecQ& p, const History& h) {

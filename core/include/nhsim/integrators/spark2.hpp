@@ -139,11 +139,10 @@ class Spark2Method {
   const SimplifiedNewton<NX>& newton() const { return newton_; }
   SimplifiedNewton<NX>& newton() { return newton_; }
 
-  /// What a step starts from besides (q, p): the last three solutions (Lambda_1, Lambda_2), newest
-  /// first, and how many of them are valid (the predictor extrapolates once there are 3). Lane
-  /// steppers (core/src/lanes/) step this method in SIMD lanes and hand single steps to a scalar
-  /// copy: they read this after its step and restore it before one. grad V and mu at q, kept from
-  /// the last step, are functions of q alone: restore() evaluates them again, to the same bits.
+  /// What a step starts from besides (q, p): the predictor's last solutions of (Lambda_1,
+  /// Lambda_2) (SolutionHistory), which lane steppers read after a step and restore before one.
+  /// grad V and mu at q, kept from the last step, are functions of q alone: restore() evaluates
+  /// them again, to the same bits.
   using History = SolutionHistory<VecX>;
   const History& history() const { return solutions_; }
   void restore(const VecQ& q, const VecQ& p, const History& h) {
