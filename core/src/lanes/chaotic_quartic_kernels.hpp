@@ -144,16 +144,48 @@ void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
   });
 }
 
+/// The sums (s0, s1) of the two halves of packets Start .. Start + Len - 1 of e (packet k is
+/// [e_2k, e_2k+1]) in the order of Eigen's unrolled vectorised reduction (redux_vec_unroller): the
+/// first half of the packets plus the second, split the same way down to single packets.
+template <int Start, int Len, class D>
+[[gnu::always_inline]] inline void packet_tree_sum(const D* e, D& s0, D& s1) {
+  if constexpr (Len == 1) {
+    s0 = e[2 * Start];
+    s1 = e[2 * Start + 1];
+  } else {
+    constexpr int kHalf = Len / 2;
+    D a0, a1, b0, b1;
+    packet_tree_sum<Start, kHalf>(e, a0, a1);
+    packet_tree_sum<Start + kHalf, Len - kHalf>(e, b0, b1);
+    s0 = a0 + b0;
+    s1 = a1 + b1;
+  }
+}
+
+/// The sum of e[0] .. e[N - 1] (N >= 2) as Eigen 3.4 reduces a fixed-size vector expression of N
+/// doubles with SSE2 packets of two (sum(), dot(), squaredNorm(), a coefficient of a lazy product
+/// along a contiguous inner dimension): the packets' tree (packet_tree_sum), the packet's two
+/// halves added, then the last term if N is odd.
+template <int N, class D>
+[[gnu::always_inline]] inline void eigen_packet_sum(const D* e, D& sum) {
+  static_assert(N >= 2, "Eigen reduces a single term without packets");
+  D s0, s1;
+  packet_tree_sum<0, N / 2>(e, s0, s1);
+  sum = s0 + s1;
+  if constexpr (N % 2 != 0) sum = sum + e[N - 1];
+}
+
 /// Eigen's sum of the 7 products a_j b_j of a 1 x 7 by 7 x 1 product (an inner product, fixed
 /// size 7): three packets [a_2i b_2i, a_2i+1 b_2i+1] summed as p0 + (p1 + p2), the packet's two
-/// halves added, then the 7th product. Structural zeros of a or b are multiplied and added too.
+/// halves added, then the 7th product (eigen_packet_sum). Structural zeros of a or b are
+/// multiplied and added too.
 template <int W>
 inline void dot7(const typename Lanes<W>::D* a, const typename Lanes<W>::D* b,
                  typename Lanes<W>::D& sum) {
   using D = typename Lanes<W>::D;
   D e[7];
   for (int j = 0; j < 7; ++j) e[j] = a[j] * b[j];
-  sum = ((e[0] + (e[2] + e[4])) + (e[1] + (e[3] + e[5]))) + e[6];
+  eigen_packet_sum<7>(e, sum);
 }
 
 /// c of the Gonzalez discrete gradient, seed 001 eq. (12), of W lanes (gonzalez_coefficient,
