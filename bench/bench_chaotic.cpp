@@ -15,7 +15,8 @@
 namespace {
 
 using nhsim::ChaoticQuartic;
-const char* const kIds[] = {"gonzalez", "avf", "si_dla", "rk4", "i_dla", "spark2"};
+const char* const kIds[] = {"gonzalez", "avf",    "si_dla",     "rk4",
+                            "i_dla",    "spark2", "gonzalez_f", "avf_f"};
 
 void BM_Step(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];
@@ -44,7 +45,7 @@ void BM_Step(benchmark::State& state) {
   state.counters["newton_per_step"] = static_cast<double>(st->newton_iterations() - newton_before) /
                                       static_cast<double>(state.iterations() * kSteps);
 }
-BENCHMARK(BM_Step)->DenseRange(0, 5)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Step)->DenseRange(0, 7)->Unit(benchmark::kMicrosecond);
 
 void BM_Ensemble(benchmark::State& state) {
   const std::string id = kIds[state.range(0)];

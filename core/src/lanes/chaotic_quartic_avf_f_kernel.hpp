@@ -4,7 +4,8 @@
 // eq. (15) with the AVF discrete gradient, M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
 // core/include/nhsim/integrators/avf_f.hpp; the iteration is lane_newton.hpp's, the inverse
 // eigen_order_inverse.hpp). The unknowns are x = (dq, dp, h lambda), 15 of them; the Jacobian is
-// that of the midpoint residual. SimplifiedNewton<15>'s increment dx_ lies where gonzalez_f's does
+// that of the midpoint residual, its inverse updated by Broyden's formula in each iteration
+// (BroydenLanes). SimplifiedNewton<15>'s increment dx_ lies where gonzalez_f's does
 // (the two methods' members before it are the same), 8 bytes past a 16-byte boundary.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
@@ -123,7 +124,7 @@ void avf_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   const auto midpoint_residual = [&](const D* xi, D* r) {
     avf_f_residual<W, false>(q, p, xi, h, r);
   };
-  const NewtonLaneMasks<W> m = newton_solve<W, 15, kAvfFIncrementAligned>(
+  const NewtonLaneMasks<W> m = newton_solve<W, 15, kAvfFIncrementAligned, /*kBroyden=*/true>(
       x, lanes, factorised, b.inverse, scale, tol, max_iter, residual, midpoint_residual);
   const M ok = m.ok;
   for (int j = 0; j < 7; ++j) {

@@ -4,7 +4,8 @@
 // seed 001 eq. (15), with M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
 // core/include/nhsim/integrators/gonzalez_f.hpp; the iteration is lane_newton.hpp's, the inverse
 // eigen_order_inverse.hpp). The unknowns are x = (q', p', h lambda), 15 of them; the Jacobian is
-// that of the midpoint residual. SimplifiedNewton<15>'s increment dx_ lies 8 bytes past a 16-byte
+// that of the midpoint residual, its inverse updated by Broyden's formula in each iteration
+// (BroydenLanes). SimplifiedNewton<15>'s increment dx_ lies 8 bytes past a 16-byte
 // boundary in the scalar stepper (StepperImpl's layout), so Eigen's product takes its first row
 // apart (inverse_times_in_order<W, 15, false>); lanes_test checks the bits.
 //
@@ -133,7 +134,7 @@ void gonzalez_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned l
   const auto midpoint_residual = [&](const D* xi, D* r) {
     gonzalez_f_residual<W, false>(q, p, v0, xi, h, r);
   };
-  const NewtonLaneMasks<W> m = newton_solve<W, 15, kGonzalezFIncrementAligned>(
+  const NewtonLaneMasks<W> m = newton_solve<W, 15, kGonzalezFIncrementAligned, /*kBroyden=*/true>(
       x, lanes, factorised, b.inverse, scale, tol, max_iter, residual, midpoint_residual);
   const M ok = m.ok;
   for (int j = 0; j < 7; ++j) {

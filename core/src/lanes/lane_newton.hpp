@@ -15,6 +15,7 @@
 #pragma once
 
 #include <limits>
+#include <type_traits>
 
 #include "chaotic_quartic_kernels.hpp"
 #include "nhsim/eigen_order_inverse.hpp"
@@ -41,6 +42,78 @@ struct NewtonLaneMasks {
   typename Lanes<W>::M handed_back;  ///< left this attempt: for the scalar method
 };
 
+/// The inverse kept as it is between refreshes (JacobianUpdate::kNone).
+struct KeptInverse {
+  KeptInverse() = default;
+  /// As BroydenLanes is made (newton_solve()); the inverse is not touched.
+  explicit KeptInverse(double* /*inverse*/) {}
+  template <class M, class D>
+  void operator()(const M& /*active*/, const D& /*nd_prev*/, D* /*dx*/) const {}
+};
+
+/// Broyden's update of each lane's inverse between refreshes, as SimplifiedNewton's
+/// broyden_update (JacobianUpdate::kBroyden, newton.hpp) does it to the scalar inverse: from the
+/// previous correction dxp and the new one dx = J^-1 F(x), where the previous increment nd_prev
+/// (0 at the first iteration) is above 1e-10 and the iteration contracts along dxp
+/// (den = |dxp|^2 - dxp.dx > |dxp|^2 / 2),
+///   J^-1 += (dx / den) (dxp^T J^-1),   dx *= |dxp|^2 / den,
+/// in the lanes of `active` (every other lane's inverse is left as it is). The reductions (|dxp|^2,
+/// dxp.dx and the inverse's transposed lazy product) are Eigen's packet trees (eigen_packet_sum),
+/// checked against Eigen for N = 15 (gonzalez_f, avf_f); `inverse` is [N * N][W] with (i, j) at
+/// row N i + j, as newton_solve() keeps it.
+template <int W, int N>
+class BroydenLanes {
+  static_assert(N == 15, "Eigen's reduction order is checked for 15 unknowns only");
+
+ public:
+  using D = typename Lanes<W>::D;
+  using M = typename Lanes<W>::M;
+
+  explicit BroydenLanes(double* inverse) : inverse_(inverse) {}
+
+  void operator()(const M& active, const D& nd_prev, D* dx) {
+    constexpr double kSecantFloor = 1e-10;
+    const M secant = active & (nd_prev > kSecantFloor);
+    if (bits_of<W>(secant) != 0) {
+      D e[N], ss, dot;
+      for (int i = 0; i < N; ++i) e[i] = dxp_[i] * dxp_[i];
+      eigen_packet_sum<N>(e, ss);
+      for (int i = 0; i < N; ++i) e[i] = dxp_[i] * dx[i];
+      eigen_packet_sum<N>(e, dot);
+      const D den = ss - dot;
+      const M contracts = secant & (den > 0.5 * ss);
+      if (bits_of<W>(contracts) != 0) update(contracts, den, ss, dx);
+    }
+    for (int i = 0; i < N; ++i) dxp_[i] = dx[i];
+  }
+
+ private:
+  void update(const M& lanes, const D& den, const D& ss, D* dx) {
+    D row[N];  // dxp^T J^-1: column j of J^-1 times dxp
+    for (int j = 0; j < N; ++j) {
+      D e[N];
+      for (int i = 0; i < N; ++i) {
+        load<W>(e[i], inverse_ + (N * i + j) * W);
+        e[i] = e[i] * dxp_[i];
+      }
+      eigen_packet_sum<N>(e, row[j]);
+    }
+    for (int i = 0; i < N; ++i) {
+      const D c = dx[i] / den;
+      for (int j = 0; j < N; ++j) {
+        D a;
+        load<W>(a, inverse_ + (N * i + j) * W);
+        store<W>(inverse_ + (N * i + j) * W, lanes ? a + c * row[j] : a);
+      }
+    }
+    const D scale = ss / den;
+    for (int i = 0; i < N; ++i) dx[i] = lanes ? dx[i] * scale : dx[i];
+  }
+
+  double* inverse_;
+  D dxp_[N];  // the previous correction
+};
+
 /// Solves F(x) = 0 for the N unknowns x of the lanes in `lanes` (bits) from the predictor in x,
 /// each lane on its own inverse Jacobian, as an attempt of SimplifiedNewton::solve does: the
 /// componentwise weights 1 / max(1, |x0_i|), the tolerance `tol` on the weighted increment, at
@@ -52,12 +125,13 @@ struct NewtonLaneMasks {
 /// scalar lazy_product() does. A lane converges in `ok` (in `refresh` too where the scalar
 /// iteration would refactorise at the next step: more than 7 iterations, or theta > 0.5 at the
 /// last); every other lane of `lanes` is in `handed_back`, its x to be ignored. The x of lanes
-/// not in `lanes` is left as it is.
-template <int W, int N, class Residual, class InverseTimes>
+/// not in `lanes` is left as it is. `update(active, nd_prev, dx)` runs where the scalar iteration
+/// updates its inverse, after each product (KeptInverse, BroydenLanes).
+template <int W, int N, class Residual, class InverseTimes, class Update>
 [[gnu::always_inline]] inline NewtonLaneMasks<W> simplified_newton(
     typename Lanes<W>::D* x, unsigned lanes, const typename Lanes<W>::M& fresh,
     const typename Lanes<W>::D& floor, double tol, int max_iter, const Residual& residual,
-    const InverseTimes& inverse_times) {
+    const InverseTimes& inverse_times, Update& update) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D w[N], r[N], dx[N];
@@ -77,6 +151,7 @@ template <int W, int N, class Residual, class InverseTimes>
   for (int it = 1; it <= max_iter && bits_of<W>(active) != 0; ++it) {
     residual(x, r);
     inverse_times(r, dx);
+    update(active, it >= 2 ? prev : D{} + 0.0, dx);
     D nd = D{} + 0.0;
     M dx_finite = active;
     for (int j = 0; j < N; ++j) {
@@ -114,8 +189,9 @@ inline NewtonLaneMasks<W> reused_inverse_newton(typename Lanes<W>::D* x, unsigne
                                                 const InverseTimes& inverse_times) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
+  KeptInverse kept;
   return simplified_newton<W, N>(x, lanes, M{} != 0, D{} + 0.0, tol, max_iter, residual,
-                                 inverse_times);
+                                 inverse_times, kept);
 }
 
 /// scale = max(scale, |v_j|) over the N values v, lane by lane: from scale = 1, over the predictor
@@ -238,10 +314,11 @@ inline void forward_difference_jacobian(const typename Lanes<W>::D* x, const Res
 /// floor 1e3 eps `scale` of the step (`scale`: max(1, |x0|_inf, state scale), max_abs()), and
 /// stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row N i + j,
 /// applied as inverse_times_in_order<W, N, kAligned>() does (kAligned: where the scalar method's
-/// dx_ lies); residual as for simplified_newton(). Returns the lanes that converged (x the
-/// solution), those of them whose factorisation the scalar iteration would drop, and those whose
-/// fresh attempt failed too (for the damped Newton fallback of the scalar method).
-template <int W, int N, bool kAligned, class Residual, class JacobianResidual>
+/// dx_ lies) and, where kBroyden (the scalar method's JacobianUpdate::kBroyden), updated by
+/// BroydenLanes in each attempt; residual as for simplified_newton(). Returns the lanes that
+/// converged (x the solution), those of them whose factorisation the scalar iteration would drop,
+/// and those whose fresh attempt failed too (for the damped Newton fallback of the scalar method).
+template <int W, int N, bool kAligned, bool kBroyden, class Residual, class JacobianResidual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
                                        double tol, int max_iter, const Residual& residual,
@@ -251,13 +328,14 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
   const auto inverse_times = [inverse](const D* r, D* dx) {
     inverse_times_in_order<W, N, kAligned>(inverse, r, dx);
   };
+  std::conditional_t<kBroyden, BroydenLanes<W, N>, KeptInverse> update(inverse);
   D x0[N];
   for (int j = 0; j < N; ++j) x0[j] = x[j];
   const M none = M{} != 0;
   NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
   if ((lanes & factorised) != 0) {
     stale = simplified_newton<W, N>(x, lanes & factorised, none, D{} + 0.0, tol, max_iter, residual,
-                                    inverse_times);
+                                    inverse_times, update);
   }
   const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
   if (fresh_lanes != 0) {
@@ -276,7 +354,7 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
     }
     const D floor = (1e3 * std::numeric_limits<double>::epsilon()) * scale;
     fresh = simplified_newton<W, N>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
-                                    inverse_times);
+                                    inverse_times, update);
   }
   return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
 }
@@ -287,8 +365,8 @@ template <int W, int N, class Residual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
                                        double tol, int max_iter, const Residual& residual) {
-  return newton_solve<W, N, true>(x, lanes, factorised, inverse, scale, tol, max_iter, residual,
-                                  residual);
+  return newton_solve<W, N, true, false>(x, lanes, factorised, inverse, scale, tol, max_iter,
+                                         residual, residual);
 }
 
 }  // namespace

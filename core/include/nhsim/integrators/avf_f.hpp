@@ -32,8 +32,10 @@
 // round-off does not grow like 1/h (as in `gonzalez_f`). Newton's round-off floor is taken from
 // the state (state_scale = max(|q|, |p|), newton.hpp). Solved by SimplifiedNewton with the
 // Jacobian of the midpoint residual (g_q replaced by grad V(qbar)) by forward differences,
-// reused across steps. Predictor: quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the
-// previous solutions once three exist, explicit midpoint (with the previous multipliers) before
+// reused across steps and corrected by Broyden's update in each iteration
+// (JacobianUpdate::kBroyden, as `gonzalez_f`). Predictor: quadratic extrapolation
+// 3 x_n - 3 x_{n-1} + x_{n-2} of the previous solutions once three exist, explicit midpoint (with
+// the previous multipliers) before
 // that. Steps allocate nothing for fixed-size systems.
 #pragma once
 
@@ -73,7 +75,7 @@ class AvfFMethod {
         ns_(ns),
         nq_(sys.nq()),
         nc_(sys.nc()),
-        newton_(2 * sys.nq() + sys.nc()),
+        newton_(2 * sys.nq() + sys.nc(), JacobianUpdate::kBroyden),
         q_(nq_),
         p_(nq_),
         qbar_(nq_),

@@ -17,7 +17,10 @@
 //
 // Unknowns x = (q', p', h lambda), length 2 nq + nc, solved by SimplifiedNewton with the
 // Jacobian of the midpoint residual (dbarH replaced by grad H(zbar)) by forward differences,
-// reused across steps. The multiplier enters as the impulse h lambda: the constraint row
+// reused across steps and corrected by Broyden's update in each iteration
+// (JacobianUpdate::kBroyden): in this form the Jacobian goes stale within a step, and without the
+// update every other step refactorised (docs/performance.md, "gonzalez_f and avf_f: Broyden's
+// update"). The multiplier enters as the impulse h lambda: the constraint row
 // mu(qbar) g_p = 0 fixes it only to the round-off of the Gonzalez quotient (~ eps V / |z' - z|),
 // and lambda itself would carry that noise amplified by 1/h, stalling the increment test.
 // Predictor: quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the previous solutions once
@@ -60,7 +63,7 @@ class GonzalezFMethod {
         ns_(ns),
         nq_(sys.nq()),
         nc_(sys.nc()),
-        newton_(2 * sys.nq() + sys.nc()),
+        newton_(2 * sys.nq() + sys.nc(), JacobianUpdate::kBroyden),
         q_(nq_),
         p_(nq_),
         q1_(nq_),
