@@ -407,6 +407,8 @@ TEST(CustomExpression, ParseErrorsNameTheFieldAndPosition) {
   expect_error(with_v(""), f, "at position 0: empty expression");
   expect_error(with_v("x + 1/0"), f, "at position 5: division by zero");
   expect_error(with_v("1e400*x"), f, "at position 0: number '1e400' is not a finite double");
+  expect_error(with_v("x + 2e-310"), f,
+               "at position 4: number '2e-310' is below the normal range of doubles");
   expect_error(with_v("x + 10^10^10"), f, "at position 6: a power of numbers beyond double");
   // Constant powers and exponentials GiNaC keeps symbolic and would fold at arbitrary
   // precision (found by tests/fuzz/expression_fuzzer.cpp: 1.1 GB for the first).
@@ -434,6 +436,17 @@ TEST(CustomExpression, ParseErrorsNameTheFieldAndPosition) {
   auto s = base_spec();
   s.constraints[0][1] = "eps - coz(phi)";
   expect_error(s, "custom_system.constraints[0][1]", "at position 6: unknown function 'coz'");
+}
+
+// CLN (GiNaC's numbers) makes no float from a subnormal double: it throws. A parameter value
+// below the normal range is refused with its field (DefinitionErrorsNameTheField; the spec
+// fuzzer found one), and an M^-1 entry there, which the definition computes itself, is compiled.
+TEST(CustomExpression, MassInverseBelowTheNormalRangeIsCompiled) {
+  auto s = base_spec();  // M = diag(k, k, 2 k) = diag(8e307, 8e307, 1.6e308): (M^-1)_22 = 6.25e-309
+  s.parameters[0].second = 8e307;
+  s.mass_matrix[0][0] = "k";
+  s.mass_matrix[1][1] = "k";
+  EXPECT_TRUE(compile_custom_system(s)->constraint_affine_along_forces);  // si_dla's check
 }
 
 TEST(CustomExpression, DefinitionErrorsNameTheField) {
@@ -465,6 +478,9 @@ TEST(CustomExpression, DefinitionErrorsNameTheField) {
   s = base_spec();
   s.parameters[1].second = std::nan("");
   expect_error(s, "custom_system.parameters[1].value", "must be finite");
+  s = base_spec();  // CLN, GiNaC's numbers, has no subnormal floats
+  s.parameters[1].second = 2.65071e-312;
+  expect_error(s, "custom_system.parameters[1].value", "is subnormal");
   s = base_spec();
   s.coordinates[1] = "2y";
   expect_error(s, "custom_system.coordinates[1]", "is not a name");

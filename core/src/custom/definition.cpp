@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -86,6 +87,16 @@ std::optional<std::string> mass_matrix_problem(const Eigen::MatrixXd& m) {
   std::ostringstream os;
   os << "is not positive definite (smallest eigenvalue " << lmin << ", largest " << lmax << ")";
   return os.str();
+}
+
+/// v as GiNaC::numeric(v) makes it, except for a subnormal v, which CLN's floats cannot hold (it
+/// throws floating_point_underflow_exception): the exact rational m 2^e instead.
+GiNaC::numeric exact_numeric(double v) {
+  if (v == 0.0 || std::abs(v) >= std::numeric_limits<double>::min()) return GiNaC::numeric(v);
+  int e = 0;
+  const double m = std::frexp(v, &e);  // v = m 2^e, 1/2 <= |m| < 1: m 2^53 is an integer
+  return GiNaC::numeric(static_cast<long>(std::ldexp(m, 53))) *
+         GiNaC::numeric(2).power(GiNaC::numeric(e - 53));
 }
 
 /// Compiles `outputs` into a tape over q; a failure is a SpecError on `field`.
@@ -384,6 +395,11 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     const std::string pf = index(field + ".parameters", k);
     check_name(name, pf + ".name", seen);
     if (!std::isfinite(value)) throw SpecError(pf + ".value", "must be finite");
+    if (value != 0.0 && std::abs(value) < std::numeric_limits<double>::min()) {
+      throw SpecError(pf + ".value",
+                      "is subnormal (nonzero, below 2.2e-308 in magnitude): the symbolic algebra "
+                      "has no such numbers");
+    }
     symbols.emplace(name, GiNaC::numeric(value));
   }
   if (n > static_cast<std::size_t>(kMaxCustomCoordinates)) {
@@ -479,7 +495,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
       for (std::size_t k = 0; k < n; ++k) {
         const double w =
             def->mass_inverse(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k));
-        if (w != 0.0) s += GiNaC::numeric(w) * mu[a][k];
+        if (w != 0.0) s += exact_numeric(w) * mu[a][k];
       }
       affine = s.expand().is_zero();
     }

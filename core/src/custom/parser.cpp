@@ -263,8 +263,12 @@ class Parser {
     if (exact && tok.size() <= 15) return GiNaC::numeric(std::stol(tok));
     errno = 0;
     const double v = std::strtod(tok.c_str(), nullptr);
-    if (!std::isfinite(v) || errno == ERANGE)
-      fail(at, "number '" + tok + "' is not a finite double");
+    if (!std::isfinite(v)) fail(at, "number '" + tok + "' is not a finite double");
+    // Below the normal range (rounded to a subnormal or to 0): CLN, GiNaC's numbers, has no
+    // subnormals.
+    if (errno == ERANGE || (v != 0.0 && std::abs(v) < std::numeric_limits<double>::min())) {
+      fail(at, "number '" + tok + "' is below the normal range of doubles (2.2e-308)");
+    }
     return GiNaC::numeric(v);
   }
 

@@ -35,8 +35,7 @@
 // reused across steps and corrected by Broyden's update in each iteration
 // (JacobianUpdate::kBroyden, as `gonzalez_f`). Predictor: quadratic extrapolation
 // 3 x_n - 3 x_{n-1} + x_{n-2} of the previous solutions once three exist, explicit midpoint (with
-// the previous multipliers) before
-// that. Steps allocate nothing for fixed-size systems.
+// the previous multipliers) before that. Steps allocate nothing for fixed-size systems.
 #pragma once
 
 #include <Eigen/Dense>
