@@ -91,11 +91,7 @@ void avf_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   using M = typename Lanes<W>::M;
   D q[7], p[7], x[15];
   LaneSolutionHistory<W, 15> hist;
-  for (int j = 0; j < 7; ++j) {
-    load<W>(q[j], b.q + j * W);
-    load<W>(p[j], b.p + j * W);
-  }
-  hist.load_from(b.solutions, b.history);
+  load_canonical<W>(b, q, p, hist);
   // Predictor: quadratic extrapolation where 3 solutions exist, else explicit midpoint on the
   // field with the previous multiplier.
   const M extrapolate = hist.count >= 3.0;
@@ -132,9 +128,7 @@ void avf_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
     store<W>(b.p + j * W, ok ? p[j] + x[7 + j] : p[j]);
   }
   hist.store_to(b.solutions, b.history, ok, x);
-  out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(m.refresh);
-  out.handed_back = bits_of<W>(m.handed_back);
+  report<W>(m, out);
 }
 
 }  // namespace

@@ -226,9 +226,7 @@ void discrete_gradient_step(const nhsim::lanes::DiscreteGradientLaneBlock& b, un
   }
   store<W>(b.h0, ok ? h1 : h0);
   store<W>(b.history, (ok & (count < 3.0)) ? count + 1.0 : count);
-  out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(m.refresh);
-  out.handed_back = bits_of<W>(m.handed_back);
+  report<W>(m, out);
 }
 
 }  // namespace

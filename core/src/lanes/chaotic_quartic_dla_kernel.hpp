@@ -94,9 +94,7 @@ void dla_step(const nhsim::lanes::MomentumMatchingLaneBlock& b, unsigned lanes, 
   }
   store<W>(b.lambda, ok ? x[7] : lambda);
   store<W>(b.have_previous, ok ? D{} + 1.0 : have_previous);
-  out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(m.refresh);
-  out.handed_back = bits_of<W>(m.handed_back);
+  report<W>(m, out);
 }
 
 }  // namespace

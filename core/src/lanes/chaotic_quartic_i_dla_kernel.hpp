@@ -49,11 +49,7 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   using M = typename Lanes<W>::M;
   D q[7], p[7], x[8];  // x: the predictor, then the solution
   LaneSolutionHistory<W, 8> hist;
-  for (int j = 0; j < 7; ++j) {
-    load<W>(q[j], b.q + j * W);
-    load<W>(p[j], b.p + j * W);
-  }
-  hist.load_from(b.solutions, b.history);
+  load_canonical<W>(b, q, p, hist);
   // Predictor: quadratic extrapolation where 3 solutions exist, else (h M^-1 p0, last lambda).
   const M extrapolate = hist.count >= 3.0;
   hist.extrapolate(x);
@@ -78,9 +74,7 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
     store<W>(b.q + j * W, ok ? q[j] + x[j] : q[j]);
   }
   hist.store_to(b.solutions, b.history, ok, x);
-  out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(m.refresh);
-  out.handed_back = bits_of<W>(m.handed_back);
+  report<W>(m, out);
 }
 
 }  // namespace

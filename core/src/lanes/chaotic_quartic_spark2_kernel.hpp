@@ -61,11 +61,7 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
   using M = typename Lanes<W>::M;
   D q[7], p[7], x[2];  // x: the predictor, then the solution
   LaneSolutionHistory<W, 2> hist;
-  for (int j = 0; j < 7; ++j) {
-    load<W>(q[j], b.q + j * W);
-    load<W>(p[j], b.p + j * W);
-  }
-  hist.load_from(b.solutions, b.history);
+  load_canonical<W>(b, q, p, hist);
   // grad V and mu at q0 (the scalar method keeps them from its last step, the same bits).
   D gv0[7], mu0[7], base[7];
   grad_potential<W>(q, gv0);
@@ -92,9 +88,7 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
     store<W>(b.p + j * W, ok ? p1[j] : p[j]);
   }
   hist.store_to(b.solutions, b.history, ok, x);
-  out.ok = bits_of<W>(ok);
-  out.refresh = bits_of<W>(m.refresh);
-  out.handed_back = bits_of<W>(m.handed_back);
+  report<W>(m, out);
 }
 
 }  // namespace

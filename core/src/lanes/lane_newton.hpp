@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "chaotic_quartic_kernels.hpp"
+#include "kernels.hpp"
 #include "nhsim/eigen_order_inverse.hpp"
 
 namespace {
@@ -41,6 +42,14 @@ struct NewtonLaneMasks {
   typename Lanes<W>::M refresh;      ///< of ok: the scalar solve would drop its factorisation
   typename Lanes<W>::M handed_back;  ///< left this attempt: for the scalar method
 };
+
+/// The masks as the lane steppers take a step's outcome (kernels.hpp), one bit per lane.
+template <int W>
+inline void report(const NewtonLaneMasks<W>& m, nhsim::lanes::NewtonStepOutcome& out) {
+  out.ok = bits_of<W>(m.ok);
+  out.refresh = bits_of<W>(m.refresh);
+  out.handed_back = bits_of<W>(m.handed_back);
+}
 
 /// The inverse kept as it is between refreshes (JacobianUpdate::kNone).
 struct KeptInverse {
@@ -286,6 +295,18 @@ struct LaneSolutionHistory {
     store<W>(valid, (ok & (count < 3.0)) ? count + 1.0 : count);
   }
 };
+
+/// q, p [7] and the solution history of the W lanes of a method on the canonical state (i_dla,
+/// spark2, gonzalez_f, avf_f) from their block.
+template <int W, int N>
+inline void load_canonical(const nhsim::lanes::CanonicalNewtonLaneBlock& b, typename Lanes<W>::D* q,
+                           typename Lanes<W>::D* p, LaneSolutionHistory<W, N>& hist) {
+  for (int j = 0; j < 7; ++j) {
+    load<W>(q[j], b.q + j * W);
+    load<W>(p[j], b.p + j * W);
+  }
+  hist.load_from(b.solutions, b.history);
+}
 
 /// jac = dF/dx at x of W lanes by forward differences, as forward_difference_jacobian
 /// (newton.hpp): column j is (F(x + d_j e_j) - F(x)) / d_j with d_j = 1e-7 max(1, |x_j|).
