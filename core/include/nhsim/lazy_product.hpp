@@ -1,20 +1,25 @@
-// y = A x for a fixed-size square A with the bits of Eigen 3.4's `y.noalias() = A.lazyProduct(x)`,
-// faster: the simplified Newton iteration's product with its reused inverse Jacobian
-// (newton.hpp), a third of a gonzalez step before this (docs/performance.md).
+// y = A x for a fixed-size square A with the bits of Eigen 3.4's `y.noalias() = A.lazyProduct(x)`
+// for a 16-byte aligned y, wherever y lies, and faster: the simplified Newton iteration's product
+// with its reused inverse Jacobian (newton.hpp), a third of a gonzalez step before this
+// (docs/performance.md).
 //
 // Eigen evaluates that product (for the sizes below) a packet of two rows at a time: each packet
 // a chain of N dependent additions over the columns, in order, one packet after the other, so
 // the additions wait on each other. Here the rows advance together over the columns: every row
-// gets the same operations in the same order, and the chains of different rows overlap. The rows
-// Eigen computes one coefficient at a time (its first row where y is not 16-byte aligned, its last
-// where an odd number remains) are computed by Eigen's own expression for that coefficient. On a
-// CPU with AVX2 the rows advance four to a register instead of two: each row's operations are
-// the same scalar ones (no FMA: the target adds none and the build contracts none), so the bits
-// are too (tests/core/lazy_product_test.cpp checks both).
+// gets the same operations in the same order, and the chains of different rows overlap. The row
+// Eigen computes one coefficient at a time (the last of an odd N) is computed by Eigen's own
+// expression for that coefficient. On a CPU with AVX2 the rows advance four to a register instead
+// of two: each row's operations are the same scalar ones (no FMA: the target adds none and the
+// build contracts none), so the bits are too (tests/core/lazy_product_test.cpp checks both).
+//
+// Where y lies does not matter. Eigen itself, for an odd N, starts its packets at y's first
+// 16-byte aligned coefficient, so that a y 8 bytes past an aligned address gets other roundings
+// (its first row alone, the last in a packet): the Newton methods' results then depended on the
+// offset of their SimplifiedNewton inside the stepper object, and adding a member to a method
+// could change its trajectories.
 #pragma once
 
 #include <Eigen/Dense>
-#include <cstdint>
 
 namespace nhsim {
 namespace detail {
@@ -87,30 +92,15 @@ inline void lazy_product(bool avx2, const Eigen::Matrix<double, N, N>& a,
   if constexpr (!lazy_product_replayed<N>()) {
     y.noalias() = a.lazyProduct(x);
   } else {
-    using Vec = Eigen::Matrix<double, N, 1>;
-    // Eigen's alignedStart: 0 where the type is aligned or y happens to be; else its first
-    // 16-byte aligned element (1: doubles are 8-byte aligned).
-    const bool aligned = int(Eigen::internal::evaluator<Vec>::Alignment) >= 16 ||
-                         reinterpret_cast<std::uintptr_t>(y.data()) % 16 == 0;
-    const auto coefficient = [&](int i) {
-      y(i) = a.row(i).transpose().cwiseProduct(x.col(0)).sum();
-    };
-    if (aligned) {
-      packet_rows<N, 0, N / 2 * 2>(avx2, a.data(), x.data(), y.data());
-      if constexpr (N % 2 == 1) coefficient(N - 1);
-    } else {
-      coefficient(0);
-      packet_rows<N, 1, 1 + (N - 1) / 2 * 2>(avx2, a.data(), x.data(), y.data());
-      if constexpr (N % 2 == 0) coefficient(N - 1);
-    }
+    packet_rows<N, 0, N / 2 * 2>(avx2, a.data(), x.data(), y.data());
+    if constexpr (N % 2 == 1) y(N - 1) = a.row(N - 1).transpose().cwiseProduct(x.col(0)).sum();
   }
 }
 
 }  // namespace detail
 
 /// y = a x (a: N x N, column-major; x, y: length N; y must not alias x), bit for bit what
-/// `y.noalias() = a.lazyProduct(x)` gives in this build, including its dependence on where y lies
-/// (16-byte aligned or not) for odd N.
+/// `y.noalias() = a.lazyProduct(x)` gives in this build for a 16-byte aligned y, wherever y lies.
 template <int N>
 inline void lazy_product(const Eigen::Matrix<double, N, N>& a, const Eigen::Matrix<double, N, 1>& x,
                          Eigen::Matrix<double, N, 1>& y) {

@@ -244,15 +244,10 @@ class SimplifiedNewton {
   Mat jac_, inv_;
   Eigen::PartialPivLU<Mat> lu_;
   bool have_lu_ = false;
-  JacobianUpdate update_;  // in the padding after have_lu_ (see below)
+  JacobianUpdate update_;
   std::int64_t iterations_ = 0;
   std::int64_t factorisations_ = 0;
-  // Broyden's vectors come last and take 2 x 8 NX bytes, a multiple of 16, so that every member
-  // before them, and every member of a method after its SimplifiedNewton, keeps its offset
-  // modulo 16. Eigen's vectorised loops over sizes that are not a multiple of its packet (13
-  // doubles) depend on where they start: placed first, these members moved the others by 8
-  // bytes and changed the bits of gonzalez, avf, i_dla and spark2 (scripts/example-hashes).
-  Vec dxp_, row_;  // the previous correction; dxp_^T inv_
+  Vec dxp_, row_;  // Broyden's update: the previous correction; dxp_^T inv_
 };
 
 /// Forward-difference Jacobian of F at x: jac.col(j) = (F(x + d_j e_j) - F(x)) / d_j with

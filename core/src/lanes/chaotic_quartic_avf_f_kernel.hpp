@@ -5,8 +5,7 @@
 // core/include/nhsim/integrators/avf_f.hpp; the iteration is lane_newton.hpp's, the inverse
 // eigen_order_inverse.hpp). The unknowns are x = (dq, dp, h lambda), 15 of them; the Jacobian is
 // that of the midpoint residual, its inverse updated by Broyden's formula in each iteration
-// (BroydenLanes). SimplifiedNewton<15>'s increment dx_ lies where gonzalez_f's does
-// (the two methods' members before it are the same), 8 bytes past a 16-byte boundary.
+// (BroydenLanes); lanes_test checks the bits.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -19,9 +18,6 @@
 #include "lane_newton.hpp"
 
 namespace {
-
-/// Where SimplifiedNewton<15>::dx_ lies in the scalar avf_f stepper (see above).
-constexpr bool kAvfFIncrementAligned = false;
 
 /// r = F(x) of W lanes, x = (dq, dp, h lambda) (AvfFMethod::eval_residual): with
 /// qbar = q + dq / 2, pbar = p + dp / 2 (= M^-1 pbar) and g_q = int_0^1 grad V(q + s dq) ds by
@@ -120,7 +116,7 @@ void avf_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   const auto midpoint_residual = [&](const D* xi, D* r) {
     avf_f_residual<W, false>(q, p, xi, h, r);
   };
-  const NewtonLaneMasks<W> m = newton_solve<W, 15, kAvfFIncrementAligned, /*kBroyden=*/true>(
+  const NewtonLaneMasks<W> m = newton_solve<W, 15, /*kBroyden=*/true>(
       x, lanes, factorised, b.inverse, scale, tol, max_iter, residual, midpoint_residual);
   const M ok = m.ok;
   for (int j = 0; j < 7; ++j) {

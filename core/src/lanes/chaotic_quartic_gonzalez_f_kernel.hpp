@@ -5,9 +5,7 @@
 // core/include/nhsim/integrators/gonzalez_f.hpp; the iteration is lane_newton.hpp's, the inverse
 // eigen_order_inverse.hpp). The unknowns are x = (q', p', h lambda), 15 of them; the Jacobian is
 // that of the midpoint residual, its inverse updated by Broyden's formula in each iteration
-// (BroydenLanes). SimplifiedNewton<15>'s increment dx_ lies 8 bytes past a 16-byte
-// boundary in the scalar stepper (StepperImpl's layout), so Eigen's product takes its first row
-// apart (inverse_times_in_order<W, 15, false>); lanes_test checks the bits.
+// (BroydenLanes); lanes_test checks the bits.
 //
 // Included by the kernels' translation units beside chaotic_quartic_kernels.hpp, under its
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
@@ -18,9 +16,6 @@
 #include "lane_newton.hpp"
 
 namespace {
-
-/// Where SimplifiedNewton<15>::dx_ lies in the scalar gonzalez_f stepper (see above).
-constexpr bool kGonzalezFIncrementAligned = false;
 
 /// r = F(x) of W lanes, x = (q', p', h lambda) (GonzalezFMethod::eval_residual): with
 /// qbar = (q + q') / 2, g = (grad V(qbar), pbar) (M^-1 = I), corrected by the Gonzalez
@@ -130,7 +125,7 @@ void gonzalez_f_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned l
   const auto midpoint_residual = [&](const D* xi, D* r) {
     gonzalez_f_residual<W, false>(q, p, v0, xi, h, r);
   };
-  const NewtonLaneMasks<W> m = newton_solve<W, 15, kGonzalezFIncrementAligned, /*kBroyden=*/true>(
+  const NewtonLaneMasks<W> m = newton_solve<W, 15, /*kBroyden=*/true>(
       x, lanes, factorised, b.inverse, scale, tol, max_iter, residual, midpoint_residual);
   const M ok = m.ok;
   for (int j = 0; j < 7; ++j) {

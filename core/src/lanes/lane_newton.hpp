@@ -232,17 +232,15 @@ template <int Start, int Len, class D>
   }
 }
 
-/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s inv_.lazyProduct(r_) (lazy_product.hpp) into its
-/// dx_, 16-byte aligned or not (kAligned): the rows Eigen takes in packets each summed over j in
-/// order; a row it takes apart (an odd N: the last if dx_ is aligned, else the first; an even N not
-/// aligned: the first and the last) by unrolled_sum(). inv is [N * N][W], (i, j) at row N i + j.
-template <int W, int N, bool kAligned = true>
+/// dx = J^-1 r of W lanes as SimplifiedNewton<N>'s lazy_product(inv_, r_, dx_) (lazy_product.hpp):
+/// the rows Eigen takes in packets each summed over j in order; the last row of an odd N, which it
+/// takes apart, by unrolled_sum(). inv is [N * N][W], (i, j) at row N i + j.
+template <int W, int N>
 inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D* r,
                                    typename Lanes<W>::D* dx) {
   using D = typename Lanes<W>::D;
-  constexpr int kFirstPacketRow = kAligned ? 0 : 1;
-  constexpr int kEndPacketRows = kFirstPacketRow + (N - kFirstPacketRow) / 2 * 2;
-  for (int i = kFirstPacketRow; i < kEndPacketRows; ++i) {
+  constexpr int kEndPacketRows = N / 2 * 2;
+  for (int i = 0; i < kEndPacketRows; ++i) {
     D a, acc;
     load<W>(acc, inv + (N * i) * W);
     acc = acc * r[0];
@@ -252,16 +250,14 @@ inline void inverse_times_in_order(const double* inv, const typename Lanes<W>::D
     }
     dx[i] = acc;
   }
-  const auto coefficient = [&](int i) {
+  if constexpr (kEndPacketRows < N) {
     D e[N];
     for (int j = 0; j < N; ++j) {
-      load<W>(e[j], inv + (N * i + j) * W);
+      load<W>(e[j], inv + (N * (N - 1) + j) * W);
       e[j] = e[j] * r[j];
     }
-    unrolled_sum<0, N>(e, dx[i]);
-  };
-  if constexpr (!kAligned) coefficient(0);
-  if constexpr (kEndPacketRows < N) coefficient(N - 1);
+    unrolled_sum<0, N>(e, dx[N - 1]);
+  }
 }
 
 /// The last three Newton solutions of W lanes, newest first, and how many of them are valid (0 to
@@ -334,12 +330,12 @@ inline void forward_difference_jacobian(const typename Lanes<W>::D* x, const Res
 /// `jacobian_residual` at the predictor, inverted by inverse_in_eigen_order()) with the round-off
 /// floor 1e3 eps `scale` of the step (`scale`: max(1, |x0|_inf, state scale), max_abs()), and
 /// stores that inverse. `inverse` is [N * N][W], each lane's J^-1 with (i, j) at row N i + j,
-/// applied as inverse_times_in_order<W, N, kAligned>() does (kAligned: where the scalar method's
-/// dx_ lies) and, where kBroyden (the scalar method's JacobianUpdate::kBroyden), updated by
-/// BroydenLanes in each attempt; residual as for simplified_newton(). Returns the lanes that
-/// converged (x the solution), those of them whose factorisation the scalar iteration would drop,
-/// and those whose fresh attempt failed too (for the damped Newton fallback of the scalar method).
-template <int W, int N, bool kAligned, bool kBroyden, class Residual, class JacobianResidual>
+/// applied as inverse_times_in_order<W, N>() does and, where kBroyden (the scalar method's
+/// JacobianUpdate::kBroyden), updated by BroydenLanes in each attempt; residual as for
+/// simplified_newton(). Returns the lanes that converged (x the solution), those of them whose
+/// factorisation the scalar iteration would drop, and those whose fresh attempt failed too (for the
+/// damped Newton fallback of the scalar method).
+template <int W, int N, bool kBroyden, class Residual, class JacobianResidual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
                                        double tol, int max_iter, const Residual& residual,
@@ -347,7 +343,7 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   const auto inverse_times = [inverse](const D* r, D* dx) {
-    inverse_times_in_order<W, N, kAligned>(inverse, r, dx);
+    inverse_times_in_order<W, N>(inverse, r, dx);
   };
   std::conditional_t<kBroyden, BroydenLanes<W, N>, KeptInverse> update(inverse);
   D x0[N];
@@ -380,14 +376,13 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
   return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
 }
 
-/// newton_solve() of a method whose Jacobian is that of its residual, with an aligned dx_ (i_dla,
-/// spark2, dla: an even N).
+/// newton_solve() of a method whose Jacobian is that of its residual (i_dla, spark2, dla).
 template <int W, int N, class Residual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
                                        double tol, int max_iter, const Residual& residual) {
-  return newton_solve<W, N, true, false>(x, lanes, factorised, inverse, scale, tol, max_iter,
-                                         residual, residual);
+  return newton_solve<W, N, false>(x, lanes, factorised, inverse, scale, tol, max_iter, residual,
+                                   residual);
 }
 
 }  // namespace
