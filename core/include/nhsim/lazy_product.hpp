@@ -12,11 +12,11 @@
 // of two: each row's operations are the same scalar ones (no FMA: the target adds none and the
 // build contracts none), so the bits are too (tests/core/lazy_product_test.cpp checks both).
 //
-// Where y lies does not matter. Eigen itself, for an odd N, starts its packets at y's first
-// 16-byte aligned coefficient, so that a y 8 bytes past an aligned address gets other roundings
-// (its first row alone, the last in a packet): the Newton methods' results then depended on the
-// offset of their SimplifiedNewton inside the stepper object, and adding a member to a method
-// could change its trajectories.
+// Where y lies does not matter here. Eigen, for an odd N, starts its packets at y's first 16-byte
+// aligned coefficient: a y 8 bytes past an aligned address gets its first row alone and its last
+// in a packet, and other roundings. Following Eigen there made a Newton method's results depend
+// on the offset of its SimplifiedNewton inside the stepper object: adding a member to a method
+// could change its trajectories (tests/core/newton_test.cpp now checks both placements).
 #pragma once
 
 #include <Eigen/Dense>
