@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -92,7 +91,7 @@ std::optional<std::string> mass_matrix_problem(const Eigen::MatrixXd& m) {
 /// v as GiNaC::numeric(v) makes it, except for a subnormal v, which CLN's floats cannot hold (it
 /// throws floating_point_underflow_exception): the exact rational m 2^e instead.
 GiNaC::numeric exact_numeric(double v) {
-  if (v == 0.0 || std::abs(v) >= std::numeric_limits<double>::min()) return GiNaC::numeric(v);
+  if (std::fpclassify(v) != FP_SUBNORMAL) return GiNaC::numeric(v);
   int e = 0;
   const double m = std::frexp(v, &e);  // v = m 2^e, 1/2 <= |m| < 1: m 2^53 is an integer
   return GiNaC::numeric(static_cast<long>(std::ldexp(m, 53))) *
@@ -395,7 +394,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
     const std::string pf = index(field + ".parameters", k);
     check_name(name, pf + ".name", seen);
     if (!std::isfinite(value)) throw SpecError(pf + ".value", "must be finite");
-    if (value != 0.0 && std::abs(value) < std::numeric_limits<double>::min()) {
+    if (std::fpclassify(value) == FP_SUBNORMAL) {
       throw SpecError(pf + ".value",
                       "is subnormal (nonzero, below 2.2e-308 in magnitude): the symbolic algebra "
                       "has no such numbers");

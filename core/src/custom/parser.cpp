@@ -266,7 +266,7 @@ class Parser {
     if (!std::isfinite(v)) fail(at, "number '" + tok + "' is not a finite double");
     // Below the normal range (rounded to a subnormal or to 0): CLN, GiNaC's numbers, has no
     // subnormals.
-    if (errno == ERANGE || (v != 0.0 && std::abs(v) < std::numeric_limits<double>::min())) {
+    if (errno == ERANGE || std::fpclassify(v) == FP_SUBNORMAL) {
       fail(at, "number '" + tok + "' is below the normal range of doubles (2.2e-308)");
     }
     return GiNaC::numeric(v);
