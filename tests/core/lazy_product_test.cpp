@@ -17,6 +17,13 @@
 namespace nhsim {
 namespace {
 
+/// a and x of values spanning 16 decades, signed zeros included (test::wide_value).
+template <int N>
+void fill_wide(std::mt19937_64& g, Eigen::Matrix<double, N, N>& a, Eigen::Matrix<double, N, 1>& x) {
+  for (int i = 0; i < N * N; ++i) a.data()[i] = test::wide_value(g);
+  for (int i = 0; i < N; ++i) x(i) = test::wide_value(g);
+}
+
 /// Mismatching results of lazy_product<N> (in AVX2 registers or not) against Eigen's with y
 /// 16-byte aligned, over `trials` random products, with our y at a 16-byte aligned address and
 /// (odd N: no Eigen alignment requirement) 8 bytes past one, where Eigen's own bits would differ.
@@ -31,8 +38,7 @@ int mismatches(bool avx2, int trials) {
   for (int trial = 0; trial < trials; ++trial) {
     Mat a;
     Vec x;
-    for (int i = 0; i < N * N; ++i) a.data()[i] = test::wide_value(g);
-    for (int i = 0; i < N; ++i) x(i) = test::wide_value(g);
+    fill_wide<N>(g, a, x);
     eigen.noalias() = a.lazyProduct(x);
     for (const int offset : {0, 8}) {
       if (N % 2 == 0 && offset != 0) continue;
@@ -57,8 +63,7 @@ int eigen_unaligned_differences(int trials) {
   for (int trial = 0; trial < trials; ++trial) {
     Eigen::Matrix<double, 13, 13> a;
     Vec x;
-    for (int i = 0; i < 13 * 13; ++i) a.data()[i] = test::wide_value(g);
-    for (int i = 0; i < 13; ++i) x(i) = test::wide_value(g);
+    fill_wide<13>(g, a, x);
     aligned.noalias() = a.lazyProduct(x);
     unaligned->noalias() = a.lazyProduct(x);
     if (std::memcmp(aligned.data(), unaligned->data(), sizeof(Vec)) != 0) ++differ;
