@@ -95,6 +95,37 @@ TEST(QuantileSketch, ExactInterpolatedOrderStatisticsForSmallSamples) {
   }
 }
 
+// The exact regime selects each order statistic in place (quantiles.cpp: a quickselect that
+// hands over to std::nth_element after too many rounds). Orders that defeat a median-of-three
+// pivot, ties, and probabilities out of order and repeated, all in one quantiles() call.
+TEST(QuantileSketch, ExactQuantilesOfOneCallAreTheOrderStatisticsForAnyInputOrder) {
+  const double probes[] = {0.95, 0.05, 0.5, 0.5, 1.0, 0.0, 0.333, 0.99, 0.01, 0.6};
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{13}, std::size_t{14},
+                        std::size_t{200}, QuantileSketch::kExactCapacity}) {
+    std::vector<double> ascending = normal_values(n, 17);
+    std::sort(ascending.begin(), ascending.end());
+    std::vector<double> descending(ascending.rbegin(), ascending.rend());
+    std::vector<double> organ_pipe;  // rising, then falling
+    for (std::size_t i = 0; i < n; ++i)
+      if (i % 2 == 0) organ_pipe.push_back(ascending[i]);
+    for (std::size_t i = n; i-- > 0;)
+      if (i % 2 == 1) organ_pipe.push_back(ascending[i]);
+    std::vector<double> few_values = uniform_values(n, 23);  // each of 3 values many times
+    for (double& x : few_values) x = std::floor(x / 3.0);
+    const std::vector<double> all_equal(n, 2.5);
+    for (const std::vector<double>& v :
+         {ascending, descending, organ_pipe, few_values, all_equal}) {
+      const QuantileSketch s = sketch_of(v);
+      std::vector<double> sorted = v;
+      std::sort(sorted.begin(), sorted.end());
+      double q[std::size(probes)];
+      s.quantiles(probes, q);
+      for (std::size_t i = 0; i < std::size(probes); ++i)
+        EXPECT_TRUE(bit_equal(q[i], type7(sorted, probes[i]))) << n << " " << probes[i];
+    }
+  }
+}
+
 TEST(QuantileSketch, ExactAfterMergingSmallSketches) {
   const std::vector<double> v = uniform_values(300, 9);
   QuantileSketch a, b, c;
