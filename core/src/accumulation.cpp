@@ -42,7 +42,7 @@ void merge_outputs(ChoicePartial& into, const Outputs& from) {
 
 ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells) {
   ChoicePartial p;
-  p.cells.assign(n_cells, CellStats{});
+  p.cells.resize(n_cells);
   p.histogram_counts.assign(histogram_cells, 0);
   return p;
 }

@@ -375,6 +375,8 @@ std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
               ? nullptr
               : run.prepared.model->make_lane_stepper(run.choice, run.lanes)) {
     const int w = lanes->width();
+    // Each lane's samples are appended to the block (append_outcome): room for all at once.
+    block->ok_samples.reserve(static_cast<std::size_t>(i1 - i0) * n_cells);
     std::vector<std::vector<double>> samples(static_cast<std::size_t>(w),
                                              std::vector<double>(n_cells));
     for (std::int64_t i = i0; i < i1; i += w) {
