@@ -78,21 +78,21 @@ void append_outcome(BlockOutcome& into, BlockOutcome&& from) {
 namespace {
 
 /// The block's samples of cells [begin, end) added to them.
-void add_samples(ChoicePartial& into, const BlockOutcome& block, std::size_t begin,
+void add_samples(std::vector<CellStats>& cells, const BlockOutcome& block, std::size_t begin,
                  std::size_t end) {
-  const std::size_t n_cells = into.cells.size();
+  const std::size_t n_cells = cells.size();
   const std::size_t n_ok = n_cells > 0 ? block.ok_samples.size() / n_cells : 0;
   std::vector<double> values(n_ok);  // a cell's values, gathered from the block's rows
   for (std::size_t j = begin; j < end && n_ok > 0; ++j) {
     for (std::size_t m = 0; m < n_ok; ++m) values[m] = block.ok_samples[m * n_cells + j];
-    into.cells[j].add_all(values);
+    cells[j].add_all(values);
   }
 }
 
 }  // namespace
 
 void merge_block(ChoicePartial& into, const BlockOutcome& block) {
-  add_samples(into, block, 0, into.cells.size());
+  add_samples(into.cells, block, 0, into.cells.size());
   merge_block_outcome(into, block);
 }
 
@@ -101,7 +101,7 @@ void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStrip
   if (block.ok_samples.empty() || stripes.size() == 0) return;
   const std::size_t n = stripes.size();
   const auto add_stripe = [&](std::size_t s) {
-    add_samples(into, block, s * CellStripes::kCells,
+    add_samples(into.cells, block, s * CellStripes::kCells,
                 std::min(stripes.n_cells(), (s + 1) * CellStripes::kCells));
   };
   std::vector<std::size_t> busy;  // stripes another thread held when this one came by
@@ -118,6 +118,50 @@ void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStrip
     const std::lock_guard<std::mutex> lock(stripes.lock(s));
     add_stripe(s);
   }
+}
+
+BlockSampleSink::BlockSampleSink(ChoicePartial& partial, std::int64_t trajectories, int concurrency)
+    : partial_(partial), stripes_(partial.cells.size()) {
+  const double copies = static_cast<double>(concurrency - 1) *
+                        static_cast<double>(partial.cells.size()) * sizeof(CellStats);
+  if (concurrency > 1 && trajectories / concurrency >= kMinTrajectoriesPerCopy &&
+      copies <= kCopyBytes)
+    slot_cells_.resize(static_cast<std::size_t>(concurrency));
+}
+
+void BlockSampleSink::add(const BlockOutcome& block, std::size_t first_stripe) {
+  if (slot_cells_.empty()) {
+    add_block_samples(partial_, block, stripes_, first_stripe);
+    return;
+  }
+  // A slot holds one thread at a time: its cells need no lock.
+  const auto slot = static_cast<std::size_t>(tbb::this_task_arena::current_thread_index());
+  if (slot == 0) {
+    add_samples(partial_.cells, block, 0, partial_.cells.size());
+    return;
+  }
+  std::unique_ptr<std::vector<CellStats>>& cells = slot_cells_.at(slot);
+  if (!cells) cells = std::make_unique<std::vector<CellStats>>(partial_.cells.size());
+  add_samples(*cells, block, 0, cells->size());
+}
+
+void BlockSampleSink::finish(tbb::task_arena& arena) {
+  std::erase(slot_cells_, nullptr);
+  if (slot_cells_.empty()) return;
+  tbb_handoff_release();
+  arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, partial_.cells.size(), 64),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        tbb_handoff_acquire();
+                        for (const auto& cells : slot_cells_) {
+                          for (std::size_t j = r.begin(); j < r.end(); ++j)
+                            partial_.cells[j].merge((*cells)[j]);
+                        }
+                        tbb_handoff_release();
+                      });
+  });
+  tbb_handoff_acquire();
+  slot_cells_.clear();
 }
 
 void merge_block_outcome(ChoicePartial& into, const BlockOutcome& block) {

@@ -473,17 +473,17 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
 
   ChoicePartial partial = empty_choice_partial(
       static_cast<std::size_t>(run.n_samples) * pr.observables.size(), pr.outputs.histogram_cells);
-  CellStripes stripes(partial.cells.size());
+  const int concurrency = std::max(1, arena.max_concurrency());
+  BlockSampleSink sink(partial, range.end - range.begin, concurrency);
   // Blocks running at once start at stripes far apart (a Weyl sequence over the block number).
   const auto first_stripe = [&](std::int64_t b) {
     const double golden = 0.6180339887498949 * static_cast<double>((b - range.begin) / run.block);
     return static_cast<std::size_t>((golden - std::floor(golden)) *
-                                    static_cast<double>(stripes.size()));
+                                    static_cast<double>(sink.stripes()));
   };
   const auto t0 = std::chrono::steady_clock::now();
   std::int64_t next_block = range.begin;
   arena.execute([&] {
-    const int concurrency = std::max(1, tbb::this_task_arena::max_concurrency());
     const auto tokens = static_cast<std::size_t>(2 * concurrency);
     run.block = block_size(range.end - range.begin, partial.cells.size(), concurrency);
     // Each filter is a hand-off of oneTBB's, stated for ThreadSanitizer (tsan.hpp).
@@ -509,7 +509,7 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
     auto block = [&](std::int64_t b) -> BlockOutcome* {
       tbb_handoff_acquire();
       BlockOutcome* outcome = run_block(run, b).release();
-      add_block_samples(partial, *outcome, stripes, first_stripe(b));
+      sink.add(*outcome, first_stripe(b));
       tbb_handoff_release();
       return outcome;
     };
@@ -529,6 +529,7 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
             tbb::make_filter<BlockOutcome*, void>(tbb::filter_mode::serial_out_of_order, merge));
   });
   tbb_handoff_acquire();
+  sink.finish(arena);
   partial.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

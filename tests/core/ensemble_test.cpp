@@ -71,6 +71,24 @@ TEST(Ensemble, BitIdenticalForOneAndTwoThreads) {
   EXPECT_LT(e.q05.back(), e.q95.back());  // a real spread, not all equal
 }
 
+// From 1024 trajectories per thread on, each thread but one adds its blocks' samples to cells of
+// its own, merged at the end (BlockSampleSink): the same bits as one thread's.
+TEST(Ensemble, BitIdenticalWhenThreadsKeepCellsOfTheirOwn) {
+  EnsembleSpec s = small_spec();
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 3 * 1024 + 5;
+  s.integrators = {s.integrators[2]};  // si_dla
+  s.t_final = 1.0;
+  RunOptions one;
+  one.threads = 1;
+  const EnsembleResult r1 = run_ensemble(s, one);
+  ASSERT_EQ(r1.integrators[0].trajectories_ok, 3 * 1024 + 5);
+  for (int threads : {2, 3}) {
+    RunOptions o;
+    o.threads = threads;
+    test::expect_bit_identical(r1, run_ensemble(s, o));
+  }
+}
+
 TEST(Ensemble, SampleTimesAndCountsAddUp) {
   EnsembleSpec spec = small_spec();
   spec.integrators[1].newton_tol = 1e-13;
