@@ -5,9 +5,10 @@
 //   nhsim_peers states N FILE
 //       writes trajectories 0..N-1 of the energy-shell generator (E = 3.06, seed 20261122) to
 //       FILE: N rows of 14 float64 (q[7], p[7]), native byte order.
-//   nhsim_peers nhsim INTEGRATOR FILE N THREADS T_FINAL
+//   nhsim_peers nhsim INTEGRATOR FILE N THREADS T_FINAL [SAMPLE_EVERY]
 //       run_ensemble over the first N states of FILE as explicit states, h = 0.05, statistics
-//       of the three default observables every 20 steps.
+//       of the three default observables every 20 steps (or every SAMPLE_EVERY: as many as the
+//       steps to t_final leaves only the first and last sample, i.e. the steps' own cost).
 //   nhsim_peers odeint FILE N THREADS T_FINAL
 //       the peer: boost::numeric::odeint::runge_kutta4 on the reduced ODE of seed 001 eq. (9),
 //       tbb::parallel_for over trajectories, Welford mean and variance, min and max of the same
@@ -97,7 +98,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 int run_nhsim(const std::string& integrator, const std::string& file, std::int64_t n, int threads,
-              double t_final) {
+              double t_final, std::int64_t sample_every) {
   const std::vector<double> rows = read_states(file, n);
   nhsim::EnsembleSpec s;
   s.system = "chaotic_quartic";
@@ -110,7 +111,7 @@ int run_nhsim(const std::string& integrator, const std::string& file, std::int64
   nhsim::IntegratorChoice c;
   c.integrator = integrator;
   c.h = kH;
-  c.sample_every = kSampleEvery;
+  c.sample_every = sample_every;
   s.integrators = {c};
   s.t_final = t_final;
   nhsim::RunOptions o;
@@ -336,7 +337,7 @@ int check_odeint(const std::string& file, std::int64_t n, std::int64_t steps) {
 int usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s states N FILE\n"
-               "       %s nhsim INTEGRATOR FILE N THREADS T_FINAL\n"
+               "       %s nhsim INTEGRATOR FILE N THREADS T_FINAL [SAMPLE_EVERY]\n"
                "       %s odeint FILE N THREADS T_FINAL\n"
                "       %s final INTEGRATOR FILE N STEPS OUT\n"
                "       %s check-odeint FILE N STEPS\n",
@@ -349,8 +350,9 @@ int usage(const char* argv0) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "states" && argc == 4) return states(std::atoll(argv[2]), argv[3]);
-  if (mode == "nhsim" && argc == 7) {
-    return run_nhsim(argv[2], argv[3], std::atoll(argv[4]), std::atoi(argv[5]), std::atof(argv[6]));
+  if (mode == "nhsim" && (argc == 7 || argc == 8)) {
+    return run_nhsim(argv[2], argv[3], std::atoll(argv[4]), std::atoi(argv[5]), std::atof(argv[6]),
+                     argc == 8 ? std::atoll(argv[7]) : kSampleEvery);
   }
   if (mode == "odeint" && argc == 6) {
     return run_odeint(argv[2], std::atoll(argv[3]), std::atoi(argv[4]), std::atof(argv[5]));
