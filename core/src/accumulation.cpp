@@ -40,9 +40,11 @@ void merge_outputs(ChoicePartial& into, const Outputs& from) {
 
 }  // namespace
 
-ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells) {
+ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells,
+                                   std::size_t values_per_cell) {
   ChoicePartial p;
   p.cells.resize(n_cells);
+  for (CellStats& c : p.cells) c.sketch.reserve(values_per_cell);
   p.histogram_counts.assign(histogram_cells, 0);
   return p;
 }

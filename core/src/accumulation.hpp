@@ -27,8 +27,10 @@ struct BlockOutcome {
   std::vector<std::int64_t> histogram_counts;
 };
 
-/// Empty statistics over n_cells cells and histogram_cells histogram counts.
-ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells);
+/// Empty statistics over n_cells cells and histogram_cells histogram counts, each cell's
+/// quantile sketch with room for `values_per_cell` exact values (QuantileSketch::reserve).
+ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells,
+                                   std::size_t values_per_cell);
 
 /// Adds one successful trajectory's samples (n_cells values) to a block; `block_size` bounds the
 /// block's trajectories (for the one reservation of ok_samples).

@@ -472,7 +472,8 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
   run.need_state = observables_need_state(pr.observables);
 
   ChoicePartial partial = empty_choice_partial(
-      static_cast<std::size_t>(run.n_samples) * pr.observables.size(), pr.outputs.histogram_cells);
+      static_cast<std::size_t>(run.n_samples) * pr.observables.size(), pr.outputs.histogram_cells,
+      static_cast<std::size_t>(range.end - range.begin));
   const int concurrency = std::max(1, arena.max_concurrency());
   BlockSampleSink sink(partial, range.end - range.begin, concurrency);
   // Blocks running at once start at stripes far apart (a Weyl sequence over the block number).

@@ -164,6 +164,11 @@ void QuantileSketch::add_all(std::span<const double> xs) {
   }
 }
 
+void QuantileSketch::reserve(std::size_t n) {
+  if (!bucketed_ && static_cast<std::size_t>(n_) + n <= kExactCapacity)
+    values_.reserve(values_.size() + n);
+}
+
 void QuantileSketch::add_to_buckets(double x, std::int64_t count) {
   if (x > 0.0) {
     store_add(pos_, bucket_index(x), count);

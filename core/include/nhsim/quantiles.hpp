@@ -55,6 +55,10 @@ class QuantileSketch {
   /// overlap instead of waiting behind each value's logarithm.
   void add_all(std::span<const double> xs);
 
+  /// Room for `n` more values, if they would all stay exact (count() + n <= kExactCapacity): a
+  /// hint from a caller who knows how many values will come; the state is unchanged.
+  void reserve(std::size_t n);
+
   /// *this becomes the sketch of both sets of values.
   void merge(const QuantileSketch& o);
 
