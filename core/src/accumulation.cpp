@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <limits>
 
@@ -131,9 +132,13 @@ BlockSampleSink::BlockSampleSink(ChoicePartial& partial, std::int64_t trajectori
     slot_cells_.resize(static_cast<std::size_t>(concurrency));
 }
 
-void BlockSampleSink::add(const BlockOutcome& block, std::size_t first_stripe) {
+void BlockSampleSink::add(const BlockOutcome& block, std::int64_t block_number) {
   if (slot_cells_.empty()) {
-    add_block_samples(partial_, block, stripes_, first_stripe);
+    // Blocks running at once start at stripes far apart (a Weyl sequence over the number).
+    const double golden = 0.6180339887498949 * static_cast<double>(block_number);
+    const auto first = static_cast<std::size_t>((golden - std::floor(golden)) *
+                                                static_cast<double>(stripes_.size()));
+    add_block_samples(partial_, block, stripes_, first);
     return;
   }
   // A slot holds one thread at a time: its cells need no lock.

@@ -88,10 +88,9 @@ class BlockSampleSink {
   /// For the cells of `partial`, written by the blocks of `trajectories` trajectories in an
   /// arena of `concurrency` threads.
   BlockSampleSink(ChoicePartial& partial, std::int64_t trajectories, int concurrency);
-  /// Adds a block's samples; safe from several threads at once for different blocks. `first`
-  /// is the stripe to start from where the stripes are in use (callers start apart).
-  void add(const BlockOutcome& block, std::size_t first_stripe);
-  std::size_t stripes() const { return stripes_.size(); }
+  /// Adds the samples of block number `block_number` (0, 1, ... in the range); safe from several
+  /// threads at once for different blocks.
+  void add(const BlockOutcome& block, std::int64_t block_number);
   /// Merges the slots' copies into the partial's cells, in parallel over the cells of `arena`
   /// (after the last add()).
   void finish(tbb::task_arena& arena);

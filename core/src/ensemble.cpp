@@ -476,12 +476,6 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
       static_cast<std::size_t>(range.end - range.begin));
   const int concurrency = std::max(1, arena.max_concurrency());
   BlockSampleSink sink(partial, range.end - range.begin, concurrency);
-  // Blocks running at once start at stripes far apart (a Weyl sequence over the block number).
-  const auto first_stripe = [&](std::int64_t b) {
-    const double golden = 0.6180339887498949 * static_cast<double>((b - range.begin) / run.block);
-    return static_cast<std::size_t>((golden - std::floor(golden)) *
-                                    static_cast<double>(sink.stripes()));
-  };
   const auto t0 = std::chrono::steady_clock::now();
   std::int64_t next_block = range.begin;
   arena.execute([&] {
@@ -510,7 +504,7 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
     auto block = [&](std::int64_t b) -> BlockOutcome* {
       tbb_handoff_acquire();
       BlockOutcome* outcome = run_block(run, b).release();
-      sink.add(*outcome, first_stripe(b));
+      sink.add(*outcome, (b - range.begin) / run.block);
       tbb_handoff_release();
       return outcome;
     };
