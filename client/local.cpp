@@ -62,6 +62,16 @@ v1::PartialResult run_range(const v1::SubmitEnsembleRequest& spec, TrajectoryRan
   return server::to_proto(partial, spec);
 }
 
+v1::EnsembleResult run_until(const v1::SubmitEnsembleRequest& spec, int threads,
+                             const ProgressFn& progress) {
+  RunOptions options;
+  options.threads = threads;
+  options.progress = progress;
+  v1::EnsembleResult result = server::to_proto(run_ensemble(server::from_proto(spec), options));
+  result.set_label(spec.label());
+  return result;
+}
+
 v1::PartialResult merge_files(const std::vector<std::string>& files) {
   // The running merge stays in core form: each file is converted once, the result once.
   v1::SubmitEnsembleRequest spec;

@@ -106,6 +106,13 @@ void run_local(const std::string& spec_file, const std::string& shard,
                const std::string& json_file, const std::string& csv_file, bool json_output) {
   const v1::SubmitEnsembleRequest spec = nhsim::client::load_spec(spec_file);
   const std::int64_t n = nhsim::client::trajectory_count(spec);
+  const bool until = spec.until().targets_size() > 0;
+  if (until && (!shard.empty() || !trajectories.empty() || !out_file.empty())) {
+    throw std::invalid_argument(
+        "until: a run to a requested precision decides how many trajectories it takes as it "
+        "goes, so it cannot be split with --shard or --trajectories nor written as a partial "
+        "with --out; run it whole (nhsim run SPEC) or submit it to nhsimd");
+  }
   const nhsim::TrajectoryRange range = !shard.empty() ? nhsim::client::parse_shard(shard, n)
                                        : !trajectories.empty()
                                            ? nhsim::client::parse_trajectories(trajectories, n)
@@ -123,12 +130,18 @@ void run_local(const std::string& spec_file, const std::string& shard,
   v1::Job job;
   job.set_state(v1::RUNNING);
   job.set_system(spec.system());
-  const v1::PartialResult partial =
-      nhsim::client::run_range(spec, range, threads, [&](std::int64_t done, std::int64_t total) {
-        job.set_trajectories_done(done);
-        job.set_trajectories_total(total);
-        progress.update(job);
-      });
+  const auto show = [&](std::int64_t done, std::int64_t total) {
+    job.set_trajectories_done(done);
+    job.set_trajectories_total(total);
+    progress.update(job);
+  };
+  if (until) {
+    const v1::EnsembleResult result = nhsim::client::run_until(spec, threads, show);
+    progress.finish();
+    report(result, json_file, csv_file, json_output);
+    return;
+  }
+  const v1::PartialResult partial = nhsim::client::run_range(spec, range, threads, show);
   progress.finish();
   report_partial(partial, out_file, json_file, csv_file, threads, json_output);
 }

@@ -54,24 +54,27 @@ std::string pad_right(const std::string& text, std::size_t width) {
 
 namespace {
 
-/// Why the energy error's variance slope is not supported by its samples; empty when it is.
-std::string slope_caveat(const v1::SeriesStats& e) {
+/// Why the energy error's growth drift b is not determined by the samples; empty when it is.
+std::string growth_caveat(const v1::SeriesStats& e) {
+  const v1::VarianceGrowth& g = e.variance_growth();
   char text[200];
-  const double relative = std::abs(e.variance_slope_stderr() / e.variance_slope());
-  if (e.variance_fit_samples() < kMinSlopeSamples) {
-    std::snprintf(text, sizeof text, "fit of %lld sample times only (t in [%g, %g])",
-                  static_cast<long long>(e.variance_fit_samples()), e.variance_fit_t_min(),
-                  e.variance_fit_t_max());
-  } else if (!(relative <= kMaxSlopeRelativeError)) {
+  const double relative = std::abs(g.b_stderr() / g.b());
+  if (g.samples() < 2 || g.batches() < 2) {
+    std::snprintf(text, sizeof text, "no fit: %lld sample times, %lld non-empty batches",
+                  static_cast<long long>(g.samples()), static_cast<long long>(g.batches()));
+  } else if (!(relative <= kMaxGrowthRelativeError)) {
     std::snprintf(text, sizeof text,
-                  "relative standard error %.0f %% over %lld sample times in t [%g, %g]: the "
-                  "variance does not grow linearly",
-                  100.0 * relative, static_cast<long long>(e.variance_fit_samples()),
-                  e.variance_fit_t_min(), e.variance_fit_t_max());
+                  "relative standard error %.0f %%: more trajectories, or a variance that does "
+                  "not grow (exponent %.2f +- %.2f)",
+                  100.0 * relative, g.exponent(), g.exponent_stderr());
   } else {
     return {};
   }
   return text;
+}
+
+std::optional<double> finite_or_none(double x) {
+  return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
 }
 
 }  // namespace
@@ -84,6 +87,7 @@ std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
     row.h = integrator.choice().h();
     row.trajectories_ok = integrator.trajectories_ok();
     row.trajectories_failed = integrator.trajectories_failed();
+    row.trajectories_cancelled = integrator.trajectories_cancelled();
     row.steps_per_second = integrator.steps_per_second();
     if (integrator.trajectories_ok() == 0) {  // no statistics (all failed or cancelled)
       rows.push_back(std::move(row));
@@ -96,11 +100,15 @@ std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
             e, [&](int i) { return std::max(std::abs(e.min(i)), std::abs(e.max(i))); });
       }
       const int last = e.variance_size() - 1;
-      if (last >= 0 && last < e.count_size() && e.count(last) > 0) {
+      if (last >= 0 && last < e.count_size() && e.count(last) > 1) {
         row.final_energy_error_variance = e.variance(last);
       }
-      row.variance_slope_over_h4 = e.variance_slope_over_h4();
-      row.slope_caveat = slope_caveat(e);
+      if (e.has_variance_growth()) {  // absent from results written before it existed
+        const double h4 = row.h * row.h * row.h * row.h;
+        row.growth_b_over_h4 = finite_or_none(e.variance_growth().b() / h4);
+        row.growth_b_over_h4_stderr = finite_or_none(e.variance_growth().b_stderr() / h4);
+        if (row.growth_b_over_h4) row.growth_caveat = growth_caveat(e);
+      }
     }
     if (const auto* residual = find_observable(integrator, "constraint_residual")) {
       const auto& r = *residual;
@@ -115,15 +123,16 @@ std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
 
 std::string summary_table(const v1::EnsembleResult& result) {
   static const std::vector<std::pair<std::string, std::size_t>> columns = {
-      {"integrator", 12}, {"h", 9},          {"ok", 8},         {"failed", 7},    {"steps/s", 10},
-      {"max|H-H0|", 10},  {"final var", 10}, {"slope/h^4", 10}, {"max resid", 10}};
+      {"integrator", 12}, {"h", 9},          {"ok", 8},     {"failed", 7}, {"steps/s", 10},
+      {"max|H-H0|", 10},  {"final var", 10}, {"b/h^4", 10}, {"+- SE", 9},  {"max resid", 10}};
   std::ostringstream out;
   for (std::size_t c = 0; c < columns.size(); ++c) {
     out << (c == 0 ? pad_right(columns[c].first, columns[c].second)
                    : "  " + pad_left(columns[c].first, columns[c].second));
   }
   out << '\n';
-  for (const auto& row : summarize(result)) {
+  const std::vector<SummaryRow> rows = summarize(result);
+  for (const auto& row : rows) {
     const std::vector<std::string> cells = {
         row.integrator,
         format_double("%g", row.h),
@@ -132,7 +141,8 @@ std::string summary_table(const v1::EnsembleResult& result) {
         format_double("%.3e", row.steps_per_second),
         format_optional(row.max_abs_energy_error),
         format_optional(row.final_energy_error_variance),
-        format_optional(row.variance_slope_over_h4) + (row.slope_caveat.empty() ? "" : "?"),
+        format_optional(row.growth_b_over_h4) + (row.growth_caveat.empty() ? "" : "?"),
+        row.growth_b_over_h4_stderr ? format_double("%.2e", *row.growth_b_over_h4_stderr) : "-",
         format_optional(row.max_constraint_residual)};
     for (std::size_t c = 0; c < columns.size(); ++c) {
       out << (c == 0 ? pad_right(cells[c], columns[c].second)
@@ -140,11 +150,38 @@ std::string summary_table(const v1::EnsembleResult& result) {
     }
     out << '\n';
   }
-  for (const auto& row : summarize(result)) {
-    if (!row.slope_caveat.empty()) {
-      out << "? slope/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
-          << "): " << row.slope_caveat << '\n';
+  // The fit's range, from the first row that has one.
+  for (const auto& integrator : result.integrators()) {
+    const auto* e = find_observable(integrator, "energy_error");
+    if (e == nullptr || e->variance_growth().samples() < 2) continue;
+    const v1::VarianceGrowth& g = e->variance_growth();
+    out << "b/h^4: drift of Var(H - H0) = a + b t over " << g.samples() << " sample times in t ["
+        << format_double("%g", g.t_min()) << ", " << format_double("%g", g.t_max())
+        << "], +- its standard error from " << g.batches() << " batches of trajectories\n";
+    break;
+  }
+  for (const auto& row : rows) {
+    if (!row.growth_caveat.empty()) {
+      out << "? b/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
+          << "): " << row.growth_caveat << '\n';
     }
+  }
+  for (const auto& row : rows) {
+    const std::int64_t run = row.trajectories_ok + row.trajectories_failed;
+    if (row.trajectories_failed == 0 || run == 0) continue;
+    out << "warning: " << row.integrator << " (h " << format_double("%g", row.h)
+        << "): " << row.trajectories_failed << " of " << run << " trajectories failed ("
+        << format_double("%.1f", 100.0 * static_cast<double>(row.trajectories_failed) /
+                                     static_cast<double>(run))
+        << " %); its statistics are over the successful ones only\n";
+  }
+  if (result.has_until()) {
+    const v1::UntilOutcome& u = result.until();
+    out << "until: " << (u.reached() ? "every precision target held" : "stopped at the cap")
+        << " after " << u.trajectories_used() << " of " << u.trajectories_cap()
+        << " trajectories; relative standard errors:";
+    for (double r : u.relative_stderr()) out << ' ' << format_double("%.3g", r);
+    out << '\n';
   }
   if (result.cancelled()) {
     std::int64_t not_run = 0;
@@ -158,10 +195,12 @@ std::string summary_table(const v1::EnsembleResult& result) {
 
 std::string to_csv(const v1::EnsembleResult& result) {
   std::ostringstream out;
-  out << "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95\n";
+  out << "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,"
+         "mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,"
+         "q95_upper\n";
   char line[512];
-  // One quantile column: 17 significant digits, or empty where the series has none.
-  auto quantile = [](const google::protobuf::RepeatedField<double>& q, int i) {
+  // One optional column: 17 significant digits, or empty where the series has none.
+  auto optional_column = [](const google::protobuf::RepeatedField<double>& q, int i) {
     return i < q.size() ? format_double("%.17g", q.Get(i)) : std::string();
   };
   for (int c = 0; c < result.integrators_size(); ++c) {
@@ -176,8 +215,13 @@ std::string to_csv(const v1::EnsembleResult& result) {
                       series.observable().c_str(), integrator.sample_times(i),
                       static_cast<long long>(series.count(i)), series.mean(i), series.variance(i),
                       series.min(i), series.max(i));
-        out << line << ',' << quantile(series.q05(), i) << ',' << quantile(series.q50(), i) << ','
-            << quantile(series.q95(), i) << '\n';
+        out << line;
+        for (const auto* column :
+             {&series.q05(), &series.q50(), &series.q95(), &series.mean_stderr(),
+              &series.variance_stderr(), &series.q05_lower(), &series.q05_upper(),
+              &series.q50_lower(), &series.q50_upper(), &series.q95_lower(), &series.q95_upper()})
+          out << ',' << optional_column(*column, i);
+        out << '\n';
       }
     }
   }

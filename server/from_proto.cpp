@@ -146,10 +146,21 @@ CellStats from_proto(const v1::CellStats& cell, const std::string& field) {
   out.min = cell.min();
   out.max = cell.max();
   out.sketch = at_field(field + ".sketch", [&] { return from_proto(cell.sketch()); });
+  out.sum_cube = at_field(field + ".sum_cube", [&] { return from_proto(cell.sum_cube()); });
+  out.sum_fourth = at_field(field + ".sum_fourth", [&] { return from_proto(cell.sum_fourth()); });
   if (out.sketch.count() != out.n) {
     throw std::invalid_argument(field + ": sketch count " + std::to_string(out.sketch.count()) +
                                 " is not n = " + std::to_string(out.n));
   }
+  return out;
+}
+
+MomentSums from_proto(const v1::MomentSums& cell, const std::string& field) {
+  if (cell.n() < 0) throw std::invalid_argument(field + ".n: negative count");
+  MomentSums out;
+  out.n = cell.n();
+  out.sum = at_field(field + ".sum", [&] { return from_proto(cell.sum()); });
+  out.sum_sq = at_field(field + ".sum_sq", [&] { return from_proto(cell.sum_sq()); });
   return out;
 }
 
@@ -249,9 +260,39 @@ ChoicePartial from_proto(const v1::ChoicePartial& choice, const std::string& fie
       choice.summary(), field + ".summary",
       [](const v1::TrajectorySummary& m, const std::string& f) { return from_proto(m, f); });
   out.histogram_counts.assign(choice.histogram_counts().begin(), choice.histogram_counts().end());
+  out.batch_cells.reserve(static_cast<std::size_t>(choice.batch_cells_size()));
+  for (int k = 0; k < choice.batch_cells_size(); ++k) {
+    out.batch_cells.push_back(
+        from_proto(choice.batch_cells(k), field + ".batch_cells[" + std::to_string(k) + "]"));
+  }
   if (out.ok < 0 || out.failed < 0 || out.cancelled < 0 || out.steps < 0 ||
       static_cast<std::size_t>(out.failed) != out.failures.size()) {
     throw std::invalid_argument(field + ": counts do not add up");
+  }
+  return out;
+}
+
+UntilSpec from_proto(const v1::Until& until) {
+  UntilSpec out;
+  for (int i = 0; i < until.targets_size(); ++i) {
+    const v1::PrecisionTarget& t = until.targets(i);
+    PrecisionTarget target;
+    target.integrator = t.integrator();
+    if (!t.observable().empty()) target.observable = t.observable();
+    using Statistic = PrecisionTarget::Statistic;
+    if (t.statistic() == "growth_b") {
+      target.statistic = Statistic::kGrowthDrift;
+    } else if (t.statistic() == "final_variance") {
+      target.statistic = Statistic::kFinalVariance;
+    } else if (t.statistic() == "final_mean") {
+      target.statistic = Statistic::kFinalMean;
+    } else if (!t.statistic().empty()) {
+      throw SpecError("until.targets[" + std::to_string(i) + "].statistic",
+                      "unknown statistic '" + t.statistic().substr(0, 64) +
+                          "'; known: growth_b, final_variance, final_mean");
+    }
+    target.relative_stderr = t.relative_stderr();
+    out.targets.push_back(std::move(target));
   }
   return out;
 }
@@ -322,6 +363,7 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   }
   spec.outputs = from_proto(request.outputs());
   if (request.has_custom_system()) spec.custom_system = from_proto(request.custom_system());
+  spec.until = from_proto(request.until());
   return spec;
 }
 

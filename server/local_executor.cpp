@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include "nhsim/server/executor.hpp"
@@ -26,6 +27,7 @@ class LocalExecutor final : public Executor {
   std::string name() const override { return "local"; }
 
   EnsembleResult run(const JobRun& job) override {
+    if (job.spec.until.active()) return run_until(job);
     const std::int64_t n = trajectory_count(job.spec);
     const std::int64_t choices = static_cast<std::int64_t>(job.spec.integrators.size());
     PartialResult done;
@@ -99,6 +101,58 @@ class LocalExecutor final : public Executor {
   }
 
  private:
+  /// A run to a requested precision (UntilSpec): one round of kUntilRound trajectories at a
+  /// time from the end of the checkpointed prefix, the targets checked after each, as
+  /// run_ensemble() does, so the run stops at the same round however often it was restarted.
+  EnsembleResult run_until(const JobRun& job) {
+    const std::int64_t n = trajectory_count(job.spec);
+    const auto choices = static_cast<std::int64_t>(job.spec.integrators.size());
+    PartialResult done;
+    done.spec_hash = job.spec_hash;
+    if (job.resume_from != nullptr) done = *job.resume_from;
+    std::int64_t m = done.ranges.empty() ? 0 : done.ranges[0].end;
+    if (done.ranges.size() > 1 || (m > 0 && done.ranges[0].begin != 0) ||
+        (m % kUntilRound != 0 && m != n)) {
+      throw std::runtime_error(
+          "the checkpoint of a run to a requested precision is not a "
+          "prefix of whole rounds");
+    }
+    if (m > 0 && until_reached(job.spec, done)) return finish_until(job.spec, done, threads_);
+    auto last_checkpoint = Clock::now();
+    while (m < n) {
+      const std::int64_t end = std::min(n, m + kUntilRound);
+      RunOptions options;
+      options.threads = threads_;
+      options.cancel = &job.halt;
+      if (job.progress) {
+        options.progress = [&, base = m * choices](std::int64_t d, std::int64_t) {
+          job.progress(base + d, n * choices);
+        };
+      }
+      PartialResult part = run_partial(job.spec, {m, end}, options);
+      part.spec_hash = job.spec_hash;
+      if (job.completed) job.completed(part);
+      if (job.halt.load() && !job.cancel.load()) {
+        if (m > 0 && job.checkpoint) job.checkpoint(done);
+        throw Interrupted();
+      }
+      if (m == 0) {
+        done = std::move(part);
+      } else {
+        merge_partial(done, part);
+      }
+      m = end;
+      if (job.cancel.load()) return finish_cancelled(job.spec, std::move(done), threads_);
+      if (until_reached(job.spec, done)) break;
+      if (job.checkpoint && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
+                                checkpoint_seconds_) {
+        job.checkpoint(done);
+        last_checkpoint = Clock::now();
+      }
+    }
+    return finish_until(job.spec, std::move(done), threads_);
+  }
+
   /// Trajectories for checkpoint_seconds of work at the rate of `trajectories` in `seconds`; at
   /// least 8 (one lane batch), at most 2^40.
   std::int64_t next_chunk(double seconds, std::int64_t trajectories) const {

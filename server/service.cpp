@@ -246,6 +246,9 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
     if (const std::string over = over_limits(cost); !over.empty()) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over, who);
     }
+    if (const std::string why = jobs_.refuses(spec); !why.empty()) {
+      return reject(grpc::StatusCode::INVALID_ARGUMENT, why, who);
+    }
     try {
       *response = jobs_.submit(submitted, std::move(spec), who.identity);
     } catch (const QueueFull& e) {

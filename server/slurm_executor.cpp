@@ -324,7 +324,15 @@ class SlurmExecutor final : public Executor {
     return last_problem_;
   }
 
+  std::string refuses(const EnsembleSpec& spec) const override {
+    if (!spec.until.active()) return {};
+    return "until: a run to a requested precision decides its trajectory count round by round, "
+           "which the Slurm executor's fixed shards cannot; submit it to a server with the "
+           "local executor, or run it with nhsim run";
+  }
+
   EnsembleResult run(const JobRun& job) override {
+    if (const std::string why = refuses(job.spec); !why.empty()) throw std::runtime_error(why);
     SlurmJob slurm(options_, job);
     slurm.start();
     for (;;) {

@@ -26,6 +26,26 @@ void fill(const SeriesStats& stats, v1::SeriesStats* out) {
   out->set_variance_fit_samples(stats.variance_fit_samples);
   out->set_variance_fit_t_min(stats.variance_fit_t_min);
   out->set_variance_fit_t_max(stats.variance_fit_t_max);
+  copy_into(stats.mean_stderr, out->mutable_mean_stderr());
+  copy_into(stats.variance_stderr, out->mutable_variance_stderr());
+  copy_into(stats.q05_lower, out->mutable_q05_lower());
+  copy_into(stats.q05_upper, out->mutable_q05_upper());
+  copy_into(stats.q50_lower, out->mutable_q50_lower());
+  copy_into(stats.q50_upper, out->mutable_q50_upper());
+  copy_into(stats.q95_lower, out->mutable_q95_lower());
+  copy_into(stats.q95_upper, out->mutable_q95_upper());
+  const VarianceGrowth& g = stats.variance_growth;
+  v1::VarianceGrowth* growth = out->mutable_variance_growth();
+  growth->set_a(g.a);
+  growth->set_a_stderr(g.a_stderr);
+  growth->set_b(g.b);
+  growth->set_b_stderr(g.b_stderr);
+  growth->set_exponent(g.exponent);
+  growth->set_exponent_stderr(g.exponent_stderr);
+  growth->set_samples(g.samples);
+  growth->set_t_min(g.t_min);
+  growth->set_t_max(g.t_max);
+  growth->set_batches(g.batches);
 }
 
 void fill(const TrajectoryFailure& failure, v1::TrajectoryFailure* out) {
@@ -145,6 +165,14 @@ void fill(const CellStats& cell, v1::CellStats* out) {
   out->set_min(cell.min);
   out->set_max(cell.max);
   fill(cell.sketch, out->mutable_sketch());
+  fill(cell.sum_cube, out->mutable_sum_cube());
+  fill(cell.sum_fourth, out->mutable_sum_fourth());
+}
+
+void fill(const MomentSums& cell, v1::MomentSums* out) {
+  out->set_n(cell.n);
+  fill(cell.sum, out->mutable_sum());
+  fill(cell.sum_sq, out->mutable_sum_sq());
 }
 
 void fill(const ChoicePartial& choice, v1::ChoicePartial* out) {
@@ -161,6 +189,8 @@ void fill(const ChoicePartial& choice, v1::ChoicePartial* out) {
   fill_all(choice.sampled, out->mutable_sampled());
   fill_all(choice.summary, out->mutable_summary());
   copy_into(choice.histogram_counts, out->mutable_histogram_counts());
+  out->mutable_batch_cells()->Reserve(static_cast<int>(choice.batch_cells.size()));
+  for (const auto& cell : choice.batch_cells) fill(cell, out->add_batch_cells());
 }
 
 }  // namespace
@@ -199,6 +229,22 @@ v1::EnsembleResult to_proto(const EnsembleResult& result) {
   out.mutable_integrators()->Reserve(static_cast<int>(result.integrators.size()));
   for (const auto& integrator : result.integrators) fill(integrator, out.add_integrators());
   fill_all(result.initial_states, out.mutable_initial_states());
+  for (const VarianceRatio& r : result.variance_ratios) {
+    v1::VarianceRatio* ratio = out.add_variance_ratios();
+    ratio->set_numerator(r.numerator);
+    ratio->set_denominator(r.denominator);
+    ratio->set_observable(r.observable);
+    ratio->set_ratio(r.ratio);
+    ratio->set_ratio_stderr(r.ratio_stderr);
+    ratio->set_batches(r.batches);
+  }
+  if (result.until.requested) {
+    v1::UntilOutcome* until = out.mutable_until();
+    until->set_reached(result.until.reached);
+    until->set_trajectories_used(result.until.trajectories_used);
+    until->set_trajectories_cap(result.until.trajectories_cap);
+    copy_into(result.until.relative_stderr, until->mutable_relative_stderr());
+  }
   return out;
 }
 

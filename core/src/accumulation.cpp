@@ -8,12 +8,15 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "outputs.hpp"
 #include "tsan.hpp"
 
 namespace nhsim {
 namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 bool by_trajectory(const TrajectoryFailure& a, const TrajectoryFailure& b) {
   return a.trajectory < b.trajectory;
@@ -41,21 +44,24 @@ void merge_outputs(ChoicePartial& into, const Outputs& from) {
 
 }  // namespace
 
-ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells,
-                                   std::size_t values_per_cell) {
+ChoicePartial empty_choice_partial(std::size_t n_cells, const BatchLayout& batches,
+                                   std::size_t histogram_cells, std::size_t values_per_cell) {
   ChoicePartial p;
   p.cells.resize(n_cells);
+  p.batch_cells.resize(batches.size());
   for (CellStats& c : p.cells) c.sketch.reserve(values_per_cell);
   p.histogram_counts.assign(histogram_cells, 0);
   return p;
 }
 
-void add_successful(BlockOutcome& block, const std::vector<double>& samples,
+void add_successful(BlockOutcome& block, std::int64_t i, const std::vector<double>& samples,
                     std::int64_t block_size) {
   ++block.ok;
   if (block.ok_samples.empty()) {
     block.ok_samples.reserve(static_cast<std::size_t>(block_size) * samples.size());
+    block.ok_trajectories.reserve(static_cast<std::size_t>(block_size));
   }
+  block.ok_trajectories.push_back(i);
   block.ok_samples.insert(block.ok_samples.end(), samples.begin(), samples.end());
 }
 
@@ -64,6 +70,7 @@ void append_outcome(BlockOutcome& into, BlockOutcome&& from) {
     a.insert(a.end(), std::make_move_iterator(b.begin()), std::make_move_iterator(b.end()));
   };
   append(into.ok_samples, from.ok_samples);
+  append(into.ok_trajectories, from.ok_trajectories);
   append(into.failures, from.failures);
   into.ok += from.ok;
   into.failed += from.failed;
@@ -92,12 +99,24 @@ void add_samples(std::vector<CellStats>& cells, const BlockOutcome& block, std::
   }
 }
 
-}  // namespace
-
-void merge_block(ChoicePartial& into, const BlockOutcome& block) {
-  add_samples(into.cells, block, 0, into.cells.size());
-  merge_block_outcome(into, block);
+/// The block's samples at the batch sample times added to the batch cells of their
+/// trajectories' batches.
+void add_batch_samples(std::vector<MomentSums>& batch_cells, const BatchLayout& layout,
+                       const BlockOutcome& block, std::size_t n_cells) {
+  const std::size_t n_obs = layout.n_observables;
+  const std::size_t n_samples = layout.samples.size();
+  for (std::size_t m = 0; m < block.ok_trajectories.size(); ++m) {
+    const auto batch = static_cast<std::size_t>(block.ok_trajectories[m] % kBatches);
+    const double* row = block.ok_samples.data() + m * n_cells;
+    MomentSums* cells = batch_cells.data() + batch * n_samples * n_obs;
+    for (std::size_t f = 0; f < n_samples; ++f) {
+      const double* values = row + static_cast<std::size_t>(layout.samples[f]) * n_obs;
+      for (std::size_t o = 0; o < n_obs; ++o) cells[f * n_obs + o].add(values[o]);
+    }
+  }
 }
+
+}  // namespace
 
 void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStripes& stripes,
                        std::size_t first) {
@@ -123,8 +142,9 @@ void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStrip
   }
 }
 
-BlockSampleSink::BlockSampleSink(ChoicePartial& partial, std::int64_t trajectories, int concurrency)
-    : partial_(partial), stripes_(partial.cells.size()) {
+BlockSampleSink::BlockSampleSink(ChoicePartial& partial, BatchLayout batches,
+                                 std::int64_t trajectories, int concurrency)
+    : partial_(partial), batches_(std::move(batches)), stripes_(partial.cells.size()) {
   const double copies = static_cast<double>(concurrency - 1) *
                         static_cast<double>(partial.cells.size()) * sizeof(CellStats);
   if (concurrency > 1 && trajectories / concurrency >= kMinTrajectoriesPerCopy &&
@@ -133,6 +153,10 @@ BlockSampleSink::BlockSampleSink(ChoicePartial& partial, std::int64_t trajectori
 }
 
 void BlockSampleSink::add(const BlockOutcome& block, std::int64_t block_number) {
+  if (!block.ok_trajectories.empty() && batches_.size() > 0) {
+    const std::lock_guard<std::mutex> lock(batch_lock_);
+    add_batch_samples(partial_.batch_cells, batches_, block, partial_.cells.size());
+  }
   if (slot_cells_.empty()) {
     // Blocks running at once start at stripes far apart (a Weyl sequence over the number).
     const double golden = 0.6180339887498949 * static_cast<double>(block_number);
@@ -182,6 +206,9 @@ void merge_block_outcome(ChoicePartial& into, const BlockOutcome& block) {
 
 void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
   for (std::size_t j = 0; j < into.cells.size(); ++j) into.cells[j].merge(from.cells[j]);
+  for (std::size_t j = 0; j < into.batch_cells.size(); ++j) {
+    into.batch_cells[j].merge(from.batch_cells[j]);
+  }
   append_failures(into.failures, from.failures);
   into.ok += from.ok;
   into.failed += from.failed;
@@ -191,18 +218,132 @@ void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
   merge_outputs(into, from);
 }
 
+VarianceGrowth variance_growth(const ChoicePartial& partial, const BatchLayout& layout,
+                               std::size_t j, const std::vector<double>& sample_times) {
+  const std::size_t n_obs = layout.n_observables;
+  const std::size_t nf = layout.samples.size();
+  VarianceGrowth g;
+  std::vector<double> t(nf), v(nf);
+  for (std::size_t f = 0; f < nf; ++f) {
+    const auto k = static_cast<std::size_t>(layout.samples[f]);
+    t[f] = sample_times[k];
+    v[f] = partial.cells[k * n_obs + j].variance();
+  }
+  if (nf == 0 || partial.cells[static_cast<std::size_t>(layout.samples[0]) * n_obs + j].n < 2) {
+    return g;
+  }
+  g.samples = static_cast<std::int64_t>(nf);
+  g.t_min = t.front();
+  g.t_max = t.back();
+  const GrowthEstimate all = estimate_growth(t, v);
+  g.a = all.a;
+  g.b = all.b;
+  g.exponent = all.exponent;
+  std::vector<double> a_out, b_out, k_out;
+  for (std::size_t batch = 0; batch < static_cast<std::size_t>(kBatches); ++batch) {
+    const MomentSums* cells = partial.batch_cells.data() + batch * nf * n_obs;
+    if (cells[j].n == 0) continue;
+    for (std::size_t f = 0; f < nf; ++f) {
+      const CellStats& c = partial.cells[static_cast<std::size_t>(layout.samples[f]) * n_obs + j];
+      MomentSums rest{c.n, c.sum, c.sum_sq};
+      rest.remove(cells[f * n_obs + j]);
+      v[f] = rest.variance();
+    }
+    const GrowthEstimate without = estimate_growth(t, v);
+    a_out.push_back(without.a);
+    b_out.push_back(without.b);
+    k_out.push_back(without.exponent);
+  }
+  g.batches = static_cast<std::int64_t>(b_out.size());
+  g.a_stderr = jackknife_stderr(a_out);
+  g.b_stderr = jackknife_stderr(b_out);
+  g.exponent_stderr = std::isnan(g.exponent) ? kNaN : jackknife_stderr(k_out);
+  return g;
+}
+
+namespace {
+
+/// The cell of observable j at the last batch sample time, and its batch cells' stride.
+struct LastBatchSample {
+  const CellStats* total = nullptr;
+  const MomentSums* batch0 = nullptr;  ///< batch 0's cell; batch k's is k * stride further
+  std::size_t stride = 0;
+};
+
+LastBatchSample last_batch_sample(const ChoicePartial& p, const BatchLayout& layout,
+                                  std::size_t j) {
+  const std::size_t n_obs = layout.n_observables, nf = layout.samples.size();
+  if (nf == 0 || p.batch_cells.size() != layout.size()) return {};
+  const auto k = static_cast<std::size_t>(layout.samples.back());
+  return {&p.cells[k * n_obs + j], p.batch_cells.data() + (nf - 1) * n_obs + j, nf * n_obs};
+}
+
+}  // namespace
+
+VarianceRatio variance_ratio(const ChoicePartial& a, const BatchLayout& a_layout,
+                             const ChoicePartial& b, const BatchLayout& b_layout, std::size_t j) {
+  VarianceRatio r;
+  const LastBatchSample x = last_batch_sample(a, a_layout, j);
+  const LastBatchSample y = last_batch_sample(b, b_layout, j);
+  if (x.total == nullptr || y.total == nullptr) return r;
+  const auto ratio = [](double u, double v) { return u > 0.0 && v > 0.0 ? u / v : kNaN; };
+  r.ratio = ratio(x.total->variance(), y.total->variance());
+  std::vector<double> leave_out;
+  for (std::size_t batch = 0; batch < static_cast<std::size_t>(kBatches); ++batch) {
+    const MomentSums& bx = x.batch0[batch * x.stride];
+    const MomentSums& by = y.batch0[batch * y.stride];
+    if (bx.n == 0 && by.n == 0) continue;
+    MomentSums rx{x.total->n, x.total->sum, x.total->sum_sq};
+    MomentSums ry{y.total->n, y.total->sum, y.total->sum_sq};
+    rx.remove(bx);
+    ry.remove(by);
+    leave_out.push_back(ratio(rx.variance(), ry.variance()));
+  }
+  r.batches = static_cast<std::int64_t>(leave_out.size());
+  r.ratio_stderr = std::isnan(r.ratio) ? kNaN : jackknife_stderr(leave_out);
+  return r;
+}
+
+namespace {
+
+/// The 95 % confidence interval of the p-quantile of cell c, into lower and upper.
+void quantile_interval(const CellStats& c, double p, double& lower, double& upper) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (c.n == 0 || c.sketch.non_finite() > 0) {
+    lower = upper = kNaN;
+    return;
+  }
+  const QuantileRanks r = quantile_interval_ranks(c.n, p);
+  const bool has_lower = r.lower >= 0, has_upper = r.upper < c.n;
+  std::int64_t ranks[2] = {has_lower ? r.lower : 0, has_upper ? r.upper : c.n - 1};
+  double x[2];
+  c.sketch.order_statistics(ranks, x);
+  if (c.sketch.bucketed()) {  // a bucket's value is within relative error alpha of its values
+    constexpr double alpha = QuantileSketch::kRelativeAccuracy;
+    x[0] = std::max(c.min, x[0] < 0.0 ? x[0] / (1.0 - alpha) : x[0] / (1.0 + alpha));
+    x[1] = std::min(c.max, x[1] < 0.0 ? x[1] / (1.0 + alpha) : x[1] / (1.0 - alpha));
+  }
+  lower = has_lower ? x[0] : -kInf;
+  upper = has_upper ? x[1] : kInf;
+}
+
+}  // namespace
+
 std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
                                            const std::vector<std::string>& names,
                                            const std::vector<double>& sample_times, double h,
                                            tbb::task_arena& arena) {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   const std::size_t n_obs = names.size();
   const std::size_t ns = sample_times.size();
+  const BatchLayout layout{batch_sample_indices(sample_times), n_obs};
   std::vector<SeriesStats> out;
   for (std::size_t j = 0; j < n_obs; ++j) {
     SeriesStats s;
     s.observable = names[j];
-    for (auto* v : {&s.mean, &s.variance, &s.min, &s.max, &s.q05, &s.q50, &s.q95}) v->resize(ns);
+    for (auto* v : {&s.mean, &s.variance, &s.min, &s.max, &s.q05, &s.q50, &s.q95, &s.mean_stderr,
+                    &s.variance_stderr, &s.q05_lower, &s.q05_upper, &s.q50_lower, &s.q50_upper,
+                    &s.q95_lower, &s.q95_upper})
+      v->resize(ns);
     s.count.resize(ns);
     // Independent per sample (the exact variance and the quantiles cost the most): in parallel.
     // Each body is a hand-off of oneTBB's, stated for ThreadSanitizer (tsan.hpp).
@@ -218,17 +359,25 @@ std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
                             s.count[k] = c.n;
                             s.mean[k] = c.mean();
                             s.variance[k] = c.variance();
+                            s.mean_stderr[k] = c.mean_stderr();
+                            s.variance_stderr[k] = c.variance_stderr();
                             s.min[k] = c.n > 0 ? c.min : kNaN;
                             s.max[k] = c.n > 0 ? c.max : kNaN;
                             c.sketch.quantiles(kP, q);
                             s.q05[k] = q[0];
                             s.q50[k] = q[1];
                             s.q95[k] = q[2];
+                            quantile_interval(c, kP[0], s.q05_lower[k], s.q05_upper[k]);
+                            quantile_interval(c, kP[1], s.q50_lower[k], s.q50_upper[k]);
+                            quantile_interval(c, kP[2], s.q95_lower[k], s.q95_upper[k]);
                           }
                           tbb_handoff_release();
                         });
     });
     tbb_handoff_acquire();
+    if (partial.batch_cells.size() == layout.size()) {
+      s.variance_growth = variance_growth(partial, layout, j, sample_times);
+    }
     const SlopeFit fit = fit_slope_through_origin(sample_times, s.variance, s.count);
     s.variance_slope = fit.slope;
     s.variance_slope_over_h4 = s.variance_slope / (h * h * h * h);

@@ -18,6 +18,8 @@ namespace nhsim {
 struct BlockOutcome {
   /// The samples of each successful trajectory, [trajectory * n_cells + cell].
   std::vector<double> ok_samples;
+  /// The index of each successful trajectory, in the order of ok_samples' rows.
+  std::vector<std::int64_t> ok_trajectories;
   std::vector<TrajectoryFailure> failures;
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
   // Per-trajectory outputs, as in ChoicePartial.
@@ -27,22 +29,31 @@ struct BlockOutcome {
   std::vector<std::int64_t> histogram_counts;
 };
 
-/// Empty statistics over n_cells cells and histogram_cells histogram counts, each cell's
-/// quantile sketch with room for `values_per_cell` exact values (QuantileSketch::reserve).
-ChoicePartial empty_choice_partial(std::size_t n_cells, std::size_t histogram_cells,
-                                   std::size_t values_per_cell);
+/// Which cells carry batch sums (nhsim/variance_growth.hpp): every observable at the sample
+/// indices `samples` (batch_sample_indices()).
+struct BatchLayout {
+  std::vector<std::int64_t> samples;
+  std::size_t n_observables = 0;
+  /// ChoicePartial::batch_cells' size.
+  std::size_t size() const {
+    return static_cast<std::size_t>(kBatches) * samples.size() * n_observables;
+  }
+};
 
-/// Adds one successful trajectory's samples (n_cells values) to a block; `block_size` bounds the
+/// Empty statistics over n_cells cells, the batch cells of `batches` and histogram_cells
+/// histogram counts, each cell's quantile sketch with room for `values_per_cell` exact values
+/// (QuantileSketch::reserve).
+ChoicePartial empty_choice_partial(std::size_t n_cells, const BatchLayout& batches,
+                                   std::size_t histogram_cells, std::size_t values_per_cell);
+
+/// Adds successful trajectory i's samples (n_cells values) to a block; `block_size` bounds the
 /// block's trajectories (for the one reservation of ok_samples).
-void add_successful(BlockOutcome& block, const std::vector<double>& samples,
+void add_successful(BlockOutcome& block, std::int64_t i, const std::vector<double>& samples,
                     std::int64_t block_size);
 
 /// Appends `from`, the outcome of trajectories that all come after those of `into`, to `into`
 /// (the lane path records each lane apart, then appends them in index order).
 void append_outcome(BlockOutcome& into, BlockOutcome&& from);
-
-/// Adds a block's samples, failures, counts and outputs to `into`.
-void merge_block(ChoicePartial& into, const BlockOutcome& block);
 
 /// Locks over contiguous ranges of a choice's cells, so that blocks add their samples to
 /// different ranges at the same time (the statistics are associative: the order in which blocks
@@ -85,9 +96,10 @@ class BlockSampleSink {
   /// beyond it as they fill).
   static constexpr double kCopyBytes = 256.0 * 1024 * 1024;
 
-  /// For the cells of `partial`, written by the blocks of `trajectories` trajectories in an
-  /// arena of `concurrency` threads.
-  BlockSampleSink(ChoicePartial& partial, std::int64_t trajectories, int concurrency);
+  /// For the cells of `partial` (its batch cells laid out as `batches`), written by the blocks
+  /// of `trajectories` trajectories in an arena of `concurrency` threads.
+  BlockSampleSink(ChoicePartial& partial, BatchLayout batches, std::int64_t trajectories,
+                  int concurrency);
   /// Adds the samples of block number `block_number` (0, 1, ... in the range); safe from several
   /// threads at once for different blocks.
   void add(const BlockOutcome& block, std::int64_t block_number);
@@ -97,6 +109,8 @@ class BlockSampleSink {
 
  private:
   ChoicePartial& partial_;
+  BatchLayout batches_;
+  std::mutex batch_lock_;  ///< over partial_.batch_cells: a block adds to them in one go
   CellStripes stripes_;
   std::vector<std::unique_ptr<std::vector<CellStats>>> slot_cells_;  ///< [slot], empty if striped
 };
@@ -109,9 +123,21 @@ void merge_block_outcome(ChoicePartial& into, const BlockOutcome& block);
 /// outputs stay in index order.
 void merge_choice(ChoicePartial& into, const ChoicePartial& from);
 
+/// The growth model of observable j (of layout.n_observables) from the cells at the batch
+/// sample times and the batch cells: the fit over all trajectories, and its jackknife standard
+/// errors from the fits with each non-empty batch left out (nhsim/variance_growth.hpp).
+VarianceGrowth variance_growth(const ChoicePartial& partial, const BatchLayout& layout,
+                               std::size_t j, const std::vector<double>& sample_times);
+
+/// The ratio of observable j's variances at the last batch sample time of two choices' partials
+/// (laid out as `a_layout` and `b_layout`), with its jackknife standard error.
+VarianceRatio variance_ratio(const ChoicePartial& a, const BatchLayout& a_layout,
+                             const ChoicePartial& b, const BatchLayout& b_layout, std::size_t j);
+
 /// The per-observable statistics of the cells (count, mean, variance, min, max, quantiles,
-/// variance slope). Quantiles are computed in parallel in `arena`; each value depends only on
-/// its own cell.
+/// their standard errors and confidence intervals, the variance growth model from the batch
+/// cells, the variance slope). Quantiles are computed in parallel in `arena`; each value
+/// depends only on its own cell.
 std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
                                            const std::vector<std::string>& names,
                                            const std::vector<double>& sample_times, double h,

@@ -34,6 +34,7 @@
 #include "partial_result.hpp"
 #include "prepared_spec.hpp"
 #include "tsan.hpp"
+#include "until.hpp"
 
 namespace nhsim {
 namespace {
@@ -208,7 +209,7 @@ class TrajectoryRun {
       ++block_.failed;
       summarise(TrajectorySummary::Status::kFailed, time(), &record_, reason_);
     } else {
-      add_successful(block_, samples_, block_size_);
+      add_successful(block_, i_, samples_, block_size_);
       summarise(TrajectorySummary::Status::kOk, time(), &record_, "");
       if (!outputs.histograms.empty()) {
         add_to_histograms(outputs, run_.ci, samples_.data(), run_.prepared.observables.size(),
@@ -471,11 +472,13 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
   run.n_samples = sample_count(choice, run.n_steps);
   run.need_state = observables_need_state(pr.observables);
 
+  BatchLayout batches{batch_sample_indices(sample_times(choice, run.n_steps)),
+                      pr.observables.size()};
   ChoicePartial partial = empty_choice_partial(
-      static_cast<std::size_t>(run.n_samples) * pr.observables.size(), pr.outputs.histogram_cells,
-      static_cast<std::size_t>(range.end - range.begin));
+      static_cast<std::size_t>(run.n_samples) * pr.observables.size(), batches,
+      pr.outputs.histogram_cells, static_cast<std::size_t>(range.end - range.begin));
   const int concurrency = std::max(1, arena.max_concurrency());
-  BlockSampleSink sink(partial, range.end - range.begin, concurrency);
+  BlockSampleSink sink(partial, std::move(batches), range.end - range.begin, concurrency);
   const auto t0 = std::chrono::steady_clock::now();
   std::int64_t next_block = range.begin;
   arena.execute([&] {
@@ -620,6 +623,15 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
                             std::to_string(partial.choices[ci].cells.size()) +
                             " statistics cells, the spec " + std::to_string(n_cells));
     }
+    const std::size_t n_batch_cells =
+        BatchLayout{batch_sample_indices(sample_times(spec.integrators[ci], n_steps)),
+                    pr.observables.size()}
+            .size();
+    if (partial.choices[ci].batch_cells.size() != n_batch_cells) {
+      throw PartialMismatch("partial result: integrator choice " + std::to_string(ci) + " has " +
+                            std::to_string(partial.choices[ci].batch_cells.size()) +
+                            " batch cells, the spec " + std::to_string(n_batch_cells));
+    }
     if (partial.choices[ci].histogram_counts.size() != pr.outputs.histogram_cells) {
       throw PartialMismatch("partial result: integrator choice " + std::to_string(ci) + " has " +
                             std::to_string(partial.choices[ci].histogram_counts.size()) +
@@ -631,6 +643,23 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
   if (!partial.choices.empty()) result.initial_states = partial.choices[0].initial_states;
+  std::vector<BatchLayout> layouts;
+  for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
+    layouts.push_back(
+        {batch_sample_indices(result.integrators[ci].sample_times), pr.observables.size()});
+  }
+  for (std::size_t a = 0; a < layouts.size(); ++a) {
+    for (std::size_t b = a + 1; b < layouts.size(); ++b) {
+      for (std::size_t j = 0; j < pr.observables.size(); ++j) {
+        VarianceRatio r =
+            variance_ratio(partial.choices[a], layouts[a], partial.choices[b], layouts[b], j);
+        r.numerator = static_cast<std::int64_t>(a);
+        r.denominator = static_cast<std::int64_t>(b);
+        r.observable = pr.observables[j].name;
+        result.variance_ratios.push_back(std::move(r));
+      }
+    }
+  }
   return result;
 }
 
@@ -643,8 +672,14 @@ CostEstimate estimate_cost(const EnsembleSpec& spec) {
     cost.generator_draws = n * shell->max_attempts;
   }
   const auto n_obs = static_cast<std::int64_t>(pr.observables.size());
+  double batch_cells = 0.0;
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     const std::int64_t samples = sample_count(spec.integrators[ci], pr.n_steps[ci]);
+    // At most kMaxBatchSamples batch sample times (without listing the sample times: a spec
+    // being estimated may have more than memory holds).
+    batch_cells += static_cast<double>(kBatches) *
+                   static_cast<double>(std::min(samples, kMaxBatchSamples)) *
+                   static_cast<double>(n_obs);
     cost.trajectory_steps += n * static_cast<double>(pr.n_steps[ci]);
     cost.cells = add_saturated(cost.cells, multiply_saturated(samples, n_obs));
     cost.result_bytes += 8.0 * static_cast<double>(samples);  // sample_times
@@ -652,8 +687,10 @@ CostEstimate estimate_cost(const EnsembleSpec& spec) {
   const double values_per_cell =
       std::min<double>(n, static_cast<double>(QuantileSketch::kExactCapacity));
   const auto cells = static_cast<double>(cost.cells);
-  cost.statistics_bytes = 2.0 * cells * (sizeof(CellStats) + 8.0 * values_per_cell);
-  cost.result_bytes += 60.0 * cells;  // count, mean, variance, min, max, 3 quantiles
+  cost.statistics_bytes = 2.0 * (cells * (sizeof(CellStats) + 8.0 * values_per_cell) +
+                                 batch_cells * sizeof(MomentSums));
+  // count, mean, variance, min, max, 3 quantiles, 2 standard errors, 6 interval bounds
+  cost.result_bytes += 125.0 * cells;
   std::vector<std::int64_t> n_samples;
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     n_samples.push_back(sample_count(spec.integrators[ci], pr.n_steps[ci]));
@@ -682,9 +719,105 @@ EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial,
   return finish(spec, partial, threads);
 }
 
+namespace {
+
+/// The end m of a partial that covers exactly [0, m); throws PartialMismatch otherwise.
+std::int64_t prefix_end(const PartialResult& prefix) {
+  if (prefix.ranges.empty()) return 0;
+  if (prefix.ranges.size() != 1 || prefix.ranges[0].begin != 0) {
+    throw PartialMismatch(
+        "a run to a requested precision needs a partial result that covers "
+        "trajectories [0, m)");
+  }
+  return prefix.ranges[0].end;
+}
+
+/// `spec` with its first m trajectories only: the generator's count (a trajectory's state
+/// depends only on the source and its index) or the first m explicit states, and the outputs'
+/// trajectory selections cut to them.
+EnsembleSpec first_trajectories(const EnsembleSpec& spec, std::int64_t m) {
+  EnsembleSpec s = spec;
+  std::visit(
+      [&](auto& source) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(source)>, ExplicitStates>) {
+          source.states.resize(static_cast<std::size_t>(m));
+        } else {
+          source.count = m;
+        }
+      },
+      s.initial_conditions);
+  for (TrajectorySelection* selection :
+       {&s.outputs.initial_states, &s.outputs.final_states, &s.outputs.sampled}) {
+    std::erase_if(selection->indices, [&](std::int64_t i) { return i >= m; });
+  }
+  return s;
+}
+
+}  // namespace
+
+bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
+                   std::vector<double>* relative_stderr) {
+  const PreparedSpec pr = prepare(spec);
+  const std::int64_t m = prefix_end(prefix);
+  bool reached = !pr.until.empty() && m > 0;
+  if (relative_stderr != nullptr) relative_stderr->clear();
+  for (const PreparedTarget& target : pr.until) {
+    double relative = std::numeric_limits<double>::quiet_NaN();
+    if (m > 0) {
+      const std::size_t c = target.choice;
+      relative =
+          target_relative_stderr(target, prefix.choices.at(c),
+                                 sample_times(pr.choices[c], pr.n_steps[c]), pr.observables.size());
+    }
+    reached = reached && relative <= target.relative_stderr;
+    if (relative_stderr != nullptr) relative_stderr->push_back(relative);
+  }
+  return reached;
+}
+
+EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads) {
+  UntilOutcome until;
+  until.requested = spec.until.active();
+  until.trajectories_cap = trajectory_count(spec);
+  until.reached = until_reached(spec, prefix, &until.relative_stderr);
+  until.trajectories_used = prefix_end(prefix);
+  prefix.n_trajectories = until.trajectories_used;
+  EnsembleResult result =
+      finish(first_trajectories(spec, until.trajectories_used), prefix, threads);
+  result.until = std::move(until);
+  return result;
+}
+
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
-  const PartialResult partial = run_partial(spec, {0, trajectory_count(spec)}, options);
-  return finish(spec, partial, options.threads);
+  const std::int64_t n = trajectory_count(spec);
+  if (!spec.until.active()) {
+    const PartialResult partial = run_partial(spec, {0, n}, options);
+    return finish(spec, partial, options.threads);
+  }
+  // Rounds in index order, the targets checked after each (UntilSpec).
+  const auto choices = static_cast<std::int64_t>(spec.integrators.size());
+  PartialResult done;
+  for (std::int64_t m = 0; m < n;) {
+    const std::int64_t end = std::min(n, m + kUntilRound);
+    RunOptions round = options;
+    if (options.progress) {
+      round.progress = [&, base = m * choices](std::int64_t d, std::int64_t) {
+        options.progress(base + d, n * choices);
+      };
+    }
+    PartialResult part = run_partial(spec, {m, end}, round);
+    if (m == 0) {
+      done = std::move(part);
+    } else {
+      merge_partial(done, part);
+    }
+    m = end;
+    if (options.cancel != nullptr && options.cancel->load()) {
+      return finish_cancelled(spec, std::move(done), options.threads);
+    }
+    if (until_reached(spec, done)) break;
+  }
+  return finish_until(spec, std::move(done), options.threads);
 }
 
 }  // namespace nhsim

@@ -67,6 +67,15 @@ void ExactSum::merge(const ExactSum& o) {
   flags_ |= o.flags_;
 }
 
+void ExactSum::merge_negated(const ExactSum& o) {
+  ExactSum other = o;
+  other.normalize();
+  normalize();
+  for (int i = 0; i < kLimbs; ++i) limb_[i] -= other.limb_[i];
+  normalize();
+  flags_ |= o.flags_;
+}
+
 std::array<std::int64_t, ExactSum::kLimbs> ExactSum::canonical_digits() const {
   ExactSum c = *this;
   c.normalize();

@@ -73,6 +73,11 @@ void merge_partial(PartialResult& into, const PartialResult& from) {
                             std::to_string(into.choices[ci].cells.size()) + " and " +
                             std::to_string(from.choices[ci].cells.size()) + " statistics cells");
     }
+    if (into.choices[ci].batch_cells.size() != from.choices[ci].batch_cells.size()) {
+      throw PartialMismatch("partial results: integrator choice " + std::to_string(ci) + " has " +
+                            std::to_string(into.choices[ci].batch_cells.size()) + " and " +
+                            std::to_string(from.choices[ci].batch_cells.size()) + " batch cells");
+    }
     if (into.choices[ci].histogram_counts.size() != from.choices[ci].histogram_counts.size()) {
       throw PartialMismatch("partial results: integrator choice " + std::to_string(ci) + " has " +
                             std::to_string(into.choices[ci].histogram_counts.size()) + " and " +

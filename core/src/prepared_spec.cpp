@@ -144,6 +144,7 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
                                        pr.model->observable_names(), custom != nullptr);
   pr.outputs = prepare_outputs(spec.outputs, trajectory_count(spec.initial_conditions),
                                pr.observables, spec.integrators, pr.n_steps);
+  pr.until = prepare_until(spec.until, spec.integrators, pr.observables);
   return pr;
 }
 

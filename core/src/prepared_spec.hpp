@@ -12,6 +12,7 @@
 #include "nhsim/model.hpp"
 #include "observables.hpp"
 #include "outputs.hpp"
+#include "until.hpp"
 
 namespace nhsim {
 
@@ -24,11 +25,12 @@ struct PreparedSpec {
   /// integrator, where it has one (SystemInfo::newton_tol_defaults).
   std::vector<IntegratorChoice> choices;
   PreparedOutputs outputs;
+  std::vector<PreparedTarget> until;  ///< EnsembleSpec::until, resolved
 };
 
 /// Checks `spec` in this order: system, parameters, controls, loads, t_final, each integrator
-/// choice, the initial conditions, the observables, the outputs. Throws SpecError naming the first
-/// bad field.
+/// choice, the initial conditions, the observables, the outputs, until. Throws SpecError naming the
+/// first bad field.
 PreparedSpec prepare(const EnsembleSpec& spec);
 
 }  // namespace nhsim

@@ -258,11 +258,52 @@ void QuantileSketch::quantiles(std::span<const double> p, std::span<double> out)
   }
 }
 
+void QuantileSketch::order_statistics(std::span<const std::int64_t> ranks,
+                                      std::span<double> out) const {
+  if (out.size() != ranks.size()) {
+    throw std::invalid_argument("order_statistics: out.size() != ranks.size()");
+  }
+  for (std::int64_t r : ranks) {
+    if (r < 0 || r >= n_) throw std::invalid_argument("order_statistics: rank out of range");
+  }
+  if (n_ == 0 || non_finite_ > 0) {
+    std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  if (bucketed_) {
+    for (std::size_t i = 0; i < ranks.size(); ++i) out[i] = bucketed_order_statistic(ranks[i]);
+    return;
+  }
+  // As quantiles(): the ranks in ascending order, each selection above the previous one.
+  thread_local std::vector<double> v;
+  thread_local std::vector<std::size_t> order;
+  v = values_;
+  order.resize(ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {  // insertion sort: a few ranks
+    std::size_t j = i;
+    for (; j > 0 && ranks[i] < ranks[order[j - 1]]; --j) order[j] = order[j - 1];
+    order[j] = i;
+  }
+  std::size_t placed = 0;  // v[0, placed) are the `placed` smallest values
+  for (std::size_t i : order) {
+    const auto k = static_cast<std::size_t>(ranks[i]);
+    if (k >= placed) {
+      select_nth(std::span<double>(v).subspan(placed), k - placed);
+      placed = k + 1;
+    }
+    out[i] = v[k];
+  }
+}
+
 double QuantileSketch::bucketed_quantile(double p) const {
   if (p == 0.0) return min_;
   if (p == 1.0) return max_;
-  // The bucket of x_j, j = floor(p (n - 1)): the first whose cumulative count exceeds j.
-  const auto j = static_cast<std::int64_t>(std::floor(p * static_cast<double>(n_ - 1)));
+  return bucketed_order_statistic(
+      static_cast<std::int64_t>(std::floor(p * static_cast<double>(n_ - 1))));
+}
+
+double QuantileSketch::bucketed_order_statistic(std::int64_t j) const {
+  // The bucket of x_j: the first whose cumulative count exceeds j.
   std::int64_t cumulative = 0;
   double value = max_;
   bool found = false;
@@ -288,6 +329,44 @@ double QuantileSketch::bucketed_quantile(double p) const {
     }
   }
   return std::clamp(value, min_, max_);
+}
+
+QuantileRanks quantile_interval_ranks(std::int64_t n, double p) {
+  constexpr double kTail = 0.025;
+  QuantileRanks r{-1, n};
+  if (n <= 0) return r;
+  if (n > static_cast<std::int64_t>(QuantileSketch::kExactCapacity)) {
+    // X ~ N(n p, n p (1 - p)): P(X <= lower) <= 2.5 % for lower <= n p - 1.96 sigma - 1/2.
+    const double mu = static_cast<double>(n) * p;
+    const double half_width = 1.959963984540054 * std::sqrt(mu * (1.0 - p));
+    r.lower = static_cast<std::int64_t>(std::floor(mu - half_width - 0.5));
+    r.upper = static_cast<std::int64_t>(std::ceil(mu + half_width + 0.5)) - 1;
+    r.lower = std::max<std::int64_t>(r.lower, -1);
+    r.upper = std::min(r.upper, n);
+    return r;
+  }
+  if (p > 0.5) {  // by reflection x -> -x: the (1 - p)-quantile's ranks, mirrored
+    const QuantileRanks m = quantile_interval_ranks(n, 1.0 - p);
+    return {n - 1 - m.upper, n - 1 - m.lower};
+  }
+  // P(X = k) by the recurrence pmf(k + 1) = pmf(k) (n - k) p / ((k + 1) (1 - p)), from
+  // pmf(0) = (1 - p)^n >= 0.5^400 ~ 4e-121 (p <= 1/2 here: no underflow). cdf[k] = P(X <= k).
+  std::vector<double> cdf(static_cast<std::size_t>(n) + 1);
+  double pmf = 1.0;
+  for (std::int64_t k = 0; k < n; ++k) pmf *= 1.0 - p;
+  double sum = 0.0;
+  for (std::int64_t k = 0; k <= n; ++k) {
+    sum += pmf;
+    cdf[static_cast<std::size_t>(k)] = sum;
+    pmf *= static_cast<double>(n - k) * p / (static_cast<double>(k + 1) * (1.0 - p));
+  }
+  // lower: the largest rank with P(X <= lower) <= 2.5 %; upper: the smallest with
+  // P(X >= upper + 1) = 1 - P(X <= upper) <= 2.5 %.
+  for (std::int64_t k = 0; k < n && cdf[static_cast<std::size_t>(k)] <= kTail; ++k) r.lower = k;
+  for (std::int64_t k = n - 1; k >= 0 && 1.0 - cdf[static_cast<std::size_t>(k)] <= kTail; --k) {
+    r.upper = k;
+  }
+  return r;
 }
 
 std::vector<double> QuantileSketch::exact_values() const {

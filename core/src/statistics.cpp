@@ -71,14 +71,21 @@ bool greater(const Digits& a, const Digits& b) {
   return false;
 }
 
-/// Count, exact sums of x and x^2, min and max of `cell` with x added (everything but the
-/// sketch).
+/// Adds x^2 exactly, as the pair fl(x^2) + fma(x, x, -fl(x^2)); returns fl(x^2).
+double add_square(ExactSum& sum_sq, double x) {
+  const double hi = x * x;
+  sum_sq.add(hi);
+  if (std::isfinite(hi)) sum_sq.add(std::fma(x, x, -hi));
+  return hi;
+}
+
+/// Count, exact sums of x..x^4, min and max of `cell` with x added (everything but the sketch).
 void add_moments(CellStats& cell, double x) {
   ++cell.n;
   cell.sum.add(x);
-  const double hi = x * x;
-  cell.sum_sq.add(hi);
-  if (std::isfinite(hi)) cell.sum_sq.add(std::fma(x, x, -hi));
+  const double hi = add_square(cell.sum_sq, x);
+  cell.sum_cube.add(x * hi);
+  cell.sum_fourth.add(hi * hi);
   if (x == 0.0) x = 0.0;  // -0.0 -> +0.0: min and max must not depend on the order
   cell.min = std::min(cell.min, x);
   cell.max = std::max(cell.max, x);
@@ -100,6 +107,8 @@ void CellStats::merge(const CellStats& o) {
   n += o.n;
   sum.merge(o.sum);
   sum_sq.merge(o.sum_sq);
+  sum_cube.merge(o.sum_cube);
+  sum_fourth.merge(o.sum_fourth);
   min = std::min(min, o.min);
   max = std::max(max, o.max);
   sketch.merge(o.sketch);
@@ -110,14 +119,41 @@ double CellStats::mean() const {
   return sum.value() / static_cast<double>(n);
 }
 
-double CellStats::variance() const {
+double CellStats::variance() const { return exact_variance(n, sum, sum_sq); }
+
+double CellStats::mean_stderr() const {
+  if (n < 2) return std::numeric_limits<double>::quiet_NaN();
+  return std::sqrt(variance() / static_cast<double>(n));
+}
+
+double CellStats::variance_stderr() const {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  if (n < 4 || !sum_cube.finite() || !sum_fourth.finite()) return kNaN;
+  const double s2 = variance();
+  if (!std::isfinite(s2)) return kNaN;
+  const auto dn = static_cast<double>(n);
+  const double mean = sum.value() / dn;
+  const double m2 = sum_sq.value() / dn;
+  const double m3 = sum_cube.value() / dn;
+  const double m4raw = sum_fourth.value() / dn;
+  const double mean2 = mean * mean;
+  // Central fourth moment from the raw ones: E(x - mean)^4.
+  const double m4 = m4raw - 4.0 * mean * m3 + 6.0 * mean2 * m2 - 3.0 * mean2 * mean2;
+  const double scale = m4raw + 4.0 * std::abs(mean * m3) + 6.0 * mean2 * m2 + 3.0 * mean2 * mean2;
+  if (!(m4 > 0.0) || std::ldexp(scale, -50) > 1e-2 * m4) return s2 == 0.0 ? 0.0 : kNaN;
+  const double v = (m4 - s2 * s2 * (dn - 3.0) / (dn - 1.0)) / dn;
+  return v > 0.0 ? std::sqrt(v) : 0.0;
+}
+
+double exact_variance(std::int64_t n, const ExactSum& s1, const ExactSum& s2) {
   if (n < 2) return 0.0;
-  if (!sum.finite() || !sum_sq.finite()) return std::numeric_limits<double>::quiet_NaN();
+  if (!s1.finite() || !s2.finite()) return std::numeric_limits<double>::quiet_NaN();
   // S1 = K1 2^-1074, S2 = K2 2^-1074: n S2 - S1^2 = (n K2 2^1074 - K1^2) 2^-2148.
   Digits k1, k2;
   bool negative = false;
-  sum.magnitude(k1, negative);
-  sum_sq.magnitude(k2, negative);  // K2 >= 0: a sum of exact squares
+  s1.magnitude(k1, negative);
+  s2.magnitude(k2, negative);
+  if (negative) return 0.0;  // K2 >= 0 for a sum of exact squares
   const auto un = static_cast<std::uint64_t>(n);
   const Digits n_digits{static_cast<std::uint32_t>(un), static_cast<std::uint32_t>(un >> 32)};
   Digits a = multiply(k2, n_digits);
@@ -126,6 +162,24 @@ double CellStats::variance() const {
   if (!greater(a, b)) return 0.0;  // equal values (or x^2 rounded below 1e-308)
   const double m2_times_n = round_to_double(subtract(a, b), 2L * ExactSum::kLowestExponent);
   return m2_times_n / static_cast<double>(n) / static_cast<double>(n - 1);
+}
+
+void MomentSums::add(double x) {
+  ++n;
+  sum.add(x);
+  add_square(sum_sq, x);
+}
+
+void MomentSums::merge(const MomentSums& o) {
+  n += o.n;
+  sum.merge(o.sum);
+  sum_sq.merge(o.sum_sq);
+}
+
+void MomentSums::remove(const MomentSums& o) {
+  n -= o.n;
+  sum.merge_negated(o.sum);
+  sum_sq.merge_negated(o.sum_sq);
 }
 
 }  // namespace nhsim

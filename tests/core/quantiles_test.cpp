@@ -263,5 +263,53 @@ TEST(QuantileSketch, StateRoundTripsAndInconsistentStatesAreRefused) {
   }
 }
 
+TEST(QuantileSketch, OrderStatisticsAreTheSortedValuesAndBucketsWithinAlpha) {
+  const std::vector<double> v = normal_values(301, 21);
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  const QuantileSketch s = sketch_of(v);
+  const std::int64_t ranks[] = {300, 0, 150, 7, 7, 299};  // any order, repeats
+  double out[6];
+  s.order_statistics(ranks, out);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], sorted[static_cast<std::size_t>(ranks[i])]) << i;
+  // Bucketed: within relative error alpha of the order statistic.
+  const std::vector<double> big = normal_values(5000, 22);
+  std::vector<double> big_sorted = big;
+  std::sort(big_sorted.begin(), big_sorted.end());
+  const QuantileSketch b = sketch_of(big);
+  for (std::int64_t r : {0, 10, 250, 2500, 4750, 4999}) {
+    double x = 0.0;
+    b.order_statistics(std::span<const std::int64_t>(&r, 1), std::span<double>(&x, 1));
+    const double exact = big_sorted[static_cast<std::size_t>(r)];
+    EXPECT_LE(std::abs(x - exact), QuantileSketch::kRelativeAccuracy * std::abs(exact) * 1.0001)
+        << r;
+  }
+  const std::int64_t bad = 301;
+  double x = 0.0;
+  EXPECT_THROW(s.order_statistics(std::span<const std::int64_t>(&bad, 1), std::span<double>(&x, 1)),
+               std::invalid_argument);
+}
+
+TEST(QuantileIntervalRanks, ExactBinomialRanksAsTabulated) {
+  // The classic 95 % interval of the median of 100 values: the 40th and 61st order statistics.
+  EXPECT_EQ(quantile_interval_ranks(100, 0.5).lower, 39);
+  EXPECT_EQ(quantile_interval_ranks(100, 0.5).upper, 60);
+  EXPECT_EQ(quantile_interval_ranks(400, 0.05).lower, 11);
+  EXPECT_EQ(quantile_interval_ranks(400, 0.05).upper, 29);
+  EXPECT_EQ(quantile_interval_ranks(400, 0.95).lower, 370);
+  EXPECT_EQ(quantile_interval_ranks(400, 0.95).upper, 388);
+  // 0.95^71 > 2.5 %: 71 values cannot bound the 5 % quantile from below; 72 can.
+  EXPECT_EQ(quantile_interval_ranks(71, 0.05).lower, -1);
+  EXPECT_EQ(quantile_interval_ranks(72, 0.05).lower, 0);
+  EXPECT_EQ(quantile_interval_ranks(5, 0.5).lower, -1);
+  EXPECT_EQ(quantile_interval_ranks(5, 0.5).upper, 5);
+  EXPECT_EQ(quantile_interval_ranks(6, 0.5).lower, 0);
+  EXPECT_EQ(quantile_interval_ranks(6, 0.5).upper, 5);
+  // The normal approximation beyond 400 values, symmetric for the median.
+  const QuantileRanks big = quantile_interval_ranks(10000, 0.5);
+  EXPECT_EQ(big.lower + big.upper, 9999);
+  EXPECT_NEAR(static_cast<double>(big.upper - big.lower), 2 * 1.96 * 50.0, 3.0);
+}
+
 }  // namespace
 }  // namespace nhsim

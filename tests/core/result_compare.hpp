@@ -69,6 +69,16 @@ inline void expect_bit_identical(const ChoiceOutputs& a, const ChoiceOutputs& b,
 /// Two results, every statistic and output, bit for bit.
 inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& b) {
   expect_bit_identical(a.initial_states, b.initial_states, "initial_states");
+  ASSERT_EQ(a.variance_ratios.size(), b.variance_ratios.size());
+  for (std::size_t k = 0; k < a.variance_ratios.size(); ++k) {
+    const VarianceRatio& x = a.variance_ratios[k];
+    const VarianceRatio& y = b.variance_ratios[k];
+    EXPECT_EQ(x.numerator, y.numerator);
+    EXPECT_EQ(x.denominator, y.denominator);
+    EXPECT_EQ(x.observable, y.observable);
+    EXPECT_TRUE(bit_equal({x.ratio, x.ratio_stderr}, {y.ratio, y.ratio_stderr})) << x.observable;
+    EXPECT_EQ(x.batches, y.batches);
+  }
   ASSERT_EQ(a.integrators.size(), b.integrators.size());
   for (std::size_t i = 0; i < a.integrators.size(); ++i) {
     const IntegratorResult& x = a.integrators[i];
@@ -91,10 +101,21 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
       EXPECT_EQ(u.count, v.count) << where;
       for (auto field :
            {&SeriesStats::mean, &SeriesStats::variance, &SeriesStats::min, &SeriesStats::max,
-            &SeriesStats::q05, &SeriesStats::q50, &SeriesStats::q95}) {
+            &SeriesStats::q05, &SeriesStats::q50, &SeriesStats::q95, &SeriesStats::mean_stderr,
+            &SeriesStats::variance_stderr, &SeriesStats::q05_lower, &SeriesStats::q05_upper,
+            &SeriesStats::q50_lower, &SeriesStats::q50_upper, &SeriesStats::q95_lower,
+            &SeriesStats::q95_upper}) {
         EXPECT_TRUE(bit_equal(u.*field, v.*field)) << where;
       }
       EXPECT_EQ(std::memcmp(&u.variance_slope, &v.variance_slope, sizeof(double)), 0) << where;
+      const VarianceGrowth& g = u.variance_growth;
+      const VarianceGrowth& k = v.variance_growth;
+      EXPECT_TRUE(bit_equal(
+          {g.a, g.a_stderr, g.b, g.b_stderr, g.exponent, g.exponent_stderr, g.t_min, g.t_max},
+          {k.a, k.a_stderr, k.b, k.b_stderr, k.exponent, k.exponent_stderr, k.t_min, k.t_max}))
+          << where;
+      EXPECT_EQ(g.samples, k.samples) << where;
+      EXPECT_EQ(g.batches, k.batches) << where;
     }
     expect_bit_identical(x.outputs, y.outputs, x.choice.integrator);
   }

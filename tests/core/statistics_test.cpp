@@ -1,5 +1,6 @@
 // ExactSum and CellStats: exact, order-independent sums; mean and variance against a
-// long-double two-pass reference; bit-identical results for any split and merge order.
+// long-double two-pass reference; standard errors against closed forms; bit-identical results
+// for any split and merge order.
 #include "nhsim/statistics.hpp"
 
 #include <gtest/gtest.h>
@@ -153,6 +154,10 @@ TEST(CellStats, AnySplitAndMergeOrderIsBitIdentical) {
     EXPECT_TRUE(bit_equal(merged.min, whole.min));
     EXPECT_TRUE(bit_equal(merged.max, whole.max));
     EXPECT_TRUE(bit_equal(merged.sketch.quantile(0.5), whole.sketch.quantile(0.5)));
+    EXPECT_TRUE(bit_equal(merged.mean_stderr(), whole.mean_stderr()));
+    EXPECT_TRUE(bit_equal(merged.variance_stderr(), whole.variance_stderr()));
+    EXPECT_EQ(merged.sum_cube.canonical_digits(), whole.sum_cube.canonical_digits());
+    EXPECT_EQ(merged.sum_fourth.canonical_digits(), whole.sum_fourth.canonical_digits());
   }
 }
 
@@ -171,11 +176,70 @@ TEST(CellStats, AddAllIsBitIdenticalToAddingOneByOne) {
   EXPECT_EQ(batched.n, one_by_one.n);
   EXPECT_EQ(batched.sum.canonical_digits(), one_by_one.sum.canonical_digits());
   EXPECT_EQ(batched.sum_sq.canonical_digits(), one_by_one.sum_sq.canonical_digits());
+  EXPECT_EQ(batched.sum_cube.canonical_digits(), one_by_one.sum_cube.canonical_digits());
+  EXPECT_EQ(batched.sum_fourth.canonical_digits(), one_by_one.sum_fourth.canonical_digits());
   EXPECT_TRUE(bit_equal(batched.min, one_by_one.min));
   EXPECT_TRUE(bit_equal(batched.max, one_by_one.max));
   EXPECT_EQ(batched.sketch.positive().counts, one_by_one.sketch.positive().counts);
   EXPECT_EQ(batched.sketch.negative().counts, one_by_one.sketch.negative().counts);
   EXPECT_EQ(batched.sketch.zeros(), one_by_one.sketch.zeros());
+}
+
+TEST(CellStats, StandardErrorsMatchTheClosedForms) {
+  // 1..5 (shifted by c): mean_stderr = sqrt(s^2 / n) = sqrt(0.5); m4 = 34/5, s^2 = 5/2, so
+  // SE(s^2) = sqrt((m4 - s^4 (n - 3) / (n - 1)) / n) = sqrt(0.735).
+  for (double c : {0.0, -7.0, 1e3}) {
+    CellStats s;
+    for (double x : {1.0, 2.0, 3.0, 4.0, 5.0}) s.add(x + c);
+    // A mean 630 standard deviations away costs x^3 and x^4 about 630^4 2^-53 of relative
+    // accuracy in the central moment: 2e-5.
+    const double tolerance = c == 1e3 ? 1e-4 : 1e-14;
+    EXPECT_NEAR(s.mean_stderr(), std::sqrt(0.5), 1e-15) << c;
+    EXPECT_NEAR(s.variance_stderr(), std::sqrt(0.735), tolerance * std::sqrt(0.735)) << c;
+  }
+  // Too far from zero for two digits: refused as NaN, not served; equal values have SE 0.
+  CellStats far;
+  for (double x : {1.0, 2.0, 3.0, 4.0, 5.0}) far.add(x + 1e6);
+  EXPECT_TRUE(std::isnan(far.variance_stderr()));
+  CellStats same;
+  for (int k = 0; k < 10; ++k) same.add(3.25);
+  EXPECT_EQ(same.variance_stderr(), 0.0);
+  EXPECT_EQ(same.mean_stderr(), 0.0);
+  // Too few values: NaN.
+  CellStats three;
+  for (double x : {1.0, 2.0, 4.0}) three.add(x);
+  EXPECT_TRUE(std::isnan(three.variance_stderr()));
+  EXPECT_FALSE(std::isnan(three.mean_stderr()));
+  // Normal values: SE(s^2) -> sigma^2 sqrt(2 / (n - 1)).
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> nd(0.5, 2.0);
+  CellStats normal;
+  for (int k = 0; k < 100000; ++k) normal.add(nd(rng));
+  EXPECT_NEAR(normal.variance_stderr(), 4.0 * std::sqrt(2.0 / 99999.0),
+              0.02 * 4.0 * std::sqrt(2.0 / 99999.0));
+}
+
+TEST(MomentSums, RemoveUndoesMergeExactly) {
+  std::mt19937_64 rng(8);
+  std::normal_distribution<double> nd(1e-7, 1e-8);
+  MomentSums a, b;
+  for (int k = 0; k < 300; ++k) a.add(nd(rng));
+  for (int k = 0; k < 100; ++k) b.add(nd(rng) * 1e3);
+  MomentSums both = a;
+  both.merge(b);
+  both.remove(b);
+  EXPECT_EQ(both.n, a.n);
+  EXPECT_EQ(both.sum.canonical_digits(), a.sum.canonical_digits());
+  EXPECT_EQ(both.sum_sq.canonical_digits(), a.sum_sq.canonical_digits());
+  EXPECT_TRUE(bit_equal(both.variance(), a.variance()));
+  // The same variance as CellStats over the same values.
+  CellStats c;
+  MomentSums m;
+  for (double x : {0.5, -1.25, 3.0, 1e-3}) {
+    c.add(x);
+    m.add(x);
+  }
+  EXPECT_TRUE(bit_equal(m.variance(), c.variance()));
 }
 
 TEST(Statistics, SlopeThroughOriginRecoversALinearLaw) {

@@ -14,7 +14,7 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
                            " --csv " + path("out/r.csv"));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("integrator"));
-  EXPECT_THAT(run.out, HasSubstr("slope/h^4"));
+  EXPECT_THAT(run.out, HasSubstr("b/h^4"));
   EXPECT_THAT(run.out, HasSubstr("rk4"));
   EXPECT_THAT(run.out, HasSubstr("si_dla"));
 
@@ -38,7 +38,8 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   EXPECT_EQ(first.at("sample_times").list_value().values_size(), 5);  // t = 0, .25, .5, .75, 1
   const auto& series = first.at("observables").list_value().values(0).struct_value().fields();
   for (const char* key : {"observable", "count", "mean", "variance", "min", "max", "q05", "q50",
-                          "q95", "variance_slope", "variance_slope_over_h4"}) {
+                          "q95", "variance_slope", "variance_slope_over_h4", "mean_stderr",
+                          "variance_stderr", "q50_lower", "q50_upper", "variance_growth"}) {
     EXPECT_TRUE(series.contains(key)) << key;
   }
   EXPECT_THAT(json, Not(HasSubstr("nTrajectories")));
@@ -49,7 +50,9 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   std::istringstream lines(csv);
   std::string header;
   std::getline(lines, header);
-  EXPECT_EQ(header, "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95");
+  EXPECT_EQ(header,
+            "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,mean_stderr,"
+            "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) ++rows;
   int observables = first.at("observables").list_value().values_size();

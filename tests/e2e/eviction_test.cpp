@@ -39,14 +39,14 @@ class EvictionTest : public CliTest {
 TEST_F(EvictionTest, MemoryReturnsToItsBaselineAfterLargeJobsAreEvicted) {
   run_and_wait_for_eviction("tiny.json");  // warms up the server's pools
   const long baseline = status_kib(server_pid_, "VmRSS");
-  // 8 trajectories sampled at every one of 40000 steps: about 150 MiB of statistics while it
-  // runs and a result of tens of MiB, stored and kept until evicted.
+  // 8 trajectories sampled at every one of 20000 steps: about 150 MiB of statistics while it
+  // runs (2.4 kB a cell) and a result of tens of MiB, stored and kept until evicted.
   write_file(dir_ / "large.json", R"({
     "system": "chaotic_quartic",
     "parameters": {"n": 3},
     "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": 7, "count": 8}},
     "integrators": [{"integrator": "rk4", "h": 0.01, "sample_every": 1}],
-    "t_final": 400.0
+    "t_final": 200.0
   })");
   run_and_wait_for_eviction("large.json");
   const long peak = status_kib(server_pid_, "VmHWM");

@@ -59,6 +59,26 @@ TEST_F(RunMergeTest, WholeLocalRunEqualsTheServersResult) {
             "shards");
 }
 
+TEST_F(RunMergeTest, ARunToARequestedPrecisionRunsWholeAndRefusesShards) {
+  std::string spec = kShardSpec;
+  const std::string tail = "\"label\": \"shards\"";
+  spec.replace(spec.find(tail), tail.size(),
+               "\"label\": \"until\", \"until\": {\"targets\": [{\"integrator\": "
+               "\"si_dla\", \"statistic\": \"final_mean\", \"relative_stderr\": 0.5}]}");
+  write_file(dir_ / "until.json", spec);
+  ok("submit " + path("until.json") + " --wait --json " + path("server.json"));
+  const CliRun local = nhsim("run " + path("until.json") + " --json " + path("local.json"));
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  EXPECT_THAT(local.out, HasSubstr("until: "));
+  EXPECT_TRUE(same_statistics(statistics("local.json"), statistics("server.json")));
+  for (const char* split :
+       {"--shard 0/2 --out p0.pb", "--trajectories 0:10 --out p.pb", "--out whole.pb"}) {
+    const CliRun refused = nhsim("run " + path("until.json") + " " + split);
+    EXPECT_EQ(refused.exit_code, 1) << split;
+    EXPECT_THAT(refused.err, HasSubstr("until: a run to a requested precision")) << split;
+  }
+}
+
 TEST_F(RunMergeTest, ShardsOfAnySplitMergedInAnyOrderEqualTheWholeRun) {
   ok("run " + path("shards.json") + " --threads 2 --json " + path("whole.json"));
   const google::protobuf::Struct whole = statistics("whole.json");

@@ -51,6 +51,16 @@ v1::EnsembleResult example_result() {
   a->mutable_observables(0)->set_variance_fit_samples(1);
   a->mutable_observables(0)->set_variance_fit_t_min(2.0);
   a->mutable_observables(0)->set_variance_fit_t_max(2.0);
+  auto* growth = a->mutable_observables(0)->mutable_variance_growth();
+  growth->set_a(1e-9);
+  growth->set_b(6.25e-10);  // b / h^4 = 1e-4
+  growth->set_b_stderr(6.25e-11);
+  growth->set_exponent(0.9);
+  growth->set_exponent_stderr(0.1);
+  growth->set_samples(2);
+  growth->set_t_min(1.0);
+  growth->set_t_max(2.0);
+  growth->set_batches(2);
   *a->add_observables() = series("constraint_residual", {2, 0, 2}, {0.0, nan, 1e-17},
                                  {1e-16, nan, 5e-16}, {0.0, 0.0, 0.0});
   auto* b = result.add_integrators();  // statistics present, but no successful trajectory
@@ -72,15 +82,16 @@ TEST(ClientReport, SummaryRowsTakeTheDocumentedStatistics) {
   EXPECT_EQ(a.steps_per_second, 1.5e7);
   EXPECT_EQ(a.max_abs_energy_error, std::optional<double>(3e-4));
   EXPECT_EQ(a.final_energy_error_variance, std::optional<double>(4e-8));
-  EXPECT_EQ(a.variance_slope_over_h4, std::optional<double>(1.25e-4));
-  EXPECT_EQ(a.slope_caveat, "fit of 1 sample times only (t in [2, 2])");
+  EXPECT_NEAR(*a.growth_b_over_h4, 1e-4, 1e-19);
+  EXPECT_NEAR(*a.growth_b_over_h4_stderr, 1e-5, 1e-20);
+  EXPECT_EQ(a.growth_caveat, "");
   EXPECT_EQ(a.max_constraint_residual, std::optional<double>(5e-16));
   const SummaryRow& b = rows[1];
   EXPECT_EQ(b.integrator, "rk4");
   EXPECT_EQ(b.trajectories_failed, 3);
   EXPECT_FALSE(b.max_abs_energy_error.has_value());
   EXPECT_FALSE(b.final_energy_error_variance.has_value());
-  EXPECT_FALSE(b.variance_slope_over_h4.has_value());
+  EXPECT_FALSE(b.growth_b_over_h4.has_value());
   EXPECT_FALSE(b.max_constraint_residual.has_value());
 
   // A final sample without successful trajectories has no variance.
@@ -89,37 +100,48 @@ TEST(ClientReport, SummaryRowsTakeTheDocumentedStatistics) {
   EXPECT_FALSE(summarize(result)[0].final_energy_error_variance.has_value());
 }
 
-TEST(ClientReport, AVarianceSlopeIsMarkedUnlessItsSamplesSupportIt) {
+TEST(ClientReport, AGrowthDriftIsMarkedUnlessItsStandardErrorIsSmall) {
   auto result = example_result();
-  auto* e = result.mutable_integrators(0)->mutable_observables(0);
-  e->set_variance_fit_samples(20);
-  e->set_variance_fit_t_min(0.5);
-  e->set_variance_fit_t_max(10.0);
-  e->set_variance_slope_stderr(2e-9);  // 20 %
-  EXPECT_EQ(summarize(result)[0].slope_caveat, "");
-  e->set_variance_slope_stderr(5e-9);  // 50 %
-  EXPECT_EQ(summarize(result)[0].slope_caveat,
-            "relative standard error 50 % over 20 sample times in t [0.5, 10]: the variance does "
-            "not grow linearly");
-  e->set_variance_fit_samples(9);
-  EXPECT_THAT(summarize(result)[0].slope_caveat, HasSubstr("fit of 9 sample times only"));
+  auto* g = result.mutable_integrators(0)->mutable_observables(0)->mutable_variance_growth();
+  g->set_b_stderr(1.25e-10);  // 20 %
+  EXPECT_EQ(summarize(result)[0].growth_caveat, "");
+  g->set_b_stderr(3.125e-10);  // 50 %
+  EXPECT_EQ(summarize(result)[0].growth_caveat,
+            "relative standard error 50 %: more trajectories, or a variance that does not grow "
+            "(exponent 0.90 +- 0.10)");
+  g->set_batches(1);
+  EXPECT_EQ(summarize(result)[0].growth_caveat, "no fit: 2 sample times, 1 non-empty batches");
+  // A result without the model (one trajectory, or written before it existed): "-".
+  result.mutable_integrators(0)->mutable_observables(0)->clear_variance_growth();
+  EXPECT_EQ(summarize(result)[0].growth_b_over_h4, std::nullopt);
 }
 
-TEST(ClientReport, SummaryTableHasOneLinePerIntegrator) {
+TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   auto result = example_result();
   const std::string table = summary_table(result);
   std::istringstream lines(table);
   std::vector<std::string> all;
   for (std::string line; std::getline(lines, line);) all.push_back(line);
-  ASSERT_EQ(all.size(), 4U) << table;
+  ASSERT_EQ(all.size(), 6U) << table;
   EXPECT_THAT(all[0], HasSubstr("max|H-H0|"));
+  EXPECT_THAT(all[0], HasSubstr("b/h^4"));
   EXPECT_THAT(all[1], HasSubstr("si_dla"));
   EXPECT_THAT(all[1], HasSubstr("3.000e-04"));
-  EXPECT_THAT(all[1], HasSubstr("1.250e-04?"));  // one sample time cannot support a slope
+  EXPECT_THAT(all[1], HasSubstr("1.000e-04   1.00e-05"));
   EXPECT_THAT(all[2], HasSubstr("rk4"));
   EXPECT_THAT(all[2], HasSubstr(" -"));
-  EXPECT_EQ(all[3], "? slope/h^4 of si_dla (h 0.05): fit of 1 sample times only (t in [2, 2])");
+  EXPECT_EQ(all[3],
+            "b/h^4: drift of Var(H - H0) = a + b t over 2 sample times in t [1, 2], +- its "
+            "standard error from 2 batches of trajectories");
+  EXPECT_EQ(all[4],
+            "warning: si_dla (h 0.05): 1 of 3 trajectories failed (33.3 %); its statistics are "
+            "over the successful ones only");
+  EXPECT_THAT(all[5], HasSubstr("warning: rk4 (h 0.1): 3 of 3 trajectories failed (100.0 %)"));
 
+  result.mutable_integrators(0)->mutable_observables(0)->mutable_variance_growth()->set_b_stderr(
+      5e-10);
+  EXPECT_THAT(summary_table(result), HasSubstr("1.000e-04?"));
+  EXPECT_THAT(summary_table(result), HasSubstr("? b/h^4 of si_dla (h 0.05): relative standard"));
   result.set_cancelled(true);
   result.mutable_integrators(1)->set_trajectories_cancelled(3);
   EXPECT_THAT(summary_table(result), HasSubstr("cancelled: 3 trajectory runs were not run"));
@@ -133,12 +155,14 @@ TEST(ClientReport, CsvHasOneRowPerIntegratorObservableAndSample) {
   // header + si_dla's 2 observables x 3 samples + rk4's 1 observable x 0 samples (rk4 has no
   // sample times in this example)
   ASSERT_EQ(all.size(), 1U + 2 * 3);
-  EXPECT_EQ(all[0], "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95");
-  // The example has no quantiles: the columns are there, empty.
-  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,,,");
+  EXPECT_EQ(all[0],
+            "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,mean_stderr,"
+            "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper");
+  // The example has no quantiles nor standard errors: the columns are there, empty.
+  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,,,,,,,,,,,");
   EXPECT_EQ(all[3],
             "0,si_dla,0.050000000000000003,energy_error,2,2,-4.9999999999999982e-05,"
-            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,,,");
+            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,,,,,,,,,,,");
 }
 
 TEST(ClientReport, CsvQuantileColumns) {
@@ -152,12 +176,14 @@ TEST(ClientReport, CsvQuantileColumns) {
   std::vector<std::string> all;
   for (std::string line; std::getline(lines, line);) all.push_back(line);
   ASSERT_EQ(all.size(), 1U + 2 * 3);
-  EXPECT_EQ(all[1], "0,si_dla,0.050000000000000003,energy_error,0,2,0,0,0,0,0,0,0");
-  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,nan,nan,nan");
+  // The standard errors and intervals (absent in this example) follow, empty.
+  EXPECT_EQ(all[1], "0,si_dla,0.050000000000000003,energy_error,0,2,0,0,0,0,0,0,0,,,,,,,,");
+  EXPECT_EQ(all[2],
+            "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,nan,nan,nan,,,,,,,,");
   EXPECT_EQ(all[3],
             "0,si_dla,0.050000000000000003,energy_error,2,2,-4.9999999999999982e-05,"
             "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,"
-            "-0.00025000000000000001,0.0001,0.5");
+            "-0.00025000000000000001,0.0001,0.5,,,,,,,,");
   // The series without quantiles keeps empty columns.
   EXPECT_EQ(all[4].substr(all[4].size() - 3), ",,,");
 }

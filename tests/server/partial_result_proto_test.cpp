@@ -128,9 +128,9 @@ TEST(PartialResultProto, MalformedPartialsAreRefusedNamingTheField) {
   ASSERT_EQ(refusal(good), "");
 
   v1::PartialResult newer = good;
-  newer.set_format_version(2);
+  newer.set_format_version(3);
   EXPECT_EQ(refusal(newer),
-            "partial result format_version 2 is not 1 (written by another nhsim version?)");
+            "partial result format_version 3 is not 2 (written by another nhsim version?)");
 
   v1::PartialResult beyond = good;
   beyond.mutable_ranges(0)->set_end(451);

@@ -176,6 +176,16 @@ void expect_same_result(const EnsembleResult& core, const v1::EnsembleResult& se
       EXPECT_EQ(s.variance_fit_samples, t.variance_fit_samples()) << name;
       EXPECT_TRUE(same_bits(s.variance_fit_t_min, t.variance_fit_t_min())) << name;
       EXPECT_TRUE(same_bits(s.variance_fit_t_max, t.variance_fit_t_max())) << name;
+      expect_same_doubles(s.mean_stderr, t.mean_stderr(), name + ".mean_stderr");
+      expect_same_doubles(s.variance_stderr, t.variance_stderr(), name + ".variance_stderr");
+      expect_same_doubles(s.q50_lower, t.q50_lower(), name + ".q50_lower");
+      expect_same_doubles(s.q95_upper, t.q95_upper(), name + ".q95_upper");
+      const VarianceGrowth& g = s.variance_growth;
+      const v1::VarianceGrowth& w = t.variance_growth();
+      EXPECT_TRUE(same_bits(g.b, w.b()) && same_bits(g.b_stderr, w.b_stderr()) &&
+                  same_bits(g.a, w.a()) && same_bits(g.exponent, w.exponent()))
+          << name;
+      EXPECT_EQ(g.batches, w.batches()) << name;
     }
     EXPECT_EQ(a.trajectories_ok, b.trajectories_ok()) << where;
     EXPECT_EQ(a.trajectories_failed, b.trajectories_failed()) << where;
@@ -539,8 +549,8 @@ TEST_F(ServiceTest, StatisticsOverTheMemoryLimitAreRefusedAtSubmission) {
 
 TEST_F(ServiceTest, OutputsOverTheMemoryLimitAreRefusedAtSubmission) {
   // 1000 trajectories sampled with their states at 2001 times: about 260 MiB of outputs beside
-  // 52 MiB of statistics, over a 64 MiB limit.
-  start_server("", [](ServerOptions& options) { options.max_job_memory_mb = 64; });
+  // 72 MiB of statistics, over a 128 MiB limit.
+  start_server("", [](ServerOptions& options) { options.max_job_memory_mb = 128; });
   auto spec = long_spec();
   spec.set_t_final(0.05 * 200'000);
   spec.mutable_outputs()->mutable_sampled()->set_all(true);
@@ -548,7 +558,7 @@ TEST_F(ServiceTest, OutputsOverTheMemoryLimitAreRefusedAtSubmission) {
   const auto status = submit_status(spec);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_THAT(status.error_message(), StartsWith("outputs: the per-trajectory outputs need about"));
-  EXPECT_THAT(status.error_message(), HasSubstr("--max-job-memory-mb=64"));
+  EXPECT_THAT(status.error_message(), HasSubstr("--max-job-memory-mb=128"));
   // The same outputs for 10 chosen trajectories fit.
   spec.mutable_outputs()->mutable_sampled()->set_all(false);
   for (int i = 0; i < 10; ++i) spec.mutable_outputs()->mutable_sampled()->add_indices(i * 100);
@@ -589,7 +599,7 @@ TEST_F(ServiceTest, AResultOverTheResultLimitIsRefusedAtSubmission) {
   spec.set_t_final(0.05 * 30'000);
   const auto status = submit_status(spec);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), StartsWith("integrators: the result would have about 5 MiB"));
+  EXPECT_THAT(status.error_message(), StartsWith("integrators: the result would have about 11 MiB"));
   EXPECT_THAT(status.error_message(), HasSubstr("--max-result-mb=1"));
   spec.mutable_integrators(0)->set_sample_every(100);  // 301 sample times: fits
   EXPECT_TRUE(submit_status(spec).ok());

@@ -27,23 +27,29 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 # pylint: disable=wrong-import-position
 from nhsim.client import Client, Job, NhsimError, load_spec  # noqa: E402
 from nhsim.results import (  # noqa: E402
+    ConditionalStatisticsWarning,
     Result,
+    failure_warnings,
     failures_frame,
     load_result,
     observables_frame,
     summary_frame,
     to_dataframe,
+    variance_ratios_frame,
 )
 
 __all__ = [
     "Client",
+    "ConditionalStatisticsWarning",
     "Job",
     "NhsimError",
     "Result",
+    "failure_warnings",
     "failures_frame",
     "load_result",
     "load_spec",
     "observables_frame",
     "summary_frame",
     "to_dataframe",
+    "variance_ratios_frame",
 ]

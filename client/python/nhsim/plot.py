@@ -129,7 +129,8 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
         result: nhsim.Result, EnsembleResult or a result file's path.
         ax: the Axes to draw into; None = a new figure.
         observable: the series whose variance is drawn (default energy_error).
-        fit: also draw the least-squares line through the origin, variance_slope * t (dashed).
+        fit: also draw the growth model a + b t (variance_growth, dashed, over the sample times
+            of its fit) and give b / h⁴ with its standard error in the legend.
         loglog: log t axis too (t = 0 is left out); False = linear t, log variance.
 
     Returns:
@@ -144,11 +145,15 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
         t, (variance,) = _arrays(integrator, series, ["variance"])
         if loglog:
             t, variance = t[t > 0], variance[t > 0]
-        slope = f", slope/h⁴ = {series.variance_slope_over_h4:.3g}" if fit else ""
-        (line,) = ax.plot(t, _positive(variance), label=f"{label}{slope}")
-        if fit and series.variance_slope > 0:
-            ax.plot(t, _positive(series.variance_slope * t), linestyle="--", linewidth=0.8,
-                    color=line.get_color())
+        growth = series.variance_growth
+        has_fit = fit and series.HasField("variance_growth") and growth.samples >= 2
+        h4 = integrator.choice.h ** 4
+        note = (f", b/h⁴ = {growth.b / h4:.3g} ± {growth.b_stderr / h4:.2g}" if has_fit else "")
+        (line,) = ax.plot(t, _positive(variance), label=f"{label}{note}")
+        if has_fit:
+            t_fit = t[(t >= growth.t_min) & (t <= growth.t_max)]
+            ax.plot(t_fit, _positive(growth.a + growth.b * t_fit), linestyle="--",
+                    linewidth=0.8, color=line.get_color())
     ax.set_yscale("log")
     if loglog:
         ax.set_xscale("log")
@@ -156,7 +161,7 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
     name = "H(t) - H(0)" if observable == "energy_error" else observable
     ax.set_ylabel(_label(f"Var[{name}]", observable_unit(proto.system, observable), power=2))
     title = f"{proto.system}: variance over {proto.n_trajectories} trajectories"
-    ax.set_title(title + (" (dashed: fit through 0)" if fit else ""), fontsize="medium")
+    ax.set_title(title + (" (dashed: a + b t)" if fit else ""), fontsize="medium")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return ax
@@ -558,9 +563,18 @@ def _variance_panel(ax, result, reference_slope=1e-4):
         h = integrator.choice.h
         keep = t > 0
         style = styles[steps.index(h) % len(styles)] if len(steps) > 1 else "-"
+        growth = series.variance_growth
+        label = f"{integrator.choice.integrator} h={h:g}"
+        significant = (series.HasField("variance_growth") and growth.samples >= 2
+                       and growth.b > 2 * growth.b_stderr)
+        if significant:
+            label += f": b/h⁴ = {growth.b / h ** 4:.2g} ± {growth.b_stderr / h ** 4:.1g}"
         ax.plot(t[keep], _positive(variance[keep] / h ** 4), linestyle=style, linewidth=1.0,
-                color=_color(integrator.choice.integrator),
-                label=f"{integrator.choice.integrator} h={h:g}")
+                color=_color(integrator.choice.integrator), label=label)
+        if significant:  # the growth model a + b t over its fit range
+            t_fit = t[(t >= growth.t_min) & (t <= growth.t_max)]
+            ax.plot(t_fit, (growth.a + growth.b * t_fit) / h ** 4, linestyle=(0, (4, 2)),
+                    linewidth=1.6, color="black", alpha=0.6)
     t_max = max(i.sample_times[-1] for i in proto.integrators)
     t_line = np.array([t_max / 1000, t_max])
     ax.plot(t_line, reference_slope * t_line, color="black", linestyle=":", linewidth=1.2,

@@ -10,6 +10,7 @@ run at several step sizes).
 import math
 import os
 import pathlib
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -20,18 +21,29 @@ from nhsim._stubs import ensemble_pb2
 
 #: The columns of to_dataframe, in order.
 STATS_COLUMNS = ["choice", "integrator", "h", "observable", "t", "count", "mean", "variance",
-                 "min", "max", "q05", "q50", "q95"]
+                 "min", "max", "q05", "q50", "q95", "mean_stderr", "variance_stderr",
+                 "q05_lower", "q05_upper", "q50_lower", "q50_upper", "q95_lower", "q95_upper"]
 #: The columns of summary_frame, in order.
 SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "trajectories_ok",
-                   "trajectories_failed", "trajectories_cancelled", "steps_completed",
+                   "trajectories_failed", "trajectories_cancelled", "failed_fraction",
+                   "steps_completed",
                    "wall_seconds", "steps_per_second", "max_abs_energy_error",
-                   "final_energy_error_variance", "variance_slope", "variance_slope_over_h4",
-                   "variance_slope_stderr", "variance_fit_samples", "variance_fit_t_min",
-                   "variance_fit_t_max", "max_constraint_residual"]
+                   "final_energy_error_variance", "growth_a", "growth_a_stderr", "growth_b",
+                   "growth_b_stderr", "growth_b_over_h4", "growth_b_over_h4_stderr",
+                   "growth_exponent", "growth_exponent_stderr", "growth_samples",
+                   "growth_t_min", "growth_t_max", "growth_batches", "variance_slope",
+                   "variance_slope_over_h4", "variance_slope_stderr", "variance_fit_samples",
+                   "variance_fit_t_min", "variance_fit_t_max", "max_constraint_residual"]
+#: The columns of variance_ratios_frame, in order.
+RATIO_COLUMNS = ["numerator", "denominator", "observable", "ratio", "ratio_stderr", "batches"]
 #: The columns of failures_frame, in order.
 FAILURE_COLUMNS = ["choice", "integrator", "h", "trajectory", "time", "reason"]
 
-_FLOAT_FIELDS = ("mean", "variance", "min", "max", "q05", "q50", "q95")
+_FLOAT_FIELDS = ("mean", "variance", "min", "max", "q05", "q50", "q95", "mean_stderr",
+                 "variance_stderr", "q05_lower", "q05_upper", "q50_lower", "q50_upper",
+                 "q95_lower", "q95_upper")
+_GROWTH_FIELDS = ("a", "a_stderr", "b", "b_stderr", "exponent", "exponent_stderr", "samples",
+                  "t_min", "t_max", "batches")
 
 
 class Result:
@@ -95,7 +107,10 @@ class Result:
         return to_dataframe(self)
 
     def summary(self):
-        """See summary_frame()."""
+        """See summary_frame(). Warns (ConditionalStatisticsWarning) for each choice whose
+        statistics rest on the successful trajectories only (failure_warnings())."""
+        for message in failure_warnings(self):
+            warnings.warn(message, ConditionalStatisticsWarning, stacklevel=2)
         return summary_frame(self)
 
     def observables_frame(self):
@@ -105,6 +120,10 @@ class Result:
     def failures(self):
         """See failures_frame()."""
         return failures_frame(self)
+
+    def variance_ratios(self):
+        """See variance_ratios_frame()."""
+        return variance_ratios_frame(self)
 
     # Per-trajectory outputs (nhsim.outputs), where the spec asked for them.
     def initial_states(self):
@@ -200,7 +219,10 @@ def to_dataframe(result):
         integrator (str), h (float, time unit), observable (str), t (float, time unit),
         count (int64: successful trajectories sampled), mean, variance (unbiased; 0 where
         count < 2), min, max, q05, q50, q95 (float, the observable's unit; NaN where count is
-        0). Rows are ordered by choice, observable (the result's order), then t.
+        0), mean_stderr and variance_stderr (standard errors; NaN where count < 2, resp. < 4),
+        q05_lower ... q95_upper (distribution-free 95 % confidence intervals of the quantiles;
+        -inf/+inf where too few values bound one). Rows are ordered by choice, observable (the
+        result's order), then t. docs/statistics.md says how each is computed.
     """
     proto = as_proto(result)
     parts = {name: [] for name in STATS_COLUMNS}
@@ -239,21 +261,43 @@ def _max_over_sampled(series, values):
     return float(np.max(sampled)) if len(sampled) else math.nan
 
 
+class ConditionalStatisticsWarning(UserWarning):
+    """Some trajectories failed: the statistics are over the successful ones only."""
+
+
+def failure_warnings(result):
+    """One line per integrator choice with failed trajectories, as the `nhsim` CLI prints it:
+    its statistics are conditional on success (list of str; empty when nothing failed)."""
+    lines = []
+    for integrator in as_proto(result).integrators:
+        run = integrator.trajectories_ok + integrator.trajectories_failed
+        if integrator.trajectories_failed and run:
+            lines.append(
+                f"{integrator.choice.integrator} (h {integrator.choice.h:g}): "
+                f"{integrator.trajectories_failed} of {run} trajectories failed "
+                f"({100.0 * integrator.trajectories_failed / run:.1f} %); its statistics are "
+                "over the successful ones only")
+    return lines
+
+
 def summary_frame(result):
     """One row per integrator choice: the `nhsim` summary table and the run's counts.
 
     Returns:
         DataFrame with the columns SUMMARY_COLUMNS: choice, integrator, h, sample_every,
         n_steps (steps per trajectory), trajectories_ok / _failed / _cancelled,
+        failed_fraction (failed / (ok + failed): the statistics exclude these),
         steps_completed (all trajectories), wall_seconds (s), steps_per_second
         (trajectory-steps per wall second); from the energy_error series:
         max_abs_energy_error (max over samples and trajectories of |H(t) - H(0)|),
-        final_energy_error_variance (at the last sample time), variance_slope (least-squares
-        slope of the variance against t through the origin, energy unit^2 / time unit),
-        variance_slope_over_h4, variance_slope_stderr (standard error of the slope, same unit)
-        and the fit's sample times (variance_fit_samples, variance_fit_t_min,
-        variance_fit_t_max); from constraint_residual: max_constraint_residual. NaN where
-        the series is absent or no trajectory succeeded.
+        final_energy_error_variance (at the last sample time), the growth model Var(H - H0) =
+        a + b t: growth_a (energy unit^2), growth_b (energy unit^2 / time unit),
+        growth_b_over_h4 (seed 001's constant), growth_exponent (k of Var ~ t^k), each with
+        its jackknife standard error (_stderr), and the fit's growth_samples, growth_t_min,
+        growth_t_max, growth_batches; the older fit through the origin for comparison
+        (variance_slope, variance_slope_over_h4, variance_slope_stderr, variance_fit_*); from
+        constraint_residual: max_constraint_residual. NaN where the series is absent or no
+        trajectory succeeded.
     """
     rows = []
     for index, integrator in enumerate(as_proto(result).integrators):
@@ -265,10 +309,16 @@ def summary_frame(result):
             "trajectories_ok": integrator.trajectories_ok,
             "trajectories_failed": integrator.trajectories_failed,
             "trajectories_cancelled": integrator.trajectories_cancelled,
+            "failed_fraction": (integrator.trajectories_failed
+                                / max(1, integrator.trajectories_ok
+                                      + integrator.trajectories_failed)),
             "steps_completed": integrator.steps_completed,
             "wall_seconds": integrator.wall_seconds,
             "steps_per_second": integrator.steps_per_second,
             "max_abs_energy_error": math.nan, "final_energy_error_variance": math.nan,
+            "growth_b_over_h4": math.nan, "growth_b_over_h4_stderr": math.nan,
+            **{"growth_" + name: math.nan for name in _GROWTH_FIELDS},
+            "growth_samples": 0, "growth_batches": 0,
             "variance_slope": math.nan, "variance_slope_over_h4": math.nan,
             "variance_slope_stderr": math.nan, "variance_fit_samples": 0,
             "variance_fit_t_min": math.nan, "variance_fit_t_max": math.nan,
@@ -281,6 +331,13 @@ def summary_frame(result):
                 energy, np.maximum(np.abs(energy.min[:n]), np.abs(energy.max[:n])))
             if len(energy.count) and len(energy.variance) and energy.count[-1] > 0:
                 row["final_energy_error_variance"] = energy.variance[-1]
+            if energy.HasField("variance_growth"):  # absent in results from before it
+                growth = energy.variance_growth
+                for name in _GROWTH_FIELDS:
+                    row["growth_" + name] = getattr(growth, name)
+                h4 = choice.h ** 4
+                row["growth_b_over_h4"] = growth.b / h4
+                row["growth_b_over_h4_stderr"] = growth.b_stderr / h4
             row["variance_slope"] = energy.variance_slope
             row["variance_slope_over_h4"] = energy.variance_slope_over_h4
             row["variance_slope_stderr"] = energy.variance_slope_stderr
@@ -318,6 +375,24 @@ def observables_frame(result):
             row.update((name, getattr(series, name)) for name in fields)
             rows.append(row)
     return pd.DataFrame(rows, columns=["choice", "integrator", "h", "observable", *fields])
+
+
+def variance_ratios_frame(result):
+    """Var_i / Var_j at t_final for every pair of choices i < j and every observable, over the
+    same initial states, with its jackknife standard error (the pairing of common random
+    numbers used; docs/statistics.md).
+
+    Returns:
+        DataFrame with the columns RATIO_COLUMNS: numerator and denominator (the choices'
+        labels, choice_labels()), observable, ratio, ratio_stderr (float, 1; NaN where a
+        variance is 0), batches (int: non-empty batches behind the standard error).
+    """
+    proto = as_proto(result)
+    labels = choice_labels(proto)
+    rows = [{"numerator": labels[r.numerator], "denominator": labels[r.denominator],
+             "observable": r.observable, "ratio": r.ratio, "ratio_stderr": r.ratio_stderr,
+             "batches": r.batches} for r in proto.variance_ratios]
+    return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
 
 def failures_frame(result):

@@ -108,9 +108,14 @@ def test_dataframe(finished):
         k = list(integrator.sample_times).index(row.t)
         assert integrator.choice.integrator == row.integrator
         assert row.count == series.count[k]
-        for name in ("mean", "variance", "min", "max", "q05", "q50", "q95"):
-            assert getattr(row, name) == getattr(series, name)[k], name
+        for name in ("mean", "variance", "min", "max", "q05", "q50", "q95", "mean_stderr",
+                     "q50_lower", "q95_upper"):
+            assert getattr(row, name) == getattr(series, name)[k] or (
+                math.isnan(getattr(row, name)) and math.isnan(getattr(series, name)[k])), name
     sampled = frame[frame["count"] > 0]
+    # 16 values: the median's 95 % interval lies between order statistics around it.
+    assert (sampled["q50_lower"] <= sampled["q50"]).all()
+    assert (sampled["q50"] <= sampled["q50_upper"]).all()
     assert (sampled["min"] <= sampled["q05"]).all() and (sampled["q05"] <= sampled["q50"]).all()
     assert (sampled["q50"] <= sampled["q95"]).all() and (sampled["q95"] <= sampled["max"]).all()
 
@@ -127,8 +132,14 @@ def test_summary_observables_and_failures(finished):
     # Energy-preserving methods at round-off, si_dla's random walk far above it.
     assert by_name.loc["gonzalez", "max_abs_energy_error"] < 1e-12
     assert by_name.loc["si_dla", "max_abs_energy_error"] > 1e-6
-    assert by_name.loc["si_dla", "variance_slope_over_h4"] > 1e3 * max(
-        by_name.loc["gonzalez", "variance_slope_over_h4"], 1e-30)
+    assert by_name.loc["si_dla", "final_energy_error_variance"] > 1e6 * max(
+        by_name.loc["gonzalez", "final_energy_error_variance"], 1e-40)
+    # Up to t = 10 the growth model sees the bounded part only: b is within noise of 0.
+    b, se = by_name.loc["si_dla", "growth_b"], by_name.loc["si_dla", "growth_b_stderr"]
+    assert se > 0 and abs(b) < 4 * se
+    assert by_name.loc["si_dla", "growth_b_over_h4"] == b / 0.05 ** 4
+    assert by_name.loc["si_dla", "growth_batches"] == 16  # 16 trajectories in 32 batches
+    assert (summary["failed_fraction"] == 0).all()
     energy = result.proto.integrators[2].observables[0]
     assert energy.observable == "energy_error"
     assert by_name.loc["si_dla", "final_energy_error_variance"] == energy.variance[-1]
@@ -140,6 +151,12 @@ def test_summary_observables_and_failures(finished):
 
     failures = result.failures()
     assert list(failures.columns) == FAILURE_COLUMNS and failures.empty
+
+    ratios = result.variance_ratios()
+    assert len(ratios) == 6 * 3  # 4 choices: 6 pairs, 3 observables each
+    pair = ratios[(ratios["numerator"] == "si_dla") & (ratios["denominator"] == "rk4")
+                  & (ratios["observable"] == "energy_error")].iloc[0]
+    assert pair["ratio"] > 1 and pair["ratio_stderr"] > 0 and pair["batches"] == 16
 
 
 def test_plots_to_png(finished, tmp_path):
@@ -277,3 +294,18 @@ def test_tls(tls_files, tmp_path):
                 client.systems()
     finally:
         server.stop()
+
+
+def test_failures_warn_that_statistics_are_conditional():
+    from nhsim._stubs import ensemble_pb2  # pylint: disable=import-outside-toplevel
+    proto = ensemble_pb2.EnsembleResult(n_trajectories=50)
+    spark = proto.integrators.add(trajectories_ok=20, trajectories_failed=30)
+    spark.choice.integrator, spark.choice.h = "spark2", 0.001
+    fine = proto.integrators.add(trajectories_ok=50)
+    fine.choice.integrator, fine.choice.h = "rk4", 0.001
+    assert nhsim.failure_warnings(proto) == [
+        "spark2 (h 0.001): 30 of 50 trajectories failed (60.0 %); its statistics are over the "
+        "successful ones only"]
+    with pytest.warns(nhsim.ConditionalStatisticsWarning, match="30 of 50"):
+        summary = nhsim.Result(proto).summary()
+    assert list(summary["failed_fraction"]) == [0.6, 0.0]

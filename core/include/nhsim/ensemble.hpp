@@ -20,8 +20,30 @@
 #include "nhsim/outputs.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/statistics.hpp"
+#include "nhsim/variance_growth.hpp"
 
 namespace nhsim {
+
+/// One precision target of a run to a requested precision (EnsembleSpec::until): the relative
+/// standard error of one statistic of one integrator choice's observable.
+struct PrecisionTarget {
+  /// growth_b: the drift b of the variance growth model (nhsim/variance_growth.hpp);
+  /// final_variance, final_mean: the variance and the mean at the last sample time.
+  enum class Statistic { kUnspecified = 0, kGrowthDrift = 1, kFinalVariance = 2, kFinalMean = 3 };
+  std::string integrator;  ///< the choice: an integrator id that names exactly one choice
+  std::string observable = "energy_error";
+  Statistic statistic = Statistic::kUnspecified;
+  double relative_stderr = 0.0;  ///< standard error / |statistic| at most this; in (0, 1)
+};
+
+/// A run to a requested precision: the trajectories run in rounds of kUntilRound, in index
+/// order, and the run stops at the first round boundary where every target holds, or at the
+/// initial conditions' count (the cap; reported, not an error). Empty targets: every
+/// trajectory runs.
+struct UntilSpec {
+  std::vector<PrecisionTarget> targets;
+  bool active() const { return !targets.empty(); }
+};
 
 struct EnsembleSpec {
   std::string system;  ///< system id, see list_systems()
@@ -47,7 +69,14 @@ struct EnsembleSpec {
   std::vector<LoadSpec> loads;
   /// Per-trajectory outputs and histograms beyond the statistics; empty = none.
   OutputSpec outputs;
+  /// Stop at a requested precision (UntilSpec); inactive by default.
+  UntilSpec until;
 };
+
+/// Trajectories per round of a run to a requested precision (UntilSpec): the targets are
+/// checked after each round, so a run stops at a multiple of kUntilRound (every batch then holds
+/// the same number of trajectories) or at the cap.
+inline constexpr std::int64_t kUntilRound = 10 * kBatches;
 
 /// Per-sample statistics of one observable over the successful trajectories.
 /// All vectors have one entry per sample time. variance is the unbiased sample variance
@@ -55,7 +84,11 @@ struct EnsembleSpec {
 /// QuantileSketch (nhsim/quantiles.hpp): exact interpolated order statistics for count <= 400,
 /// within 1 % relative error beyond; NaN where count = 0. Accuracy of the others:
 /// nhsim/statistics.hpp. Like every field here they are bit-identical for any thread count,
-/// shard split and merge order.
+/// shard split and merge order. Uncertainties (docs/statistics.md): the standard errors of the
+/// mean and of the variance (CellStats), and for each quantile a distribution-free 95 %
+/// confidence interval [lower, upper] (quantile_interval_ranks(): order statistics; beyond 400
+/// values the sketch's order statistics widened by its relative error; -inf or +inf where too
+/// few values bound the quantile).
 struct SeriesStats {
   std::string observable;
   std::vector<std::int64_t> count;
@@ -66,11 +99,21 @@ struct SeriesStats {
   std::vector<double> q05;
   std::vector<double> q50;
   std::vector<double> q95;
-  /// Least-squares slope of variance against t through the origin: sum(t v) / sum(t^2).
+  std::vector<double> mean_stderr;      ///< NaN where count < 2
+  std::vector<double> variance_stderr;  ///< NaN where count < 4 (CellStats::variance_stderr)
+  std::vector<double> q05_lower, q05_upper;
+  std::vector<double> q50_lower, q50_upper;
+  std::vector<double> q95_lower, q95_upper;
+  /// Var(t) = a + b t over the batch sample times, with jackknife standard errors
+  /// (nhsim/variance_growth.hpp): b / h^4 is seed 001's random-walk constant (Fig. 2).
+  VarianceGrowth variance_growth;
+  /// Least-squares slope of variance against t through the origin: sum(t v) / sum(t^2). Kept
+  /// for comparison; the growth model above is the one the data support (docs/statistics.md).
   double variance_slope = 0.0;
-  /// variance_slope / h^4: the scaling of seed 001 Fig. 2 (bottom right).
+  /// variance_slope / h^4.
   double variance_slope_over_h4 = 0.0;
-  /// Standard error of variance_slope (SlopeFit); NaN with fewer than 2 samples in the fit.
+  /// Standard error of variance_slope (SlopeFit, treating the sample times as independent,
+  /// which they are not); NaN with fewer than 2 samples in the fit.
   double variance_slope_stderr = 0.0;
   /// The fit's sample times: how many, and the first and last (count >= 2, t > 0).
   std::int64_t variance_fit_samples = 0;
@@ -100,12 +143,40 @@ struct IntegratorResult {
   ChoiceOutputs outputs;                    ///< what EnsembleSpec::outputs asked for
 };
 
+/// The ratio of two integrator choices' variances of one observable at t_final, over the same
+/// initial states, with its jackknife standard error over the batches (both choices leave out
+/// the same batch together, so the pairing of common random numbers is used: the ratio is far
+/// better determined than two independent variances would make it). NaN where a variance is 0.
+struct VarianceRatio {
+  std::int64_t numerator = 0;    ///< choice index
+  std::int64_t denominator = 0;  ///< choice index, > numerator
+  std::string observable;
+  double ratio = std::numeric_limits<double>::quiet_NaN();
+  double ratio_stderr = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t batches = 0;  ///< non-empty batches behind the standard error
+};
+
+/// How a run to a requested precision ended (EnsembleSpec::until).
+struct UntilOutcome {
+  bool requested = false;               ///< the spec had targets
+  bool reached = false;                 ///< every target held (else the cap stopped it)
+  std::int64_t trajectories_used = 0;   ///< = EnsembleResult::n_trajectories
+  std::int64_t trajectories_cap = 0;    ///< the initial conditions' count
+  std::vector<double> relative_stderr;  ///< per target, when the run stopped (NaN: undefined)
+};
+
 struct EnsembleResult {
   std::string system;
   std::map<std::string, double> parameters;  ///< all parameters, defaults filled in
+  /// Trajectories the statistics are over: the spec's count, or fewer for a run that reached
+  /// its requested precision first (`until`).
   std::int64_t n_trajectories = 0;
+  UntilOutcome until;
   bool cancelled = false;
   std::vector<IntegratorResult> integrators;  ///< in the order of the spec
+  /// Every pair of choices i < j (with the same t_final, which every spec has), every
+  /// observable: Var_i / Var_j at t_final.
+  std::vector<VarianceRatio> variance_ratios;
   /// OutputSpec::initial_states, in index order (a trajectory whose initial state could not be
   /// drawn has none; it is a failure of every choice).
   std::vector<TrajectoryState> initial_states;
@@ -141,7 +212,10 @@ TrajectoryRange shard_range(std::int64_t n_trajectories, std::int64_t shard, std
 
 /// The mergeable state of one integrator choice over a set of trajectories.
 struct ChoicePartial {
-  std::vector<CellStats> cells;             ///< [sample * n_observables + observable]
+  std::vector<CellStats> cells;  ///< [sample * n_observables + observable]
+  /// Per batch (nhsim/variance_growth.hpp), at the batch sample times f (the indices of
+  /// batch_sample_indices()): [(batch * n_batch_samples + f) * n_observables + observable].
+  std::vector<MomentSums> batch_cells;
   std::vector<TrajectoryFailure> failures;  ///< in index order
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
   double wall_seconds = 0.0;  ///< not part of the statistics (timing varies)
@@ -209,10 +283,11 @@ struct CostEstimate {
   /// that sum does not fit.
   std::int64_t cells = 0;
   /// Memory of the statistics while the job runs, bytes: every cell with its quantile sketch's
-  /// exact values (min(trajectories, 400) per cell; bucket counts beyond are usually fewer),
-  /// twice (a checkpoint or merge holds a copy). A planning figure, not a bound.
+  /// exact values (min(trajectories, 400) per cell; bucket counts beyond are usually fewer) and
+  /// the batch cells (nhsim/variance_growth.hpp), twice (a checkpoint or merge holds a copy).
+  /// A planning figure, not a bound.
   double statistics_bytes = 0;
-  /// Size of the serialized result without its failure list, bytes (about 60 per cell and 8
+  /// Size of the serialized result without its failure list, bytes (about 125 per cell and 8
   /// per sample time; each failed trajectory adds its reason, about 100), outputs included.
   double result_bytes = 0;
   /// The per-trajectory outputs and histograms (EnsembleSpec::outputs), bytes: 8 per value.
@@ -223,7 +298,19 @@ struct CostEstimate {
 /// The cost of running `spec`. Throws SpecError like validate().
 CostEstimate estimate_cost(const EnsembleSpec& spec);
 
-/// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})). Deterministic: the
+/// For a spec with `until`: the relative standard error of each target over the trajectories
+/// of `prefix`, a partial that covers [0, m) (NaN where a statistic is undefined), and whether
+/// every target holds. Throws SpecError on an invalid spec, PartialMismatch unless `prefix`
+/// covers exactly [0, m) for some m.
+bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
+                   std::vector<double>* relative_stderr = nullptr);
+
+/// The result of a run to a requested precision over `prefix` (a partial covering [0, m)): the
+/// statistics of the first m trajectories, with result.until filled in. Throws as finish().
+EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads = 0);
+
+/// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})); with `until`, rounds
+/// of kUntilRound trajectories until the targets hold (finish_until). Deterministic: the
 /// result is bit-identical for any thread count, and to any split into partials, merged.
 /// Throws SpecError on an invalid spec; never throws for a failing trajectory (it is counted
 /// in trajectories_failed and listed in failures).

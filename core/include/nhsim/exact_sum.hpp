@@ -32,6 +32,9 @@ class ExactSum {
   /// *this becomes the sum of both sets of values.
   void merge(const ExactSum& o);
 
+  /// *this becomes its sum minus o's (exactly); the non-finite flags are or-ed, as in merge().
+  void merge_negated(const ExactSum& o);
+
   /// The exact sum rounded to the nearest double (ties to even); NaN if a NaN was added or both
   /// +inf and -inf were, +-inf if an infinity was or the sum overflows.
   double value() const;

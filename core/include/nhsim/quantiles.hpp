@@ -75,6 +75,13 @@ class QuantileSketch {
   /// out.size() != p.size() or some p[i] is outside [0, 1].
   void quantiles(std::span<const double> p, std::span<double> out) const;
 
+  /// out[i] = the order statistic x_ranks[i] (0-based, ranks[i] in [0, count())): exact while
+  /// count() <= kExactCapacity; beyond, its bucket's value (within relative error
+  /// kRelativeAccuracy of it), clamped to [min, max]. NaN for an empty sketch or one with a
+  /// non-finite value. Throws std::invalid_argument if out.size() != ranks.size() or a rank is
+  /// out of range.
+  void order_statistics(std::span<const std::int64_t> ranks, std::span<double> out) const;
+
   // The state, for serialisation (canonical: the same values give the same state).
   /// The exact values in ascending order (empty once bucketed).
   std::vector<double> exact_values() const;
@@ -97,6 +104,7 @@ class QuantileSketch {
   void bucket_all_values();
   void add_to_buckets(double x, std::int64_t count);
   double bucketed_quantile(double p) const;
+  double bucketed_order_statistic(std::int64_t j) const;
 
   std::int64_t n_ = 0;
   std::int64_t non_finite_ = 0;
@@ -107,5 +115,18 @@ class QuantileSketch {
   double min_ = std::numeric_limits<double>::infinity();  ///< of the finite values
   double max_ = -std::numeric_limits<double>::infinity();
 };
+
+/// The 0-based ranks of the order statistics x_lower <= x_upper of n values that bound the
+/// p-quantile with at least 95 % confidence for any continuous distribution: X, the number of
+/// values below the quantile, is Binomial(n, p), and each tail P(X <= lower) and
+/// P(X >= upper + 1) is at most 2.5 % (exact binomial for n <= QuantileSketch::kExactCapacity,
+/// the normal approximation with the same rule beyond). lower = -1 (no lower bound) or
+/// upper = n (no upper bound) where n values cannot give a tail that small (e.g. p = 0.05 and
+/// n < 72). Source: H. A. David, H. N. Nagaraja, "Order Statistics", 3rd ed., Wiley 2003, §7.1.
+struct QuantileRanks {
+  std::int64_t lower = -1;
+  std::int64_t upper = 0;
+};
+QuantileRanks quantile_interval_ranks(std::int64_t n, double p);
 
 }  // namespace nhsim

@@ -6,7 +6,10 @@
 // the exact pair hi + lo = fl(x^2) + fma(x, x, -fl(x^2)), exact unless x^2 underflows, |x| <
 // 1e-154, or overflows); the mean is the exact sum rounded, divided by n; the variance is
 // n S2 - S1^2 evaluated exactly in integers, rounded, divided by n (n - 1): each within a few
-// ulps, however large the mean is against the spread. Quantiles: QuantileSketch.
+// ulps, however large the mean is against the spread. The sums of x^3 and x^4 are exact sums
+// of the rounded powers fl(x fl(x^2)) and fl(fl(x^2)^2): they serve the standard error of the
+// variance, which needs two correct digits, not sixteen (variance_stderr() says when the
+// rounding could cost them). Quantiles: QuantileSketch.
 #pragma once
 
 #include <cmath>
@@ -20,10 +23,33 @@
 
 namespace nhsim {
 
+/// The exact unbiased variance (n S2 - S1^2) / (n (n - 1)) of n values with exact sums S1 of x
+/// and S2 of x^2 (as CellStats::variance()); 0 for n < 2 or a negative numerator (the sums of
+/// a set minus a subset that held the same values), NaN if a sum is not finite.
+double exact_variance(std::int64_t n, const ExactSum& s1, const ExactSum& s2);
+
+/// Count and exact sums of x and x^2: the state of a batch's values at one sample time, from
+/// which the batch-means and jackknife standard errors of derived statistics are computed
+/// (GrowthFit, series_statistics). Merges like CellStats, to the same bits in any order.
+struct MomentSums {
+  std::int64_t n = 0;
+  ExactSum sum;     ///< sum of x
+  ExactSum sum_sq;  ///< sum of x^2, exactly (the pair fl(x^2) + fma(x, x, -fl(x^2)))
+
+  void add(double x);
+  void merge(const MomentSums& o);
+  /// *this becomes the sums of its values without those of `o` (a subset of them).
+  void remove(const MomentSums& o);
+  /// exact_variance(n, sum, sum_sq).
+  double variance() const { return exact_variance(n, sum, sum_sq); }
+};
+
 struct CellStats {
   std::int64_t n = 0;
   ExactSum sum;                                           ///< sum of x
   ExactSum sum_sq;                                        ///< sum of x^2
+  ExactSum sum_cube;                                      ///< sum of fl(x fl(x^2))
+  ExactSum sum_fourth;                                    ///< sum of fl(fl(x^2)^2)
   double min = std::numeric_limits<double>::infinity();   ///< -0.0 counted as +0.0
   double max = -std::numeric_limits<double>::infinity();  ///< NaN never enters
   QuantileSketch sketch;
@@ -38,6 +64,15 @@ struct CellStats {
   /// Unbiased sample variance (n S2 - S1^2) / (n (n - 1)), exact before the last two roundings;
   /// 0 for n < 2, NaN if a non-finite value was added.
   double variance() const;
+  /// Standard error of the mean, sqrt(variance / n); NaN for n < 2.
+  double mean_stderr() const;
+  /// Standard error of the unbiased variance s^2: sqrt((m4 - s^4 (n - 3) / (n - 1)) / n) with m4
+  /// the central fourth moment sum((x - mean)^4) / n, from the sums of x..x^4 (the delta-method
+  /// variance of s^2; e.g. 2 sigma^4 / (n - 1) for normal values). NaN for n < 4, for a
+  /// non-finite value, and where the rounding of x^3 and x^4 could leave fewer than two correct
+  /// digits: a relative error bound of m4 of 2^-50 (sum x^4 + 4 |mean| |sum x^3| + 6 mean^2
+  /// sum x^2 + 3 n mean^4) / (n m4) above 1e-2, i.e. roughly |mean| > 1e3 standard deviations.
+  double variance_stderr() const;
 };
 
 /// A least-squares line through the origin, v ~ slope t, and how well the data support it.

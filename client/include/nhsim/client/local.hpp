@@ -30,6 +30,11 @@ nhsim::v1::PartialResult run_range(const nhsim::v1::SubmitEnsembleRequest& spec,
                                    nhsim::TrajectoryRange range, int threads,
                                    const nhsim::ProgressFn& progress = {});
 
+/// Runs a spec with `until` (a run to a requested precision) whole, in rounds until its targets
+/// hold (nhsim::run_ensemble), and returns its result, the label echoed.
+nhsim::v1::EnsembleResult run_until(const nhsim::v1::SubmitEnsembleRequest& spec, int threads,
+                                    const nhsim::ProgressFn& progress = {});
+
 /// The merge of the partial result files (load_partial, nhsim::merge_partial), read one at a
 /// time; any order gives the same bits. `files` must not be empty. Throws FileError for a file
 /// that cannot be read; std::invalid_argument naming the file for a malformed partial or one

@@ -19,36 +19,40 @@ struct SummaryRow {
   double h = 0.0;
   std::int64_t trajectories_ok = 0;
   std::int64_t trajectories_failed = 0;
+  std::int64_t trajectories_cancelled = 0;
   double steps_per_second = 0.0;
   /// max over samples of max(|min|, |max|) of energy_error: max |H(t) - H(0)|.
   std::optional<double> max_abs_energy_error;
   /// variance of energy_error at the last sample time (nullopt when its count is 0).
   std::optional<double> final_energy_error_variance;
-  /// variance_slope_over_h4 of energy_error.
-  std::optional<double> variance_slope_over_h4;
-  /// Why the samples do not support that slope (kMinSlopeSamples, kMaxSlopeRelativeError);
-  /// empty when they do. The table marks the slope with "?" and prints this under it.
-  std::string slope_caveat;
+  /// The drift b of the energy error's variance growth Var = a + b t, divided by h^4 (seed
+  /// 001's constant), and its jackknife standard error; nullopt where the fit is undefined.
+  std::optional<double> growth_b_over_h4;
+  std::optional<double> growth_b_over_h4_stderr;
+  /// Why b is not well determined (kMaxGrowthRelativeError); empty when it is. The table marks
+  /// b with "?" and prints this under it.
+  std::string growth_caveat;
   /// max over samples of the max of constraint_residual.
   std::optional<double> max_constraint_residual;
 };
 
-/// A variance slope is reported as supported by its samples only with at least this many
-/// sample times in the fit and a relative standard error at most kMaxSlopeRelativeError.
-inline constexpr std::int64_t kMinSlopeSamples = 10;
-inline constexpr double kMaxSlopeRelativeError = 0.25;
+/// b is reported as determined only with a relative standard error of at most this.
+inline constexpr double kMaxGrowthRelativeError = 0.25;
 
 /// The summary rows of `result`, one per integrator choice, in the result's order.
 std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
 
-/// The summary table (header, one line per row, "-" for missing values), plus a line on
-/// cancelled trajectories when the result was cancelled.
+/// The summary table (header, one line per row, "-" for missing values), then notes: the growth
+/// model's fit range and batches, a caveat per row whose b is not determined, a warning per
+/// row with failed trajectories (the statistics are then conditional on success), and a line
+/// on cancelled trajectories when the result was cancelled.
 std::string summary_table(const nhsim::v1::EnsembleResult& result);
 
-/// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95":
+/// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,
+/// mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper":
 /// one row per (integrator choice, observable, sample time); doubles with 17 significant
-/// digits. A quantile column is empty where the series has no quantiles (results written
-/// before they existed).
+/// digits. A column from q05 on is empty where the series lacks it (results written before
+/// it existed).
 std::string to_csv(const nhsim::v1::EnsembleResult& result);
 
 /// One row of the convergence table (an order plot as numbers): one integrator choice of a

@@ -58,6 +58,9 @@ class Executor {
   /// they can. Health checks answer NOT_SERVING while it is not empty. Called about once a
   /// second from one thread; must return within a few seconds.
   virtual std::string problem() { return {}; }
+  /// Why this executor cannot run `spec` ("field: reason", as a SpecError's what()); empty when
+  /// it can. The service refuses such a submission with INVALID_ARGUMENT.
+  virtual std::string refuses(const nhsim::EnsembleSpec& /*spec*/) const { return {}; }
 };
 
 /// Runs jobs in this process on `threads` oneTBB threads per job (0: all cores), in chunks of

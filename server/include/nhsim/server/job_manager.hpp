@@ -90,6 +90,8 @@ class JobManager {
   /// Why jobs cannot make progress now: the executor's problem, or the durable store's last
   /// write failed; empty when all is well.
   std::string problem();
+  /// Why the executor cannot run `spec` (Executor::refuses); empty when it can.
+  std::string refuses(const nhsim::EnsembleSpec& spec) const { return executor_->refuses(spec); }
 
   /// Stops: with a durable store, halts the running jobs (their last checkpoints stay) and leaves
   /// the queued ones queued, so all resume at the next start; without one, cancels every

@@ -20,7 +20,7 @@ nhsim::v1::SystemInfo to_proto(const nhsim::SystemInfo& system);
 nhsim::v1::IntegratorInfo to_proto(const nhsim::IntegratorInfo& integrator);
 
 /// The format_version written into every v1::PartialResult; from_proto() refuses others.
-inline constexpr std::uint32_t kPartialResultFormat = 1;
+inline constexpr std::uint32_t kPartialResultFormat = 2;
 
 /// The partial result with its spec (the request it was computed from: `spec_sha256` is
 /// partial.spec_hash, which the caller set to spec_sha256(spec)). Canonical: the same

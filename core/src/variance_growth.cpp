@@ -1,0 +1,102 @@
+// Batch sample times, the variance growth model and the jackknife (nhsim/variance_growth.hpp).
+#include "nhsim/variance_growth.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+namespace nhsim {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Least squares y ~ c0 + c1 x over the points; {NaN, NaN} for fewer than two distinct x.
+std::array<double, 2> fit_line(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = x.size();
+  if (n < 2) return {kNaN, kNaN};
+  double mx = 0.0, my = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    mx += x[k];
+    my += y[k];
+  }
+  mx /= static_cast<double>(n);
+  my /= static_cast<double>(n);
+  double sxx = 0.0, sxy = 0.0;
+  for (std::size_t k = 0; k < n; ++k) {
+    sxx += (x[k] - mx) * (x[k] - mx);
+    sxy += (x[k] - mx) * (y[k] - my);
+  }
+  if (!(sxx > 0.0)) return {kNaN, kNaN};
+  const double slope = sxy / sxx;
+  return {my - slope * mx, slope};
+}
+
+}  // namespace
+
+std::vector<std::int64_t> batch_sample_indices(const std::vector<double>& sample_times) {
+  std::vector<std::int64_t> out;
+  if (sample_times.size() < 2) return out;
+  const double t_start = kGrowthFitStart * sample_times.back();
+  std::int64_t first = 0;
+  const auto n = static_cast<std::int64_t>(sample_times.size());
+  while (first < n && (sample_times[static_cast<std::size_t>(first)] < t_start ||
+                       sample_times[static_cast<std::size_t>(first)] <= 0.0))
+    ++first;
+  const std::int64_t m = n - first;
+  if (m <= kMaxBatchSamples) {
+    for (std::int64_t k = first; k < n; ++k) out.push_back(k);
+    return out;
+  }
+  // kMaxBatchSamples indices evenly spread over [first, n - 1], rounded to nearest.
+  const std::int64_t gaps = kMaxBatchSamples - 1;
+  for (std::int64_t j = 0; j < kMaxBatchSamples; ++j) {
+    out.push_back(first + (j * (m - 1) + gaps / 2) / gaps);
+  }
+  return out;
+}
+
+GrowthEstimate estimate_growth(const std::vector<double>& t, const std::vector<double>& v) {
+  const std::array<double, 2> affine = fit_line(t, v);
+  std::vector<double> log_t, log_v;
+  bool positive = t.size() >= 2;
+  for (std::size_t k = 0; k < t.size() && positive; ++k) {
+    positive = t[k] > 0.0 && v[k] > 0.0;
+    log_t.push_back(std::log(t[k]));
+    log_v.push_back(std::log(v[k]));
+  }
+  const double exponent = positive ? fit_line(log_t, log_v)[1] : kNaN;
+  return {affine[0], affine[1], exponent};
+}
+
+double jackknife_stderr(const std::vector<double>& leave_out) {
+  double sum = 0.0;
+  std::int64_t g = 0;
+  for (double x : leave_out) {
+    if (std::isnan(x)) continue;
+    sum += x;
+    ++g;
+  }
+  if (g < 2) return kNaN;
+  const double mean = sum / static_cast<double>(g);
+  double ss = 0.0;
+  for (double x : leave_out) {
+    if (!std::isnan(x)) ss += (x - mean) * (x - mean);
+  }
+  return std::sqrt(static_cast<double>(g - 1) / static_cast<double>(g) * ss);
+}
+
+double student_t_975(std::int64_t dof) {
+  static constexpr std::array<double, 30> kTable = {
+      12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+      2.2010,  2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+      2.0796,  2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423};
+  if (dof < 1) return kNaN;
+  if (dof <= 30) return kTable[static_cast<std::size_t>(dof - 1)];
+  // Cornish-Fisher expansion about the normal quantile (Abramowitz & Stegun 26.7.5).
+  const double z = 1.959963984540054, nu = static_cast<double>(dof);
+  const double z2 = z * z;
+  return z + z * (z2 + 1.0) / (4.0 * nu) + z * ((5.0 * z2 + 16.0) * z2 + 3.0) / (96.0 * nu * nu) +
+         z * (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) / (384.0 * nu * nu * nu);
+}
+
+}  // namespace nhsim

@@ -1,0 +1,71 @@
+// The variance growth model and the jackknife (nhsim/variance_growth.hpp): exact lines and
+// powers recovered, the jackknife's closed form for a mean, the batch sample times.
+#include "nhsim/variance_growth.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace nhsim {
+namespace {
+
+TEST(VarianceGrowth, AffineFitAndExponentRecoverExactLaws) {
+  std::vector<double> t, line, power;
+  for (int k = 1; k <= 20; ++k) {
+    t.push_back(0.5 * k);
+    line.push_back(0.25 + 3e-4 * 0.5 * k);
+    power.push_back(7.0 * std::pow(0.5 * k, 1.5));
+  }
+  const GrowthEstimate g = estimate_growth(t, line);
+  EXPECT_NEAR(g.a, 0.25, 1e-14);
+  EXPECT_NEAR(g.b, 3e-4, 1e-15);
+  EXPECT_NEAR(estimate_growth(t, power).exponent, 1.5, 1e-13);
+  // Fewer than two points, or a variance that is not positive: NaN.
+  EXPECT_TRUE(std::isnan(estimate_growth({1.0}, {2.0}).b));
+  line[3] = 0.0;
+  EXPECT_TRUE(std::isnan(estimate_growth(t, line).exponent));
+  EXPECT_FALSE(std::isnan(estimate_growth(t, line).b));
+}
+
+TEST(VarianceGrowth, JackknifeOfAMeanIsTheStandardErrorOfTheMean) {
+  // Leave-one-out means of x_j: the jackknife SE is sd(x) / sqrt(g) exactly.
+  const std::vector<double> x = {1.0, 4.0, -2.0, 0.5, 3.0, 2.5};
+  const double g = static_cast<double>(x.size());
+  double sum = 0.0;
+  for (double v : x) sum += v;
+  std::vector<double> leave_out;
+  for (double v : x) leave_out.push_back((sum - v) / (g - 1.0));
+  const double mean = sum / g;
+  double ss = 0.0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  EXPECT_NEAR(jackknife_stderr(leave_out), std::sqrt(ss / (g - 1.0) / g), 1e-14);
+  leave_out.push_back(std::nan(""));  // skipped
+  EXPECT_NEAR(jackknife_stderr(leave_out), std::sqrt(ss / (g - 1.0) / g), 1e-14);
+  EXPECT_TRUE(std::isnan(jackknife_stderr({1.0})));
+}
+
+TEST(VarianceGrowth, BatchSampleTimesStartAtATenthOfTFinalAndAreAtMost32) {
+  std::vector<double> t;
+  for (int k = 0; k <= 1000; ++k) t.push_back(k * 1.0);
+  const std::vector<std::int64_t> many = batch_sample_indices(t);
+  ASSERT_EQ(static_cast<std::int64_t>(many.size()), kMaxBatchSamples);
+  EXPECT_EQ(many.front(), 100);
+  EXPECT_EQ(many.back(), 1000);
+  for (std::size_t k = 1; k < many.size(); ++k) EXPECT_GT(many[k], many[k - 1]);
+  const std::vector<std::int64_t> few = batch_sample_indices({0.0, 1.0, 2.0, 3.0, 10.0});
+  EXPECT_EQ(few, (std::vector<std::int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(batch_sample_indices({0.0, 5.0}), (std::vector<std::int64_t>{1}));
+  EXPECT_TRUE(batch_sample_indices({0.0}).empty());
+}
+
+TEST(VarianceGrowth, StudentQuantilesMatchTables) {
+  EXPECT_NEAR(student_t_975(1), 12.7062, 1e-4);
+  EXPECT_NEAR(student_t_975(31), 2.0395, 2e-4);
+  EXPECT_NEAR(student_t_975(60), 2.0003, 2e-4);
+  EXPECT_NEAR(student_t_975(1000000), 1.95996, 1e-4);
+  EXPECT_TRUE(std::isnan(student_t_975(0)));
+}
+
+}  // namespace
+}  // namespace nhsim
