@@ -2,20 +2,73 @@
 #include "prepared_spec.hpp"
 
 #include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <variant>
 
 #include "custom/custom_entry.hpp"
 #include "join.hpp"
 #include "nhsim/catalog.hpp"
 #include "nhsim/initial_conditions.hpp"
+#include "nhsim/integrators/si_dla.hpp"
 
 namespace nhsim {
+
+class ChaplyginSleighCom;
+class FourBar;
+class GyroscopicTop;
+
 namespace {
+
+/// Whether si_dla's multiplier equation is affine on catalogue system `system`
+/// (kSiDlaConstraintAffine, nhsim/integrators/si_dla.hpp): then one linear solve is exact and the
+/// step does no Newton iteration. Every system si_dla applies to is listed, with the type its
+/// catalogue entry registers (core/src/systems/); one missing is a programming error
+/// (std::logic_error), which Ensemble.SiDlaNewtonSettingsApplyOnlyWhereItIterates finds.
+bool si_dla_affine(const std::string& system) {
+  static const std::map<std::string, bool> affine = {
+      {"chaotic_quartic", kSiDlaConstraintAffine<ChaoticQuartic<3>>},
+      {"rolling_disk", kSiDlaConstraintAffine<RollingDisk>},
+      {"gearbox", kSiDlaConstraintAffine<Gearbox>},
+      {"nonholonomic_particle", kSiDlaConstraintAffine<NonholonomicParticle>},
+      {"knife_edge", kSiDlaConstraintAffine<KnifeEdge>},
+      {"chaplygin_sleigh_com", kSiDlaConstraintAffine<ChaplyginSleighCom>},
+      {"gyroscopic_top", kSiDlaConstraintAffine<GyroscopicTop>},
+      {"four_bar", kSiDlaConstraintAffine<FourBar>}};
+  const auto it = affine.find(system);
+  if (it == affine.end()) {
+    throw std::logic_error("si_dla applies to system '" + system +
+                           "', which si_dla_affine() (prepared_spec.cpp) does not list");
+  }
+  return it->second;
+}
+
+/// Why newton_tol and newton_max_iter do not apply to integrator `info` on the system of `entry`
+/// (`custom`: its definition, for a user-defined system); std::nullopt where the pair does a
+/// Newton solve. An explicit integrator never does; si_dla does not where its multiplier equation
+/// is affine (one linear solve, which reads neither setting): on the catalogue systems of
+/// si_dla_affine() and on a user-defined system whose definition says so
+/// (constraint_affine_along_forces, the test SiDlaMethod itself takes).
+std::optional<std::string> no_newton_solve(const IntegratorInfo& info, const SystemEntry& entry,
+                                           const CustomSystemDefinition* custom) {
+  if (!info.implicit) return info.name + " is explicit (no Newton solve)";
+  if (info.name == "si_dla") {
+    const bool affine =
+        custom != nullptr ? custom->constraint_affine_along_forces : si_dla_affine(entry.info.name);
+    if (affine) {
+      return "si_dla does no Newton solve on system '" + entry.info.name +
+             "': its multiplier equation is affine there, and one linear solve is exact";
+    }
+  }
+  return std::nullopt;
+}
 
 /// Checks integrator choice `c` (field path `f`) for system `entry`; returns its step count.
 std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const SystemEntry& entry,
-                          const EnsembleSpec& spec,
+                          const CustomSystemDefinition* custom, const EnsembleSpec& spec,
                           const std::vector<IntegratorInfo>& integrators) {
   const IntegratorInfo* info = nullptr;
   for (const auto& k : integrators) {
@@ -40,13 +93,11 @@ std::int64_t check_choice(const IntegratorChoice& c, const std::string& f, const
     throw SpecError(f + ".newton_max_iter", "must be >= 0 (0 = integrator default)");
   }
   // A setting that does not apply is refused, never silently ignored.
-  if (!info->implicit && c.newton_tol != 0.0) {
-    throw SpecError(f + ".newton_tol",
-                    "does not apply: " + c.integrator + " is explicit (no Newton solve)");
-  }
-  if (!info->implicit && c.newton_max_iter != 0) {
-    throw SpecError(f + ".newton_max_iter",
-                    "does not apply: " + c.integrator + " is explicit (no Newton solve)");
+  if (c.newton_tol != 0.0 || c.newton_max_iter != 0) {
+    if (const auto why = no_newton_solve(*info, entry, custom)) {
+      throw SpecError(f + (c.newton_tol != 0.0 ? ".newton_tol" : ".newton_max_iter"),
+                      "does not apply: " + *why);
+    }
   }
   const double ratio = spec.t_final / c.h;
   if (!(ratio <= 9.0e15)) throw SpecError(f + ".h", "t_final / h is too large");
@@ -122,7 +173,8 @@ PreparedSpec prepare(const EnsembleSpec& spec) {
   const std::vector<IntegratorInfo> integrators = list_integrators();
   for (std::size_t i = 0; i < spec.integrators.size(); ++i) {
     const std::string f = "integrators[" + std::to_string(i) + "]";
-    pr.n_steps.push_back(check_choice(spec.integrators[i], f, *entry, spec, integrators));
+    pr.n_steps.push_back(
+        check_choice(spec.integrators[i], f, *entry, custom.get(), spec, integrators));
     if (const auto why = pr.model->integrator_problem(spec.integrators[i].integrator)) {
       throw SpecError(
           f + ".integrator",

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/integrators/i_dla.hpp"
 #include "nhsim/model_impl.hpp"
@@ -241,6 +242,30 @@ TEST(CanonicalIntegrators, ReversibleUnderNegativeStepAndMomentumFlip) {
 // i_dla is the implicit midpoint rule with a midpoint constraint force (see i_dla.hpp): one
 // step checked against the equations written out here, p1 = p0 - h grad V(qbar) + h mu^T
 // lambda, q1 = q0 + h (p0 + p1) / 2, with lambda recovered from p1 by least squares.
+TEST(IDla, ConvergesAtSmallStepsWithTheDefaultTolerance) {
+  // Issue 45: at h = 0.0005 the increments of lambda stall at their round-off, 1e-14 to 2e-13
+  // (lambda enters the position rows as (h^2 / 2) mu^T lambda), above newton_tol = 1e-14 and the
+  // floor 1e3 eps, and trajectories ended in kNewtonFailed. The round-off test now measures lambda
+  // as the impulse h lambda (SimplifiedNewton::set_roundoff_units).
+  EnsembleSpec s;
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 3}};
+  s.initial_conditions = EnergyShellGenerator{};
+  std::get<EnergyShellGenerator>(s.initial_conditions).energy = 3.06;
+  std::get<EnergyShellGenerator>(s.initial_conditions).seed = 20261122;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 50;
+  IntegratorChoice c;
+  c.integrator = "i_dla";
+  c.h = 0.0005;
+  c.sample_every = 5000;
+  s.integrators = {c};
+  s.t_final = 10.0;
+  const EnsembleResult r = run_ensemble(s);
+  ASSERT_EQ(r.integrators.size(), 1u);
+  EXPECT_EQ(r.integrators[0].trajectories_failed, 0);
+  EXPECT_EQ(r.integrators[0].trajectories_ok, 50);
+}
+
 TEST(IDla, OneStepSatisfiesTheWrittenOutEquations) {
   const Ic ic = chaotic_shell_state(2);
   const double h = 0.1;

@@ -421,6 +421,35 @@ TEST(CustomSystem, EveryCanonicalConstantMassMethodRunsAndKeepsTheConstraint) {
   }
 }
 
+TEST(CustomSystem, Spark2ConvergesAtSmallStepsWithTheDefaultTolerance) {
+  // Issue 45: spark2 on user-defined systems failed at h = 0.0025 and 0.0005 with the default
+  // newton_tol, its multipliers' increments stalled at their round-off (~eps / h) above the floor
+  // of SimplifiedNewton's round-off test, as on the built-in chaotic quartic system
+  // (Spark2.ConvergesAtSmallStepsWithTheDefaultTolerance). Here the chaotic quartic system
+  // written as custom_system, 20 states of the variance example's shell.
+  EnsembleSpec s;
+  s.custom_system = quartic_custom();
+  EnergyShellGenerator g;
+  g.energy = 3.06;
+  g.seed = 20261122;
+  g.count = 20;
+  s.initial_conditions = g;
+  for (const double h : {0.0025, 0.0005}) {
+    IntegratorChoice c;
+    c.integrator = "spark2";
+    c.h = h;
+    c.sample_every = static_cast<std::int64_t>(std::lround(2.0 / h));
+    s.integrators.push_back(c);
+  }
+  s.t_final = 4.0;
+  const EnsembleResult r = run_ensemble(s);
+  ASSERT_EQ(r.integrators.size(), 2u);
+  for (const IntegratorResult& ir : r.integrators) {
+    EXPECT_EQ(ir.trajectories_failed, 0) << ir.choice.h;
+    EXPECT_EQ(ir.trajectories_ok, 20) << ir.choice.h;
+  }
+}
+
 TEST(CustomSystem, NamedInvariantsAreSampledAsObservables) {
   // The knife edge with eps = 0.1: V = -x/2 does not depend on phi and mu has no phi component,
   // so p_phi is conserved, to the bit by si_dla (p_phi - h*0 + h*0*lambda). "H" is the energy
@@ -550,6 +579,18 @@ TEST(CustomSystem, SpecErrorsNameTheField) {
   s.custom_system->constraints[0] = {"0", "x - x", "0*phi"};
   s.initial_conditions = EnergyShellGenerator{};
   EXPECT_EQ(field_of(s), "custom_system.constraints[0]");
+}
+
+TEST(CustomSystem, SiDlaNewtonSettingsAreRefusedWhereItsSolveIsLinear) {
+  // The knife edge's mu depends on phi only and its constraint force has no phi-component: the
+  // definition is affine along the forces (constraint_affine_along_forces), si_dla takes one
+  // linear solve, and newton_tol / newton_max_iter are refused as on the built-in systems.
+  auto s = small_custom_spec();
+  s.integrators[0].newton_tol = 1e-10;
+  EXPECT_EQ(field_of(s), "integrators[0].newton_tol");
+  s.integrators[0].newton_tol = 0.0;
+  s.integrators[0].newton_max_iter = 3;
+  EXPECT_EQ(field_of(s), "integrators[0].newton_max_iter");
 }
 
 TEST(CustomSystem, VaryingMassErrorsNameTheField) {

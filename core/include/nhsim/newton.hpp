@@ -48,10 +48,27 @@ class SimplifiedNewton {
         lu_(n),
         update_(update),
         dxp_(n),
-        row_(n) {}
+        row_(n),
+        unit_(Vec::Ones(n)) {}
 
   /// Marks the stored factorisation stale (e.g. after a state reset).
   void invalidate() { have_lu_ = false; }
+
+  /// Per-unknown factors u_i > 0 of the round-off test with a fresh Jacobian below (default 1):
+  /// there, unknown i's increment counts as u_i |dx_i|_w. For a multiplier that enters the state
+  /// only as an impulse h lambda (spark2, i_dla), u_i = |h|: the residual's round-off, eps times
+  /// the size of its terms, reaches lambda through a Jacobian column of size ~h (spark2's
+  /// constraint rows) or ~h^2 (i_dla's position rows), i.e. amplified by ~1/h, while h lambda, what
+  /// moves the state, carries it unamplified. Measured in lambda itself, the stalled increments of
+  /// the chaotic quartic system at h = 0.001 reached 1e-14 to 4e-13, above the floor 1e3 eps
+  /// ~ 2.2e-13: those steps ended in kNewtonFailed although the iteration had converged to
+  /// round-off. The tolerance test (|dx|_w <= tol) and the stagnation test on a reused Jacobian are
+  /// not affected: a stale Jacobian that stalls above 1e3 eps is still refreshed first, so that a
+  /// step that converged before converges to the same bits.
+  void set_roundoff_units(const Vec& u) {
+    unit_ = u;
+    has_units_ = (u.array() != 1.0).any();
+  }
 
   /// Solves F(x) = 0 in place. `residual(x, r)` writes F(x); `jacobian(x, J)` writes an
   /// approximation of dF/dx at x. Convergence is measured componentwise, in the weighted norm
@@ -68,8 +85,10 @@ class SimplifiedNewton {
   /// whose unknowns are increments of a state (x = q1 - q0, ...): the largest |component| of that
   /// state, whose round-off reaches the residual although it is not among the unknowns (a
   /// wound-up angle q0 enters sin(q0 + dq / 2)); the floor above then uses
-  /// max(1, max_i |x0_i|, state_scale). Returns kOk or kNewtonFailed; `last_increment` is the
-  /// final |dx|_w.
+  /// max(1, max_i |x0_i|, state_scale). In that test with a fresh Jacobian (and in the same test of
+  /// the full Newton fallback below), not in the tolerance test nor in the stagnation test, the
+  /// increment is max_i u_i |dx_i| w_i with the units u of set_roundoff_units() (1 unless the
+  /// method sets them). Returns kOk or kNewtonFailed; `last_increment` is the final |dx|_w.
   template <class Residual, class Jacobian>
   StepStatus solve(Vec& x, Residual&& residual, Jacobian&& jacobian, const NewtonSettings& s,
                    double& last_increment, double state_scale = 0.0) {
@@ -110,7 +129,7 @@ class SimplifiedNewton {
           // Round-off of the largest unknown: only when the increment stopped shrinking at all
           // (theta >= 1) with a fresh Jacobian. Slow contraction (theta < 1, e.g. a stale or
           // poor Jacobian) is no sign of round-off and iterates on to the tolerance.
-          if (fresh && theta >= 1.0 && nd <= floor) return StepStatus::kOk;
+          if (fresh && theta >= 1.0 && roundoff_increment(nd) <= floor) return StepStatus::kOk;
           if (theta >= 1.0 || !fresh) break;  // diverging, or slow with a stale Jacobian
         }
         prev = nd;
@@ -143,7 +162,7 @@ class SimplifiedNewton {
       last_increment = nd;
       if (!std::isfinite(nd)) break;
       const double theta = nd / prev;
-      if (nd <= s.tol || (it >= 2 && theta >= 1.0 && nd <= floor)) {
+      if (nd <= s.tol || (it >= 2 && theta >= 1.0 && roundoff_increment(nd) <= floor)) {
         x -= dx_;
         have_lu_ = false;  // the next step factorises at its own predictor
         return StepStatus::kOk;
@@ -211,6 +230,13 @@ class SimplifiedNewton {
     return false;
   }
 
+  /// The increment dx_ of weighted norm nd as the round-off test with a fresh Jacobian measures it:
+  /// max_i (|dx_i| w_i) u_i, nd itself where every u_i is 1.
+  double roundoff_increment(double nd) const {
+    if (!has_units_) return nd;
+    return dx_.cwiseAbs().cwiseProduct(w_).cwiseProduct(unit_).maxCoeff();
+  }
+
   /// inv_ = jac_^-1 as lu_.compute(jac_) and lu_.inverse() give it (jac_ is overwritten): for the
   /// fixed sizes 2 to 16, Eigen's operations in Eigen's order without its blocked machinery
   /// (eigen_order_inverse.hpp), faster. Not inlined: inlined, its unrolled code slowed solve()'s
@@ -248,6 +274,8 @@ class SimplifiedNewton {
   std::int64_t iterations_ = 0;
   std::int64_t factorisations_ = 0;
   Vec dxp_, row_;  // Broyden's update: the previous correction; dxp_^T inv_
+  Vec unit_;       // set_roundoff_units()
+  bool has_units_ = false;
 };
 
 /// Forward-difference Jacobian of F at x: jac.col(j) = (F(x + d_j e_j) - F(x)) / d_j with

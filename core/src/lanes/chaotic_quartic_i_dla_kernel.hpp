@@ -9,6 +9,7 @@
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "chaotic_quartic_kernels.hpp"
@@ -60,8 +61,10 @@ void i_dla_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes,
   max_abs<W, 8>(x, scale);
   max_abs<W, 7>(q, scale);
   const auto residual = [&](const D* xi, D* r) { i_dla_residual<W>(q, p, xi, h, r); };
+  // lambda's round-off measured as that of h lambda (IDlaMethod's set_roundoff_units).
+  const double units[8] = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, std::abs(h)};
   const NewtonLaneMasks<W> m =
-      newton_solve<W, 8>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual);
+      newton_solve<W, 8>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual, units);
   const M ok = m.ok;
   // The accepted step: p1 = p0 + h (mu(qbar)^T lambda - grad V(qbar)), q1 = q0 + dq; the
   // solutions shifted, one more known.

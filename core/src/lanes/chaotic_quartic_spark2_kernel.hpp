@@ -9,6 +9,7 @@
 // rules: internal linkage, -ffp-contract=off, each lane the scalar operations in the scalar order.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "chaotic_quartic_kernels.hpp"
@@ -77,8 +78,11 @@ void spark2_step(const nhsim::lanes::CanonicalNewtonLaneBlock& b, unsigned lanes
   const auto residual = [&](const D* xi, D* r) {
     spark2_stages<W>(q, base, mu0, xi, h, q1, p1, r);
   };
+  // The multipliers' round-off measured as that of h Lambda (Spark2Method's
+  // set_roundoff_units).
+  const double units[2] = {std::abs(h), std::abs(h)};
   const NewtonLaneMasks<W> m =
-      newton_solve<W, 2>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual);
+      newton_solve<W, 2>(x, lanes, factorised, b.inverse, scale, tol, max_iter, residual, units);
   const M ok = m.ok;
   // The accepted step: (q1, p1) of the solution; the solutions shifted, one more known.
   D r[2];

@@ -135,12 +135,15 @@ class BroydenLanes {
 /// iteration would refactorise at the next step: more than 7 iterations, or theta > 0.5 at the
 /// last); every other lane of `lanes` is in `handed_back`, its x to be ignored. The x of lanes
 /// not in `lanes` is left as it is. `update(active, nd_prev, dx)` runs where the scalar iteration
-/// updates its inverse, after each product (KeptInverse, BroydenLanes).
+/// updates its inverse, after each product (KeptInverse, BroydenLanes). `unit` (N values, or
+/// null for all 1) are the scalar iteration's round-off units
+/// (SimplifiedNewton::set_roundoff_units): in the round-off test of a fresh inverse (below its
+/// `floor`) the increment is max_j (|dx_j| w_j) unit_j.
 template <int W, int N, class Residual, class InverseTimes, class Update>
 [[gnu::always_inline]] inline NewtonLaneMasks<W> simplified_newton(
     typename Lanes<W>::D* x, unsigned lanes, const typename Lanes<W>::M& fresh,
     const typename Lanes<W>::D& floor, double tol, int max_iter, const Residual& residual,
-    const InverseTimes& inverse_times, Update& update) {
+    const InverseTimes& inverse_times, Update& update, const double* unit = nullptr) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   D w[N], r[N], dx[N];
@@ -161,14 +164,19 @@ template <int W, int N, class Residual, class InverseTimes, class Update>
     residual(x, r);
     inverse_times(r, dx);
     update(active, it >= 2 ? prev : D{} + 0.0, dx);
-    D nd = D{} + 0.0;
+    D nd = D{} + 0.0, nf = D{} + 0.0;
     M dx_finite = active;
     for (int j = 0; j < N; ++j) {
       x[j] = active ? x[j] - dx[j] : x[j];
       dx_finite &= (dx[j] - dx[j]) == 0.0;
       const D a = (dx[j] < 0.0 ? -dx[j] : dx[j]) * w[j];
       nd = nd < a ? a : nd;  // the maximum; finite values in any order
+      if (unit != nullptr) {
+        const D f = a * unit[j];
+        nf = nf < f ? f : nf;
+      }
     }
+    if (unit == nullptr) nf = nd;
     out.handed_back |= active & ~dx_finite;
     active &= dx_finite;
     const D theta = nd / prev;
@@ -178,7 +186,7 @@ template <int W, int N, class Residual, class InverseTimes, class Update>
     active &= ~converged;
     const M slow = active & (it >= 2 ? all : none) & (theta > 0.5);
     const M stagnated = slow & (theta >= 0.9) & (nd <= kAbsoluteFloor);  // at the round-off floor
-    const M at_floor = slow & ~stagnated & fresh & (theta >= 1.0) & (nd <= floor);
+    const M at_floor = slow & ~stagnated & fresh & (theta >= 1.0) & (nf <= floor);
     // diverging, or slow on a stale inverse (refresh)
     const M give_up = slow & ~stagnated & ~at_floor & ((theta >= 1.0) | ~fresh);
     out.ok |= stagnated | at_floor;
@@ -334,12 +342,14 @@ inline void forward_difference_jacobian(const typename Lanes<W>::D* x, const Res
 /// JacobianUpdate::kBroyden), updated by BroydenLanes in each attempt; residual as for
 /// simplified_newton(). Returns the lanes that converged (x the solution), those of them whose
 /// factorisation the scalar iteration would drop, and those whose fresh attempt failed too (for the
-/// damped Newton fallback of the scalar method).
+/// damped Newton fallback of the scalar method). `unit`: the round-off units of
+/// simplified_newton() (null: all 1).
 template <int W, int N, bool kBroyden, class Residual, class JacobianResidual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
                                        double tol, int max_iter, const Residual& residual,
-                                       const JacobianResidual& jacobian_residual) {
+                                       const JacobianResidual& jacobian_residual,
+                                       const double* unit = nullptr) {
   using D = typename Lanes<W>::D;
   using M = typename Lanes<W>::M;
   const auto inverse_times = [inverse](const D* r, D* dx) {
@@ -352,7 +362,7 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
   NewtonLaneMasks<W> stale{none, none, none}, fresh{none, none, none};
   if ((lanes & factorised) != 0) {
     stale = simplified_newton<W, N>(x, lanes & factorised, none, D{} + 0.0, tol, max_iter, residual,
-                                    inverse_times, update);
+                                    inverse_times, update, unit);
   }
   const unsigned fresh_lanes = (lanes & ~factorised) | bits_of<W>(stale.handed_back);
   if (fresh_lanes != 0) {
@@ -371,7 +381,7 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
     }
     const D floor = (1e3 * std::numeric_limits<double>::epsilon()) * scale;
     fresh = simplified_newton<W, N>(x, fresh_lanes, is_fresh, floor, tol, max_iter, residual,
-                                    inverse_times, update);
+                                    inverse_times, update, unit);
   }
   return {stale.ok | fresh.ok, stale.refresh | fresh.refresh, fresh.handed_back};
 }
@@ -380,9 +390,10 @@ inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, 
 template <int W, int N, class Residual>
 inline NewtonLaneMasks<W> newton_solve(typename Lanes<W>::D* x, unsigned lanes, unsigned factorised,
                                        double* inverse, const typename Lanes<W>::D& scale,
-                                       double tol, int max_iter, const Residual& residual) {
+                                       double tol, int max_iter, const Residual& residual,
+                                       const double* unit = nullptr) {
   return newton_solve<W, N, false>(x, lanes, factorised, inverse, scale, tol, max_iter, residual,
-                                   residual);
+                                   residual, unit);
 }
 
 }  // namespace

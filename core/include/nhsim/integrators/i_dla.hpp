@@ -41,6 +41,11 @@
 // round-off differs. The round-off floor still scales with the state (state_scale = max |q0|):
 // a wound-up angle in q0 reaches the residual through mu(qbar) and grad V(qbar), which the
 // unknowns dq, lambda do not show (the gearbox at |q3| ~ 1e3, tests/core/gearbox_test.cpp).
+// The round-off test of the iteration with a fresh Jacobian measures lambda as the impulse h lambda
+// (SimplifiedNewton::set_roundoff_units): lambda enters the position rows as (h^2/2) mu^T lambda,
+// so the rows' round-off reaches it amplified by ~1/h. At h = 0.0005 on the chaotic quartic
+// system its increments stalled at 1e-14 to 4e-13, above the round-off floor 1e3 eps, and many
+// trajectories ended in kNewtonFailed with the default newton_tol (issue 45).
 // Predictor: quadratic extrapolation of the last three solutions (dq, lambda), h M^-1 p0 (and
 // the previous lambda) before that.
 //
@@ -107,7 +112,14 @@ class IDlaMethod {
         r0_(nq_ + nc_),
         r1_(nq_ + nc_),
         xt_(nq_ + nc_),
-        solutions_(nq_ + nc_) {}
+        solutions_(nq_ + nc_) {
+    // lambda moves the state only as the impulse h mu^T lambda: its round-off is measured as
+    // that of h lambda (newton.hpp, set_roundoff_units).
+    VecX units(nq_ + nc_);
+    segment_n<NQ>(units, 0, nq_).setOnes();
+    segment_n<NC>(units, nq_, nc_).setConstant(std::abs(h));
+    newton_.set_roundoff_units(units);
+  }
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;

@@ -58,8 +58,12 @@
 // Unknowns x = (Lambda_1, Lambda_2), length 2 nc: P, q1 and p1 are explicit in x, so only the
 // 2 nc constraint rows are solved, by SimplifiedNewton with a forward-difference Jacobian reused
 // across steps (NX = kStackedSize<NC, NC, 1> = 2 nc; fixed size up to the size policy's
-// kMaxFixedDimension). F and mu at q1 of the
-// accepted step are kept for the next step (first same as last). Predictor as in i_dla:
+// kMaxFixedDimension). The round-off test of the iteration with a fresh Jacobian measures the
+// multipliers as impulses h Lambda (SimplifiedNewton::set_roundoff_units): the constraint rows fix
+// Lambda only to their round-off over a Jacobian of size ~h, so at h = 0.001 on the chaotic quartic
+// system the increments of Lambda stalled at 1e-14 to 4e-13, above the round-off floor 1e3 eps, and
+// most trajectories ended in kNewtonFailed with the default newton_tol (issue 45). F and mu at q1
+// of the accepted step are kept for the next step (first same as last). Predictor as in i_dla:
 // quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the last three solutions once they
 // exist, the previous solution before that (zero after set_canonical).
 #pragma once
@@ -117,7 +121,11 @@ class Spark2Method {
         r0_(2 * nc_),
         r1_(2 * nc_),
         xt_(2 * nc_),
-        solutions_(2 * nc_) {}
+        solutions_(2 * nc_) {
+    // The multipliers move the state only as impulses (h/2) mu^T Lambda: their round-off is
+    // measured as that of h Lambda (newton.hpp, set_roundoff_units).
+    newton_.set_roundoff_units(VecX::Constant(2 * nc_, std::abs(h)));
+  }
 
   void set_canonical(const VecQ& q, const VecQ& p) {
     q_ = q;
