@@ -166,14 +166,18 @@ std::string summary_table(const v1::EnsembleResult& result) {
           << "): " << row.growth_caveat << '\n';
     }
   }
-  for (const auto& row : rows) {
+  for (int c = 0; c < result.integrators_size(); ++c) {
+    const SummaryRow& row = rows[static_cast<std::size_t>(c)];
     const std::int64_t run = row.trajectories_ok + row.trajectories_failed;
     if (row.trajectories_failed == 0 || run == 0) continue;
-    out << "warning: " << row.integrator << " (h " << format_double("%g", row.h)
-        << "): " << row.trajectories_failed << " of " << run << " trajectories failed ("
+    out << (result.integrators(c).failed_as_whole() ? "failed: " : "warning: ") << row.integrator
+        << " (h " << format_double("%g", row.h) << "): " << row.trajectories_failed << " of "
+        << run << " trajectories failed ("
         << format_double("%.1f", 100.0 * static_cast<double>(row.trajectories_failed) /
                                      static_cast<double>(run))
-        << " %); its statistics are over the successful ones only\n";
+        << (result.integrators(c).failed_as_whole()
+                ? " %); failure_policy fail_choice: no statistics are served for it\n"
+                : " %); its statistics are over the successful ones only\n");
   }
   if (result.has_until()) {
     const v1::UntilOutcome& u = result.until();

@@ -364,6 +364,12 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   spec.outputs = from_proto(request.outputs());
   if (request.has_custom_system()) spec.custom_system = from_proto(request.custom_system());
   spec.until = from_proto(request.until());
+  if (request.failure_policy() == "fail_choice") {
+    spec.failure_policy = EnsembleSpec::FailurePolicy::kFailChoice;
+  } else if (!request.failure_policy().empty() && request.failure_policy() != "exclude") {
+    throw SpecError("failure_policy", "unknown policy '" + request.failure_policy().substr(0, 64) +
+                                          "'; known: exclude, fail_choice");
+  }
   return spec;
 }
 

@@ -126,6 +126,7 @@ void fill(const IntegratorResult& result, v1::IntegratorResult* out) {
   fill_all(result.outputs.sampled, out->mutable_sampled());
   fill_all(result.outputs.summary, out->mutable_summary());
   fill_all(result.outputs.histograms, out->mutable_histograms());
+  out->set_failed_as_whole(result.failed_as_whole);
 }
 
 void fill(const ExactSum& sum, v1::ExactSum* out) {

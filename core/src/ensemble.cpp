@@ -640,6 +640,12 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
     }
     result.integrators.push_back(
         choice_result(pr, pr.choices[ci], ci, n_steps, partial.choices[ci], arena));
+    IntegratorResult& ir = result.integrators.back();
+    if (spec.failure_policy == EnsembleSpec::FailurePolicy::kFailChoice &&
+        ir.trajectories_failed > 0) {
+      ir.failed_as_whole = true;
+      ir.observables.clear();
+    }
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
   if (!partial.choices.empty()) result.initial_states = partial.choices[0].initial_states;
@@ -650,6 +656,9 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
   }
   for (std::size_t a = 0; a < layouts.size(); ++a) {
     for (std::size_t b = a + 1; b < layouts.size(); ++b) {
+      if (result.integrators[a].failed_as_whole || result.integrators[b].failed_as_whole) {
+        continue;
+      }
       for (std::size_t j = 0; j < pr.observables.size(); ++j) {
         VarianceRatio r =
             variance_ratio(partial.choices[a], layouts[a], partial.choices[b], layouts[b], j);

@@ -79,5 +79,30 @@ TEST(Uncertainty, TheGrowthModelSeparatesTheRandomWalkFromTheBoundedPart) {
   }
 }
 
+TEST(Uncertainty, FailChoiceWithholdsTheStatisticsOfAChoiceWithFailures) {
+  EnsembleSpec s = two_step_sizes(5.0);
+  s.integrators[0].integrator = "gonzalez";
+  s.integrators[0].newton_max_iter = 1;  // gonzalez cannot converge in one iteration
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = 40;
+  const EnsembleResult excluded = run_ensemble(s);
+  EXPECT_FALSE(excluded.integrators[0].failed_as_whole);
+  EXPECT_FALSE(excluded.integrators[0].observables.empty());
+  EXPECT_EQ(excluded.variance_ratios.size(), 3U);
+
+  s.failure_policy = EnsembleSpec::FailurePolicy::kFailChoice;
+  const EnsembleResult failed = run_ensemble(s);
+  const IntegratorResult& g = failed.integrators[0];
+  EXPECT_TRUE(g.failed_as_whole);
+  EXPECT_TRUE(g.observables.empty());
+  EXPECT_EQ(g.trajectories_failed, 40);
+  EXPECT_EQ(g.failures.size(), 40U);  // which and why, as always
+  const IntegratorResult& ok = failed.integrators[1];  // si_dla, no failure: served
+  EXPECT_FALSE(ok.failed_as_whole);
+  EXPECT_EQ(ok.trajectories_ok, 40);
+  ASSERT_FALSE(ok.observables.empty());
+  EXPECT_GT(ok.observables[0].variance.back(), 0.0);
+  EXPECT_TRUE(failed.variance_ratios.empty());  // no ratio with a withheld choice
+}
+
 }  // namespace
 }  // namespace nhsim

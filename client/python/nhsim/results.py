@@ -26,6 +26,7 @@ STATS_COLUMNS = ["choice", "integrator", "h", "observable", "t", "count", "mean"
 #: The columns of summary_frame, in order.
 SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "trajectories_ok",
                    "trajectories_failed", "trajectories_cancelled", "failed_fraction",
+                   "failed_as_whole",
                    "steps_completed",
                    "wall_seconds", "steps_per_second", "max_abs_energy_error",
                    "final_energy_error_variance", "growth_a", "growth_a_stderr", "growth_b",
@@ -272,11 +273,13 @@ def failure_warnings(result):
     for integrator in as_proto(result).integrators:
         run = integrator.trajectories_ok + integrator.trajectories_failed
         if integrator.trajectories_failed and run:
+            consequence = ("failure_policy fail_choice: no statistics are served for it"
+                           if integrator.failed_as_whole
+                           else "its statistics are over the successful ones only")
             lines.append(
                 f"{integrator.choice.integrator} (h {integrator.choice.h:g}): "
                 f"{integrator.trajectories_failed} of {run} trajectories failed "
-                f"({100.0 * integrator.trajectories_failed / run:.1f} %); its statistics are "
-                "over the successful ones only")
+                f"({100.0 * integrator.trajectories_failed / run:.1f} %); {consequence}")
     return lines
 
 
@@ -287,6 +290,7 @@ def summary_frame(result):
         DataFrame with the columns SUMMARY_COLUMNS: choice, integrator, h, sample_every,
         n_steps (steps per trajectory), trajectories_ok / _failed / _cancelled,
         failed_fraction (failed / (ok + failed): the statistics exclude these),
+        failed_as_whole (bool: failure_policy fail_choice withheld the choice's statistics),
         steps_completed (all trajectories), wall_seconds (s), steps_per_second
         (trajectory-steps per wall second); from the energy_error series:
         max_abs_energy_error (max over samples and trajectories of |H(t) - H(0)|),
@@ -312,6 +316,7 @@ def summary_frame(result):
             "failed_fraction": (integrator.trajectories_failed
                                 / max(1, integrator.trajectories_ok
                                       + integrator.trajectories_failed)),
+            "failed_as_whole": integrator.failed_as_whole,
             "steps_completed": integrator.steps_completed,
             "wall_seconds": integrator.wall_seconds,
             "steps_per_second": integrator.steps_per_second,

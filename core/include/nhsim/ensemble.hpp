@@ -71,6 +71,11 @@ struct EnsembleSpec {
   OutputSpec outputs;
   /// Stop at a requested precision (UntilSpec); inactive by default.
   UntilSpec until;
+  /// What a failed trajectory does to its choice's statistics: kExclude (the default) leaves it
+  /// out, so they are conditional on success (the summaries warn); kFailChoice withholds the
+  /// statistics of a choice with any failed trajectory (IntegratorResult::failed_as_whole).
+  enum class FailurePolicy { kExclude = 0, kFailChoice = 1 };
+  FailurePolicy failure_policy = FailurePolicy::kExclude;
 };
 
 /// Trajectories per round of a run to a requested precision (UntilSpec): the targets are
@@ -141,6 +146,9 @@ struct IntegratorResult {
   double wall_seconds = 0.0;                ///< summed over the shards that computed it
   double steps_per_second = 0.0;            ///< trajectory-steps per wall second
   ChoiceOutputs outputs;                    ///< what EnsembleSpec::outputs asked for
+  /// EnsembleSpec::FailurePolicy::kFailChoice and a trajectory failed: `observables` is empty
+  /// (no statistics conditional on success are served); the failures say which and why.
+  bool failed_as_whole = false;
 };
 
 /// The ratio of two integrator choices' variances of one observable at t_final, over the same
