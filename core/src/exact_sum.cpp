@@ -12,7 +12,6 @@ namespace {
 __extension__ typedef unsigned __int128 U128;  // GCC and Clang; -Wpedantic needs __extension__
 
 constexpr std::int64_t kBase = std::int64_t{1} << ExactSum::kDigitBits;
-constexpr std::int32_t kMaxPending = std::int32_t{1} << 30;  // |limb| < 2^62 until normalised
 
 /// floor(v / 2^32) and the remainder in [0, 2^32).
 inline std::int64_t split_carry(std::int64_t& v) {
@@ -23,34 +22,9 @@ inline std::int64_t split_carry(std::int64_t& v) {
 
 }  // namespace
 
-void ExactSum::add(double x) {
-  const auto bits = std::bit_cast<std::uint64_t>(x);
-  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-  std::uint64_t mantissa = bits & ((std::uint64_t{1} << 52) - 1);
-  const bool negative = (bits >> 63) != 0;
-  if (biased == 0x7ff) {
-    flags_ |= mantissa != 0 ? 1u : (negative ? 4u : 2u);
-    return;
-  }
-  if (biased != 0) mantissa |= std::uint64_t{1} << 52;
-  if (mantissa == 0) return;
-  // x = mantissa 2^(max(biased, 1) - 1075): bit position max(biased, 1) - 1 above 2^-1074.
-  const int position = (biased == 0 ? 1 : biased) - 1;
-  const int l = position / kDigitBits;
-  const U128 v = static_cast<U128>(mantissa) << (position % kDigitBits);
-  const auto d0 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) & 0xffffffffu);
-  const auto d1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 32) & 0xffffffffu);
-  const auto d2 = static_cast<std::int64_t>(static_cast<std::uint64_t>(v >> 64));
-  if (negative) {
-    limb_[l] -= d0;
-    limb_[l + 1] -= d1;
-    limb_[l + 2] -= d2;
-  } else {
-    limb_[l] += d0;
-    limb_[l + 1] += d1;
-    limb_[l + 2] += d2;
-  }
-  if (++pending_ == kMaxPending) normalize();
+void ExactSum::add_non_finite(std::uint64_t bits) {
+  const bool nan = (bits & ((std::uint64_t{1} << 52) - 1)) != 0;
+  flags_ |= nan ? 1u : ((bits >> 63) != 0 ? 4u : 2u);
 }
 
 void ExactSum::normalize() {

@@ -160,7 +160,17 @@ void QuantileSketch::add_all(std::span<const double> xs) {
       negative[k] = x < 0.0;
       index[k++] = bucket_index(std::abs(x));
     }
-    for (std::size_t j = 0; j < k; ++j) store_add(negative[j] ? neg_ : pos_, index[j], 1);
+    for (std::size_t j = 0; j < k; ++j) {
+      Store& store = negative[j] ? neg_ : pos_;
+      // Inside the kept range [offset, highest] and the counts: a plain increment, as
+      // store_add() would do it (no collapse, no growth).
+      const auto at = static_cast<std::size_t>(index[j] - store.offset);
+      if (index[j] >= store.offset && index[j] <= store.highest && at < store.counts.size()) {
+        ++store.counts[at];
+      } else {
+        store_add(store, index[j], 1);
+      }
+    }
   }
 }
 

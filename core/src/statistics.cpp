@@ -18,6 +18,7 @@ Digits multiply(const Digits& a, const Digits& b) {
   if (a.empty() || b.empty()) return {};
   Digits out(a.size() + b.size(), 0);
   for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == 0) continue;  // the sums' many low zero digits (below their values' ulps)
     std::uint64_t carry = 0;
     for (std::size_t j = 0; j < b.size(); ++j) {
       const std::uint64_t t = static_cast<std::uint64_t>(a[i]) * b[j] + out[i + j] + carry;

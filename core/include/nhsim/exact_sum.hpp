@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -26,8 +27,32 @@ class ExactSum {
   static constexpr int kLowestExponent = -1074;
 
   /// Adds x. A non-finite x is remembered (value() is then NaN or +-inf, as IEEE addition would
-  /// give); -0.0 adds nothing.
-  void add(double x);
+  /// give); -0.0 adds nothing. Inline and without a branch on the sign: the statistics add every
+  /// sample's x, x^2 (two parts), x^3 and x^4.
+  void add(double x) {
+    const auto bits = std::bit_cast<std::uint64_t>(x);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+    if (biased == 0x7ff) [[unlikely]] {
+      add_non_finite(bits);
+      return;
+    }
+    // x = mantissa 2^(max(biased, 1) - 1075): bit position max(biased, 1) - 1 above 2^-1074.
+    const std::uint64_t mantissa =
+        (bits & ((std::uint64_t{1} << 52) - 1)) | (static_cast<std::uint64_t>(biased != 0) << 52);
+    const int position = biased - static_cast<int>(biased != 0);
+    const int l = position / kDigitBits;
+    __extension__ typedef unsigned __int128 U128;  // -Wpedantic needs __extension__
+    const U128 v = static_cast<U128>(mantissa) << (position % kDigitBits);
+    const auto sign = -static_cast<std::int64_t>(bits >> 63);  // 0, or -1 for a negative x
+    const auto digit = [sign](std::uint64_t d) {
+      return (static_cast<std::int64_t>(d) ^ sign) - sign;
+    };
+    limb_[l] += digit(static_cast<std::uint64_t>(v) & 0xffffffffu);
+    limb_[l + 1] += digit(static_cast<std::uint64_t>(v >> 32) & 0xffffffffu);
+    limb_[l + 2] += digit(static_cast<std::uint64_t>(v >> 64));
+    if (++pending_ == kMaxPending) [[unlikely]]
+      normalize();
+  }
 
   /// *this becomes the sum of both sets of values.
   void merge(const ExactSum& o);
@@ -68,7 +93,11 @@ class ExactSum {
                                  std::uint32_t flags);
 
  private:
+  /// Additions a limb absorbs before carries must be propagated (|limb| < 2^62).
+  static constexpr std::int32_t kMaxPending = std::int32_t{1} << 30;
+
   void normalize();
+  void add_non_finite(std::uint64_t bits);
 
   std::array<std::int64_t, kLimbs> limb_{};
   std::int32_t pending_ = 0;  ///< additions since the last carry propagation
