@@ -552,9 +552,13 @@ def _trajectory_panel(ax, result, observable, ylabel, title):
 
 
 def _variance_panel(ax, result, reference_slope=1e-4):
+    """Var(H - H0) / h^4 per choice, with the growth model a + b t (dashed black) where b is
+    significant; curves at round-off (the discrete gradients, 20 decades below) are named in a
+    note instead of stretching the axis over them."""
     proto = as_proto(result)
     steps = sorted({i.choice.h for i in proto.integrators})
     styles = ["-", "--", ":", "-."]
+    lowest, roundoff = [], {}
     for k, label, integrator in _picked(proto):
         series = _series(integrator, "energy_error")
         if series is None:
@@ -562,15 +566,21 @@ def _variance_panel(ax, result, reference_slope=1e-4):
         t, (variance,) = _arrays(integrator, series, ["variance"])
         h = integrator.choice.h
         keep = t > 0
+        scaled = variance[keep] / h ** 4
+        name = f"{integrator.choice.integrator} h={h:g}"
+        if len(scaled) and np.nanmax(scaled) < 1e-12:  # round-off: energy preserved
+            roundoff.setdefault(integrator.choice.integrator, []).append(
+                (h, np.nanmax(scaled)))
+            continue
         style = styles[steps.index(h) % len(styles)] if len(steps) > 1 else "-"
         growth = series.variance_growth
-        label = f"{integrator.choice.integrator} h={h:g}"
         significant = (series.HasField("variance_growth") and growth.samples >= 2
                        and growth.b > 2 * growth.b_stderr)
         if significant:
-            label += f": b/h⁴ = {growth.b / h ** 4:.2g} ± {growth.b_stderr / h ** 4:.1g}"
-        ax.plot(t[keep], _positive(variance[keep] / h ** 4), linestyle=style, linewidth=1.0,
-                color=_color(integrator.choice.integrator), label=label)
+            name += f": b/h⁴ {growth.b / h ** 4:.2g} ± {growth.b_stderr / h ** 4:.1g}"
+        ax.plot(t[keep], _positive(scaled), linestyle=style, linewidth=1.0,
+                color=_color(integrator.choice.integrator), label=name)
+        lowest.append(np.nanmin(scaled[scaled > 0]) if np.any(scaled > 0) else np.nan)
         if significant:  # the growth model a + b t over its fit range
             t_fit = t[(t >= growth.t_min) & (t <= growth.t_max)]
             ax.plot(t_fit, (growth.a + growth.b * t_fit) / h ** 4, linestyle=(0, (4, 2)),
@@ -579,12 +589,22 @@ def _variance_panel(ax, result, reference_slope=1e-4):
     t_line = np.array([t_max / 1000, t_max])
     ax.plot(t_line, reference_slope * t_line, color="black", linestyle=":", linewidth=1.2,
             label=f"reference {reference_slope:g} t")
+    ax.plot([], [], color="black", linestyle=(0, (4, 2)), alpha=0.6, label="fit a + b t")
     ax.set_xscale("log")
     ax.set_xlabel(_label("t", "1"))
     ax.set_ylabel(_label(r"Var$[H(t) - H(0)]\,/\,h^4$", "1"))
     _finish(ax, f"energy-error variance over {proto.n_trajectories} trajectories / h⁴",
             log=True)
-    ax.legend(fontsize="x-small", ncols=2)
+    if lowest and np.isfinite(np.nanmin(lowest)):
+        ax.set_ylim(bottom=min(0.5 * np.nanmin(lowest), 0.5 * reference_slope * t_line[0]))
+    if roundoff:
+        steps_text = ", ".join(f"{h:g}" for h in steps)
+        ax.text(0.02, 0.02,
+                f"at round-off (max Var/h⁴ at h = {steps_text}):\n" +
+                "; ".join(f"{name} " + ", ".join(f"{v:.0e}" for _, v in sorted(values))
+                          for name, values in roundoff.items()),
+                transform=ax.transAxes, fontsize="x-small", va="bottom")
+    ax.legend(fontsize="x-small", loc="lower right")
 
 
 def plot_seed001_fig2(order=None, trajectory=None, variance=None, reference="rk4"):
