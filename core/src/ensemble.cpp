@@ -180,7 +180,7 @@ class TrajectoryRun {
   void sample(std::int64_t k, const Source& source, Eigen::VectorXd& q, Eigen::VectorXd& p) {
     const auto n_obs = static_cast<std::int64_t>(run_.prepared.observables.size());
     sample_observables(run_.prepared.observables, run_.need_state, *run_.prepared.model, source,
-                       h0_, q, p, samples_.data() + k * n_obs);
+                       h0_, initial_.data(), k == 0, q, p, samples_.data() + k * n_obs);
     record_.sample(source, h0_, q, p);
   }
 
@@ -255,6 +255,8 @@ class TrajectoryRun {
   BlockOutcome& block_;
   TrajectoryRecord record_;
   double h0_ = 0.0;
+  /// The invariants' values at t = 0 (invariant_error observables), per observable.
+  std::vector<double> initial_ = std::vector<double>(run_.prepared.observables.size());
   std::int64_t steps_taken_ = 0;
   bool failed_ = false, stopped_ = false;
   std::string reason_;

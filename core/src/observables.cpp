@@ -54,16 +54,22 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requeste
       }
       out.push_back({n, n[0] == 'q' ? ObsKind::kQ : ObsKind::kP, k});
     } else {
+      const std::string prefix = "invariant_error[";
+      const bool change = n.rfind(prefix, 0) == 0 && n.back() == ']';
+      const std::string base = change ? n.substr(prefix.size(), n.size() - prefix.size() - 1) : n;
       int k = -1;
       for (std::size_t j = 0; j < system_names.size(); ++j) {
-        if (system_names[j] == n) k = static_cast<int>(j);
+        if (system_names[j] == base) k = static_cast<int>(j);
       }
       if (k < 0) {
         throw SpecError(field(i), "unknown observable " + echo(n) + "; known: " + join(defaults) +
                                       ", q[i], p[i]" +
-                                      (system_names.empty() ? "" : ", " + join(system_names)));
+                                      (system_names.empty() ? ""
+                                                            : ", " + join(system_names) +
+                                                                  " and invariant_error[NAME] "
+                                                                  "of each"));
       }
-      out.push_back({n, ObsKind::kSystem, k});
+      out.push_back({n, change ? ObsKind::kInvariantError : ObsKind::kSystem, k});
     }
     for (std::size_t j = 0; j + 1 < out.size(); ++j) {
       if (out[j].name == n) throw SpecError(field(i), "duplicate observable");
@@ -75,7 +81,8 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requeste
 bool observables_need_state(const std::vector<ObsDef>& observables) {
   for (const auto& o : observables) {
     if (o.kind == ObsKind::kQ || o.kind == ObsKind::kP || o.kind == ObsKind::kSystem ||
-        o.kind == ObsKind::kPositionResidual || o.kind == ObsKind::kVelocityResidual) {
+        o.kind == ObsKind::kInvariantError || o.kind == ObsKind::kPositionResidual ||
+        o.kind == ObsKind::kVelocityResidual) {
       return true;
     }
   }

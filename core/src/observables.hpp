@@ -13,6 +13,8 @@
 namespace nhsim {
 
 /// kSystem: the system's own observable `index` of SystemModel::observable_names().
+/// kInvariantError: "invariant_error[NAME]", that observable's change J(t) - J(0) along the
+/// trajectory (for a momentum map or a user-defined invariant: how well the integrator keeps it).
 /// kPositionResidual / kVelocityResidual: max |g(q)| and max |G(q) M^-1 p| of a system with
 /// holonomic constraints (SystemModel::ng() > 0). kQ / kP: state component `index`.
 enum class ObsKind {
@@ -23,7 +25,8 @@ enum class ObsKind {
   kVelocityResidual,
   kQ,
   kP,
-  kSystem
+  kSystem,
+  kInvariantError
 };
 
 struct ObsDef {
@@ -47,12 +50,14 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& names, i
 bool observables_need_state(const std::vector<ObsDef>& observables);
 
 /// Samples every observable of the stepper's current state into row[0 .. size): h0 is H at
-/// t = 0; q, p (length nq) are workspace, filled from the stepper when `need_state`. Source: a
-/// Stepper, or one lane of a LaneStepper (LaneView): get_state() and energy_and_residual().
+/// t = 0; initial[0 .. size) holds the trajectory's values at t = 0 of the invariants whose
+/// change is sampled (written at the first sample, `first`, read after); q, p (length nq) are
+/// workspace, filled from the stepper when `need_state`. Source: a Stepper, or one lane of a
+/// LaneStepper (LaneView): get_state() and energy_and_residual().
 template <class Source>
 void sample_observables(const std::vector<ObsDef>& observables, bool need_state,
-                        const SystemModel& model, const Source& stepper, double h0,
-                        Eigen::VectorXd& q, Eigen::VectorXd& p, double* row) {
+                        const SystemModel& model, const Source& stepper, double h0, double* initial,
+                        bool first, Eigen::VectorXd& q, Eigen::VectorXd& p, double* row) {
   if (need_state) stepper.get_state(q, p);
   double energy = 0.0, residual = 0.0;
   stepper.energy_and_residual(energy, residual);
@@ -85,6 +90,12 @@ void sample_observables(const std::vector<ObsDef>& observables, bool need_state,
       case ObsKind::kSystem:
         row[j] = model.observable(o.index, q, p);
         break;
+      case ObsKind::kInvariantError: {
+        const double value = model.observable(o.index, q, p);
+        if (first) initial[j] = value;
+        row[j] = value - initial[j];
+        break;
+      }
     }
   }
 }

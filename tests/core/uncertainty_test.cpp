@@ -95,13 +95,60 @@ TEST(Uncertainty, FailChoiceWithholdsTheStatisticsOfAChoiceWithFailures) {
   EXPECT_TRUE(g.failed_as_whole);
   EXPECT_TRUE(g.observables.empty());
   EXPECT_EQ(g.trajectories_failed, 40);
-  EXPECT_EQ(g.failures.size(), 40U);  // which and why, as always
+  EXPECT_EQ(g.failures.size(), 40U);                   // which and why, as always
   const IntegratorResult& ok = failed.integrators[1];  // si_dla, no failure: served
   EXPECT_FALSE(ok.failed_as_whole);
   EXPECT_EQ(ok.trajectories_ok, 40);
   ASSERT_FALSE(ok.observables.empty());
   EXPECT_GT(ok.observables[0].variance.back(), 0.0);
   EXPECT_TRUE(failed.variance_ratios.empty());  // no ratio with a withheld choice
+}
+
+TEST(Uncertainty, InvariantErrorIsTheChangeOfADeclaredInvariant) {
+  // The gyroscopic top's steady precession (examples/top_precession.json): ggl keeps the
+  // momentum map L3 to round-off, rk2 does not.
+  EnsembleSpec s;
+  s.system = "gyroscopic_top";
+  s.parameters = {{"m", 0.7069},     {"J1", 5.3014e-4}, {"J2", 5.3014e-4},
+                  {"J3", 5.3014e-4}, {"l", 0.075},      {"g", 9.81}};
+  s.initial_conditions = ExplicitStates{
+      {{{0, -0.064951905283832892, 0.037500000000000006, 1, 0, 0, 0, 0.50000000000000011,
+         0.8660254037844386, 0, -0.8660254037844386, 0.50000000000000011},
+        {0.45914501845141475, 0, 0, 0, 0.020623632500000003, 0.031130032251005916,
+         -0.037271214999999996, 0, 0, 0.0022955735378114121, 0, 0}}}};
+  for (const char* id : {"ggl", "rk2"}) {
+    IntegratorChoice c;
+    c.integrator = id;
+    c.h = 0.002;
+    c.sample_every = 10;
+    if (c.integrator == "ggl") c.newton_tol = 1e-14;
+    s.integrators.push_back(c);
+  }
+  s.t_final = 0.5;
+  s.observables = {"L3", "invariant_error[L3]"};
+  const EnsembleResult r = run_ensemble(s);
+  double drift[2] = {0.0, 0.0};
+  for (std::size_t c = 0; c < 2; ++c) {
+    const SeriesStats& value = r.integrators[c].observables[0];
+    const SeriesStats& change = r.integrators[c].observables[1];
+    EXPECT_EQ(change.observable, "invariant_error[L3]");
+    EXPECT_EQ(change.mean[0], 0.0);
+    for (std::size_t k = 0; k < change.mean.size(); ++k) {  // one trajectory: J(t) - J(0)
+      EXPECT_EQ(change.mean[k], value.mean[k] - value.mean[0]) << k;
+      drift[c] = std::max(drift[c], std::abs(change.mean[k]));
+    }
+  }
+  EXPECT_LT(drift[0], 1e-12);           // ggl: round-off
+  EXPECT_GT(drift[1], 1e3 * drift[0]);  // rk2: drifts
+  // Only a system observable has an invariant_error.
+  s.observables = {"invariant_error[energy]"};
+  try {
+    validate(s);
+    FAIL() << "accepted";
+  } catch (const SpecError& e) {
+    EXPECT_EQ(e.field(), "observables[0]");
+    EXPECT_NE(std::string(e.what()).find("invariant_error[NAME]"), std::string::npos);
+  }
 }
 
 }  // namespace

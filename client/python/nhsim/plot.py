@@ -42,7 +42,10 @@ def time_unit(system):
 
 
 def observable_unit(system, observable):
-    """The unit of an observable of a system: "J", "1" (dimensionless) or None (unknown)."""
+    """The unit of an observable of a system: "J", "1" (dimensionless) or None (unknown).
+    invariant_error[NAME], the change of NAME along a trajectory, has NAME's unit."""
+    if observable.startswith("invariant_error[") and observable.endswith("]"):
+        observable = observable[len("invariant_error["):-1]
     if system in _DIMENSIONLESS or observable == "relative_energy_error":
         return "1"
     if system in _SI and observable in _ENERGY_OBSERVABLES:
