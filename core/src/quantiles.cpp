@@ -107,6 +107,31 @@ void check_probability(double p) {
   if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument("quantile: p must be in [0, 1]");
 }
 
+/// order = 0 .. keys.size() - 1 sorted by ascending key (insertion sort: a few keys).
+template <class Key>
+void ascending_order(std::span<const Key> keys, std::vector<std::size_t>& order) {
+  order.resize(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    std::size_t j = i;
+    for (; j > 0 && keys[i] < keys[order[j - 1]]; --j) order[j] = order[j - 1];
+    order[j] = i;
+  }
+}
+
+/// The k-th smallest values of v for ranks asked in ascending order: each selection searches
+/// only above the previous one's rank (v[0, placed) are the `placed` smallest values).
+struct AscendingSelection {
+  std::span<double> v;
+  std::size_t placed = 0;
+  double at(std::size_t k) {
+    if (k >= placed) {  // else k is a previous rank's, already in place
+      select_nth(v.subspan(placed), k - placed);
+      placed = k + 1;
+    }
+    return v[k];
+  }
+};
+
 }  // namespace
 
 void QuantileSketch::add(double x) {
@@ -238,27 +263,17 @@ void QuantileSketch::quantiles(std::span<const double> p, std::span<double> out)
     for (std::size_t i = 0; i < p.size(); ++i) out[i] = bucketed_quantile(p[i]);
     return;
   }
-  // Exact regime: type-7 order statistics by selection. The probabilities go in ascending
-  // order, so that each selection searches only above the previous one's rank.
+  // Exact regime: type-7 order statistics by selection, the probabilities in ascending order.
   thread_local std::vector<double> v;
   thread_local std::vector<std::size_t> order;
   v = values_;
-  order.resize(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {  // insertion sort: a few probabilities
-    std::size_t j = i;
-    for (; j > 0 && p[i] < p[order[j - 1]]; --j) order[j] = order[j - 1];
-    order[j] = i;
-  }
+  ascending_order(p, order);
+  AscendingSelection selection{v};
   const double last = static_cast<double>(v.size()) - 1.0;
-  std::size_t placed = 0;  // v[0, placed) are the `placed` smallest values
   for (std::size_t i : order) {
     const double h = p[i] * last;
     const auto k = static_cast<std::size_t>(std::floor(h));
-    if (k >= placed) {  // else k is the previous probability's rank, already in place
-      select_nth(std::span<double>(v).subspan(placed), k - placed);
-      placed = k + 1;
-    }
-    const double a = v[k];
+    const double a = selection.at(k);
     if (h == static_cast<double>(k)) {  // includes p = 1 (k = n - 1)
       out[i] = a;
       continue;
@@ -288,21 +303,9 @@ void QuantileSketch::order_statistics(std::span<const std::int64_t> ranks,
   thread_local std::vector<double> v;
   thread_local std::vector<std::size_t> order;
   v = values_;
-  order.resize(ranks.size());
-  for (std::size_t i = 0; i < ranks.size(); ++i) {  // insertion sort: a few ranks
-    std::size_t j = i;
-    for (; j > 0 && ranks[i] < ranks[order[j - 1]]; --j) order[j] = order[j - 1];
-    order[j] = i;
-  }
-  std::size_t placed = 0;  // v[0, placed) are the `placed` smallest values
-  for (std::size_t i : order) {
-    const auto k = static_cast<std::size_t>(ranks[i]);
-    if (k >= placed) {
-      select_nth(std::span<double>(v).subspan(placed), k - placed);
-      placed = k + 1;
-    }
-    out[i] = v[k];
-  }
+  ascending_order(ranks, order);
+  AscendingSelection selection{v};
+  for (std::size_t i : order) out[i] = selection.at(static_cast<std::size_t>(ranks[i]));
 }
 
 double QuantileSketch::bucketed_quantile(double p) const {
