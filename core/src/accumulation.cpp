@@ -218,6 +218,18 @@ void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
   merge_outputs(into, from);
 }
 
+namespace {
+
+/// The variance of a cell's values without those of one batch (a subset of them): the
+/// jackknife's leave-one-batch-out value.
+double variance_without(const CellStats& total, const MomentSums& batch) {
+  MomentSums rest{total.n, total.sum, total.sum_sq};
+  rest.remove(batch);
+  return rest.variance();
+}
+
+}  // namespace
+
 VarianceGrowth variance_growth(const ChoicePartial& partial, const BatchLayout& layout,
                                std::size_t j, const std::vector<double>& sample_times) {
   const std::size_t n_obs = layout.n_observables;
@@ -245,9 +257,7 @@ VarianceGrowth variance_growth(const ChoicePartial& partial, const BatchLayout& 
     if (cells[j].n == 0) continue;
     for (std::size_t f = 0; f < nf; ++f) {
       const CellStats& c = partial.cells[static_cast<std::size_t>(layout.samples[f]) * n_obs + j];
-      MomentSums rest{c.n, c.sum, c.sum_sq};
-      rest.remove(cells[f * n_obs + j]);
-      v[f] = rest.variance();
+      v[f] = variance_without(c, cells[f * n_obs + j]);
     }
     const GrowthEstimate without = estimate_growth(t, v);
     a_out.push_back(without.a);
@@ -293,11 +303,7 @@ VarianceRatio variance_ratio(const ChoicePartial& a, const BatchLayout& a_layout
     const MomentSums& bx = x.batch0[batch * x.stride];
     const MomentSums& by = y.batch0[batch * y.stride];
     if (bx.n == 0 && by.n == 0) continue;
-    MomentSums rx{x.total->n, x.total->sum, x.total->sum_sq};
-    MomentSums ry{y.total->n, y.total->sum, y.total->sum_sq};
-    rx.remove(bx);
-    ry.remove(by);
-    leave_out.push_back(ratio(rx.variance(), ry.variance()));
+    leave_out.push_back(ratio(variance_without(*x.total, bx), variance_without(*y.total, by)));
   }
   r.batches = static_cast<std::int64_t>(leave_out.size());
   r.ratio_stderr = std::isnan(r.ratio) ? kNaN : jackknife_stderr(leave_out);
