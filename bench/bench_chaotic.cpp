@@ -1,4 +1,4 @@
-// Benchmarks on the chaotic quartic system, n = 3 (seed 001 §4.1):
+// Benchmarks on the chaotic quartic system, n = 3 ([Celledoni2019] §4.1):
 //  * BM_Step/<integrator>: wall time per step of one trajectory (items = steps), and the Newton
 //    iterations per step of the implicit ones;
 //  * BM_Ensemble/<integrator>/<threads>: ensemble throughput in trajectory-steps per second.

@@ -1,7 +1,7 @@
 """The numpy peer of bench/peers (issue 14): SI-DLA on the chaotic quartic system (n = 3), vectorised
 over trajectories, with the statistics nhsim reports at the same sample times.
 
-SI-DLA is McLachlan & Perlmutter 2006 eq. (4.18), seed 001 Fig. 2, in canonical coordinates, as in
+SI-DLA is [McLachlan2006] eq. (4.18), [Celledoni2019] Fig. 2, in canonical coordinates, as in
 core/include/nhsim/integrators/si_dla.hpp: M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3), so the
 constraint is affine in the multiplier and one division per step solves it exactly:
     q_h = q + h/2 p

@@ -1,6 +1,6 @@
 // The peers of bench/peers (issue 14): nhsim's ensemble in process, and the loop a C++ user would
 // write instead with Boost.Odeint's runge_kutta4 over oneTBB, on the chaotic quartic system
-// (n = 3, seed 001 §4.1) from the same initial states.
+// (n = 3, [Celledoni2019] §4.1) from the same initial states.
 //
 //   nhsim_peers states N FILE
 //       writes trajectories 0..N-1 of the energy-shell generator (E = 3.06, seed 20261122) to
@@ -10,9 +10,9 @@
 //       of the three default observables every 20 steps (or every SAMPLE_EVERY: as many as the
 //       steps to t_final leaves only the first and last sample, i.e. the steps' own cost).
 //   nhsim_peers odeint FILE N THREADS T_FINAL
-//       the peer: boost::numeric::odeint::runge_kutta4 on the reduced ODE of seed 001 eq. (9),
-//       tbb::parallel_for over trajectories, Welford mean and variance, min and max of the same
-//       three observables at the same sample times, merged over threads (Chan et al.).
+//       the peer: boost::numeric::odeint::runge_kutta4 on the reduced ODE of [Celledoni2019]
+//       eq. (9), tbb::parallel_for over trajectories, Welford mean and variance, min and max of
+//       the same three observables at the same sample times, merged over threads (Chan et al.).
 //   nhsim_peers final INTEGRATOR FILE N STEPS OUT
 //       nhsim's stepper from each of the first N states for STEPS steps; writes the final
 //       (q, p) rows to OUT (the numpy peer checks itself against them).
@@ -130,7 +130,7 @@ int run_nhsim(const std::string& integrator, const std::string& file, std::int64
 
 // ---- the Odeint peer, written as a user would: the reduced vector field by hand ----
 
-/// zeta = (x, w[3], z[3], xi[3], eta[3]) on D*, seed 001 eq. (21)
+/// zeta = (x, w[3], z[3], xi[3], eta[3]) on D*, [Celledoni2019] eq. (21)
 /// (nhsim/systems/chaotic_quartic.hpp for the frame and the corrections to the printed equation).
 using Zeta = std::array<double, 13>;
 
@@ -170,7 +170,7 @@ Zeta to_zeta(const double* q, const double* p) {
   return s;
 }
 
-/// Canonical p from zeta (seed 001 eq. (16a)), then H = |p|^2 / 2 + V(q) and the constraint
+/// Canonical p from zeta ([Celledoni2019] eq. (16a)), then H = |p|^2 / 2 + V(q) and the constraint
 /// residual |p_x + w . p_z|: the observables energy_error, relative_energy_error and
 /// constraint_residual, as nhsim computes them.
 void energy_and_residual(const Zeta& s, double& energy, double& residual) {

@@ -124,7 +124,7 @@ def _missing(proto, observable):
 
 def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, loglog=True):
     """The variance of H(t) - H(0) over the ensemble against t, one line per choice, on log
-    scales (seed 001 Fig. 2, bottom right: a random walk whose variance grows linearly in t,
+    scales ([Celledoni2019] Fig. 2, bottom right: a random walk whose variance grows linearly in t,
     a line of slope 1 on log-log axes, for the methods that do not preserve energy; round-off
     for those that do).
 
@@ -270,7 +270,7 @@ def plot_overview(result):
 
 
 # ---------------------------------------------------------------------------------------------
-# The seed figures: one function per figure of the seed papers that nhsim reproduces
+# The paper figures: one function per figure of the papers that nhsim reproduces
 # (docs/experiments-seed00N.md shows each beside what the paper reports; scripts/figures runs
 # the example specs and draws them all into docs/figures). They read the aggregate statistics
 # of a result: for a single-trajectory run (n_trajectories = 1) the mean at each sample time is
@@ -279,7 +279,7 @@ def plot_overview(result):
 # Axes; a figure of several panels returns the Figure.
 # ---------------------------------------------------------------------------------------------
 
-# One colour per integrator id, the same in every seed figure.
+# One colour per integrator id, the same in every paper figure.
 _COLORS = {
     "gonzalez": "C0", "gonzalez_r": "C0", "ggl": "C0", "em": "C0", "mla": "C0",
     "nh_rattle": "C0", "avf": "C1", "gonzalez_f": "C1", "rdp_cay": "C1", "spark2": "C2",
@@ -400,11 +400,11 @@ def _conserved(ax, lines, symbol, unit):
     return True
 
 
-# --- seed 000: MLA against DLA ---------------------------------------------------------------
+# --- [AnahorySimoes2022]: MLA against DLA ---------------------------------------------------------
 
 def plot_seed000_fig2(result, ax=None):
-    """Seed 000 Fig. 2 (Example 3): the energy error |H(t) - H(0)| of each integrator on the
-    nonholonomic particle (examples/particle_fig23.json), log scale.
+    """[AnahorySimoes2022] Fig. 2 (Example 3): the energy error |H(t) - H(0)| of each integrator on
+    the nonholonomic particle (examples/particle_fig23.json), log scale.
 
     The paper plots the value of H|D* for MLA and DLA; H(0) is the same for every choice, so
     the error shows the same difference: both settle to a constant after the first steps, MLA's
@@ -430,8 +430,8 @@ def plot_seed000_fig2(result, ax=None):
 
 
 def plot_seed000_fig3(result, ax=None, reference="exact"):
-    """Seed 000 Fig. 3 (Example 3): the error max_i |q_i(t) - q_i^exact(t)| of each method
-    against the closed-form flow eq. (19)-(20) (the result's ``exact`` choice) on the
+    """[AnahorySimoes2022] Fig. 3 (Example 3): the error max_i |q_i(t) - q_i^exact(t)| of each
+    method against the closed-form flow eq. (19)-(20) (the result's ``exact`` choice) on the
     nonholonomic particle, from the q[0], q[1], q[2] series of a single trajectory, log scale.
 
     Args:
@@ -478,8 +478,8 @@ def _knife_edge_energy(result, ax, figure, title):
 
 
 def plot_seed000_fig5(result, ax=None):
-    """Seed 000 Fig. 5 (Example 4): the energy error |H(t) - H(0)| of MLA and DLA on the knife
-    edge with potential x/2 (examples/knife_edge_fig5.json), log scale: both oscillate without
+    """[AnahorySimoes2022] Fig. 5 (Example 4): the energy error |H(t) - H(0)| of MLA and DLA on the
+    knife edge with potential x/2 (examples/knife_edge_fig5.json), log scale: both oscillate without
     drift, MLA about 100 times below DLA.
 
     Returns:
@@ -490,7 +490,7 @@ def plot_seed000_fig5(result, ax=None):
 
 
 def plot_seed000_fig6(result, ax=None):
-    """Seed 000 Fig. 6 (Example 5): as plot_seed000_fig5 on the perturbed knife edge
+    """[AnahorySimoes2022] Fig. 6 (Example 5): as plot_seed000_fig5 on the perturbed knife edge
     (ε = 0.1, examples/knife_edge_fig6.json): both drift, MLA far less than DLA.
 
     Returns:
@@ -500,7 +500,7 @@ def plot_seed000_fig6(result, ax=None):
                               "seed 000 Fig. 6: perturbed knife edge")
 
 
-# --- seed 001: discrete gradients ------------------------------------------------------------
+# --- [Celledoni2019]: discrete gradients ----------------------------------------------------------
 
 def convergence_errors(result, reference="rk4"):
     """The error at the last sample time of each choice against a reference choice: the max
@@ -611,7 +611,7 @@ def _variance_panel(ax, result, reference_slope=1e-4):
 
 
 def plot_seed001_fig2(order=None, trajectory=None, variance=None, reference="rk4"):
-    """Seed 001 Fig. 2 (§4.1, the chaotic quartic system, n = 3, H = 3.06): four panels, each
+    """[Celledoni2019] Fig. 2 (§4.1, the chaotic quartic system, n = 3, H = 3.06): four panels, each
     drawn from the result it needs (a panel whose result is None is left out).
 
     Args:
@@ -661,7 +661,7 @@ def plot_seed001_fig2(order=None, trajectory=None, variance=None, reference="rk4
 
 
 def _sleigh_rho(proto, integrator):
-    """ρ1, ρ2 of the Chaplygin sleigh in the orthonormal adapted frame of seed 001 §4.2:
+    """ρ1, ρ2 of the Chaplygin sleigh in the orthonormal adapted frame of [Celledoni2019] §4.2:
     ρ1 = p_θ / sqrt(J + m a²), ρ2 = (cos θ p_1 + sin θ p_2) / sqrt(m)."""
     params = dict(proto.parameters)
     big_j, a, m = params.get("J", 8.0), params.get("a", 1.0), params.get("m", 1.0)
@@ -672,10 +672,10 @@ def _sleigh_rho(proto, integrator):
 
 
 def plot_seed001_fig3(results, integrator=None, t_max=None):
-    """Seed 001 Fig. 3 (§4.2, Prop. 4.1): the Chaplygin sleigh leaving the unstable equilibrium
-    for the stable one. Left: the contact point's path (x1, x2), the part with t <= t_max;
-    right: (ρ1, ρ2), the momenta in the orthonormal adapted frame, which move on the circle
-    ρ1² + ρ2² = 2H from near (0, -0.6) to near (0, +0.6).
+    """[Celledoni2019] Fig. 3 (§4.2, Prop. 4.1): the Chaplygin sleigh leaving the unstable
+    equilibrium for the stable one. Left: the contact point's path (x1, x2), the part with
+    t <= t_max; right: (ρ1, ρ2), the momenta in the orthonormal adapted frame, which move on the
+    circle ρ1² + ρ2² = 2H from near (0, -0.6) to near (0, +0.6).
 
     Args:
         results: single-trajectory chaplygin_sleigh results with q[0..2] and p[0..2], one per
@@ -723,7 +723,7 @@ def plot_seed001_fig3(results, integrator=None, t_max=None):
 
 
 def plot_seed001_fig4(result, extremes=True):
-    """Seed 001 Fig. 4 (§4.4): the gearbox driven by an asymmetric pendulum over long times.
+    """[Celledoni2019] Fig. 4 (§4.4): the gearbox driven by an asymmetric pendulum over long times.
     Left: relative energy error |H(t) - H(0)| / |H(0)|; right: the constraint error
     |p1 + sin(q3) p2|; log scales. One colour per method: the median over the ensemble (solid)
     and its maximum (thin), or the trajectory itself for a single one (the paper runs one
@@ -760,10 +760,10 @@ def plot_seed001_fig4(result, extremes=True):
     return fig
 
 
-# --- seed 002: GNI and RDP -------------------------------------------------------------------
+# --- [Kobilarov2010]: GNI and RDP -----------------------------------------------------------------
 
 def plot_seed002_fig2(results, reference=-1, inset=True):
-    """Seed 002 Fig. 2 (§6.1): the Chaplygin sleigh about its centre of mass. Left: the skate
+    """[Kobilarov2010] Fig. 2 (§6.1): the Chaplygin sleigh about its centre of mass. Left: the skate
     paths (x_s, y_s), the "heart", with a close-up of the cusp; right: the relative energy
     error |H(t) - H(0)| / |H(0)| of each method, log scale.
 
@@ -824,7 +824,7 @@ def plot_seed002_fig2(results, reference=-1, inset=True):
 
 
 def plot_seed002_fig4(result, reference=-1):
-    """Seed 002 Fig. 4 (§6.2): the snakeboard with the controls u_ψ = cos(20πt),
+    """[Kobilarov2010] Fig. 4 (§6.2): the snakeboard with the controls u_ψ = cos(20πt),
     u_φ = sin(2πt), N = 128 steps over T = 10 s. Left: the board's path (x, y) = (q[3], q[4]);
     right: the energy error H(t) - H(0), which includes the work of the controls.
 
@@ -866,7 +866,7 @@ def plot_seed002_fig4(result, reference=-1):
     return fig
 
 
-# --- seed 003: the GGL integrator on the top and the four-bar linkage ------------------------
+# --- [Kinon2023]: the GGL integrator on the top and the four-bar linkage ------------------------
 
 def _ggl_series(result, system, figure, integrator):
     proto = as_proto(result)
@@ -938,7 +938,7 @@ def _h_increments(result, system, figure, integrator, ax, title, observable="ene
 
 
 def plot_seed003_fig3(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 3 (§5.1): the top's kinetic energy T, potential energy V and H = T + V
+    """[Kinon2023] Fig. 3 (§5.1): the top's kinetic energy T, potential energy V and H = T + V
     (examples/top_precession.json, a single trajectory).
 
     Args:
@@ -955,7 +955,7 @@ def plot_seed003_fig3(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig4(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 4 (§5.1): the top's angular momentum L₃ about e₃ (conserved).
+    """[Kinon2023] Fig. 4 (§5.1): the top's angular momentum L₃ about e₃ (conserved).
 
     Returns:
         The Axes. x: t [s]; y: L₃ [kg m²/s].
@@ -967,7 +967,7 @@ def plot_seed003_fig4(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig5(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 5 (§5.1): the top's Hamiltonian increments H(t_{n+1}) - H(t_n) between
+    """[Kinon2023] Fig. 5 (§5.1): the top's Hamiltonian increments H(t_{n+1}) - H(t_n) between
     consecutive samples (per step when sampled every step): bounded, no drift.
 
     Returns:
@@ -978,7 +978,7 @@ def plot_seed003_fig5(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig6(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 6 (§5.1): the top's angular momentum increments L₃(t_{n+1}) - L₃(t_n):
+    """[Kinon2023] Fig. 6 (§5.1): the top's angular momentum increments L₃(t_{n+1}) - L₃(t_n):
     round-off.
 
     Returns:
@@ -990,7 +990,7 @@ def plot_seed003_fig6(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig7(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 7 (§5.1): the position-level constraints of the top. The paper draws each
+    """[Kinon2023] Fig. 7 (§5.1): the position-level constraints of the top. The paper draws each
     of the nine g_k; nhsim returns their maximum max_k |g_k(q)| (position_constraint_residual),
     log scale: round-off for ggl.
 
@@ -1005,7 +1005,7 @@ def plot_seed003_fig7(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig8(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 8 (§5.1): the velocity-level constraints of the top at the step ends,
+    """[Kinon2023] Fig. 8 (§5.1): the velocity-level constraints of the top at the step ends,
     max_k |(G(q) M⁻¹ p)_k| (velocity_constraint_residual; the paper draws each k): not zero,
     since ggl enforces them at the intermediate point only (eq. (41e)).
 
@@ -1019,7 +1019,7 @@ def plot_seed003_fig8(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig9(result, ax=None, integrator="ggl", observable="phi3"):
-    """Seed 003 Fig. 9 (§5.1): h-convergence, the relative error
+    """[Kinon2023] Fig. 9 (§5.1): h-convergence, the relative error
     e = |φ₃(t_final) - φ₃(0)| / φ₃(0) (eq. (69); φ₃(0) = 0.0375 m is the exact steady value)
     against h, log-log, with a slope-1 guide (examples/top_convergence.json).
 
@@ -1051,7 +1051,7 @@ def plot_seed003_fig9(result, ax=None, integrator="ggl", observable="phi3"):
 
 
 def plot_seed003_fig10(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 10 (§5.1): the height φ₃ of the top's centre of mass, which oscillates
+    """[Kinon2023] Fig. 10 (§5.1): the height φ₃ of the top's centre of mass, which oscillates
     about the steady-precession value φ₃(0) = 0.0375 m (dotted).
 
     Returns:
@@ -1069,7 +1069,7 @@ def plot_seed003_fig10(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig12(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 12 (§5.2): the 1-coordinate x₄ of joint P₄ of the double four-bar linkage
+    """[Kinon2023] Fig. 12 (§5.2): the 1-coordinate x₄ of joint P₄ of the double four-bar linkage
     (examples/four_bar.json).
 
     Returns:
@@ -1080,7 +1080,7 @@ def plot_seed003_fig12(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig13(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 13 (§5.2): the 1-velocity v₄ of joint P₄.
+    """[Kinon2023] Fig. 13 (§5.2): the 1-velocity v₄ of joint P₄.
 
     Returns:
         The Axes. x: t [s]; y: v₄ [m/s].
@@ -1090,7 +1090,7 @@ def plot_seed003_fig13(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig14(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 14 (§5.2): the linkage's kinetic energy T, potential energy V and
+    """[Kinon2023] Fig. 14 (§5.2): the linkage's kinetic energy T, potential energy V and
     H = T + V.
 
     Returns:
@@ -1101,7 +1101,7 @@ def plot_seed003_fig14(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig15(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 15 (§5.2): the linkage's angular momentum L (eq. (75)), not conserved
+    """[Kinon2023] Fig. 15 (§5.2): the linkage's angular momentum L (eq. (75)), not conserved
     under gravity.
 
     Returns:
@@ -1113,7 +1113,7 @@ def plot_seed003_fig15(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig16(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 16 (§5.2): the linkage's Hamiltonian increments H(t_{n+1}) - H(t_n)
+    """[Kinon2023] Fig. 16 (§5.2): the linkage's Hamiltonian increments H(t_{n+1}) - H(t_n)
     (per step when sampled every step; the paper: of order 1e-3 and stable).
 
     Returns:
@@ -1124,7 +1124,7 @@ def plot_seed003_fig16(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig17(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 17 (§5.2): the increments of the angular momentum L.
+    """[Kinon2023] Fig. 17 (§5.2): the increments of the angular momentum L.
 
     Returns:
         The Axes. x: t [s]; y: the increment [kg m²/s].
@@ -1135,7 +1135,7 @@ def plot_seed003_fig17(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig18(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 18 (§5.2): bar 1's internal (rigidity) constraints on position level,
+    """[Kinon2023] Fig. 18 (§5.2): bar 1's internal (rigidity) constraints on position level,
     max of |g^int_1| over its three (g_int_b1; the paper draws each), log scale: satisfied to
     the Newton tolerance.
 
@@ -1148,7 +1148,7 @@ def plot_seed003_fig18(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig19(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 19 (§5.2): bar 1's internal constraints on velocity level at the step ends
+    """[Kinon2023] Fig. 19 (§5.2): bar 1's internal constraints on velocity level at the step ends
     (gv_int_b1, the max over the three): small, larger near the singular configurations.
 
     Returns:
@@ -1160,7 +1160,7 @@ def plot_seed003_fig19(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig20(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 20 (§5.2): the external constraint of joint P₄ (eq. (74b)) on position
+    """[Kinon2023] Fig. 20 (§5.2): the external constraint of joint P₄ (eq. (74b)) on position
     level (g_ext_p4, the max over its two components), log scale.
 
     Returns:
@@ -1172,7 +1172,7 @@ def plot_seed003_fig20(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig21(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 21 (§5.2): the external constraint of joint P₄ on velocity level
+    """[Kinon2023] Fig. 21 (§5.2): the external constraint of joint P₄ on velocity level
     (gv_ext_p4): exact at the step ends too, its Jacobian being constant.
 
     Returns:
@@ -1184,7 +1184,7 @@ def plot_seed003_fig21(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig22(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 22 (§5.2): T, V and H = T + V of the damped linkage (dampers η = 0.5 N s/m,
+    """[Kinon2023] Fig. 22 (§5.2): T, V and H = T + V of the damped linkage (dampers η = 0.5 N s/m,
     examples/four_bar_damped.json): H decays.
 
     Returns:
@@ -1195,7 +1195,7 @@ def plot_seed003_fig22(result, ax=None, integrator="ggl"):
 
 
 def plot_seed003_fig23(result, ax=None, integrator="ggl"):
-    """Seed 003 Fig. 23 (§5.2): the energy lost between consecutive samples,
+    """[Kinon2023] Fig. 23 (§5.2): the energy lost between consecutive samples,
     -(H(t_{n+1}) - H(t_n)), beside the dissipated energy of the dampers over the same interval,
     the trapezoidal sum of the dissipated power P_v = v·C v (dissipated_power). Per step when
     sampled every step.
@@ -1222,10 +1222,10 @@ def plot_seed003_fig23(result, ax=None, integrator="ggl"):
     return _finish(ax, f"seed 003 Fig. 23: damped four-bar, dissipated energy ({per})")
 
 
-# --- seed 004: the rigid body in the non-twisting frame --------------------------------------
+# --- [Gebhardt2020]: the rigid body in the non-twisting frame -------------------------------------
 
 def second_quotient(result, integrator=None):
-    """The second quotient of precision Q(t) = |q_h - q_{h/2}| / |q_{h/2} - q_{h/4}| (seed 004
+    """The second quotient of precision Q(t) = |q_h - q_{h/2}| / |q_{h/2} - q_{h/4}| ([Gebhardt2020]
     Tables 1, 3, 5 and Figs. 2, 5, 8; the Euclidean norm over the q[i] series, the nine director
     components) of each integrator that runs at three step sizes h, h/2, h/4 sampled at the
     same times (examples/nontwisting_precision.json). Q ≈ 4 for a second-order method.
@@ -1294,7 +1294,7 @@ def _momenta(result, figure, title, integrator):
 
 
 def plot_seed004_fig1(result, integrator="em"):
-    """Seed 004 Fig. 1 (§6.1, case 1): the spatial angular momentum components (left, they
+    """[Gebhardt2020] Fig. 1 (§6.1, case 1): the spatial angular momentum components (left, they
     oscillate) and the material ones Π¹, Π², Π³ (right: constant, Π³ = 0), from a
     single-trajectory nontwisting_body result with sam_1..3 and Pi1..3
     (examples/nontwisting_case1.json).
@@ -1307,8 +1307,8 @@ def plot_seed004_fig1(result, integrator="em"):
 
 
 def plot_seed004_fig4(result, integrator="em"):
-    """Seed 004 Fig. 4 (§6.2, case 2, a vanishing load): as plot_seed004_fig1; the momenta vary
-    while the load acts (t < 1 s), then the material ones stay constant
+    """[Gebhardt2020] Fig. 4 (§6.2, case 2, a vanishing load): as plot_seed004_fig1; the momenta
+    vary while the load acts (t < 1 s), then the material ones stay constant
     (examples/nontwisting_case2.json).
 
     Returns:
@@ -1319,7 +1319,7 @@ def plot_seed004_fig4(result, integrator="em"):
 
 
 def plot_seed004_fig7(result, integrator="em"):
-    """Seed 004 Fig. 7 (§6.3, case 3): as plot_seed004_fig4 for case 3
+    """[Gebhardt2020] Fig. 7 (§6.3, case 3): as plot_seed004_fig4 for case 3
     (examples/nontwisting_case3.json).
 
     Returns:
@@ -1361,7 +1361,7 @@ def _energy_precision(result, precision, figure, title, integrator):
 
 
 def plot_seed004_fig2(result, precision=None, integrator="em"):
-    """Seed 004 Fig. 2 (§6.1, case 1): the kinetic energy (left, constant) and the second
+    """[Gebhardt2020] Fig. 2 (§6.1, case 1): the kinetic energy (left, constant) and the second
     quotient of precision Q(t) (right, ≈ 4; second_quotient of the precision result).
 
     Args:
@@ -1379,7 +1379,7 @@ def plot_seed004_fig2(result, precision=None, integrator="em"):
 
 
 def plot_seed004_fig5(result, precision=None, integrator="em"):
-    """Seed 004 Fig. 5 (§6.2, case 2): as plot_seed004_fig2; K grows while the load acts.
+    """[Gebhardt2020] Fig. 5 (§6.2, case 2): as plot_seed004_fig2; K grows while the load acts.
 
     Returns:
         The matplotlib Figure.
@@ -1389,7 +1389,7 @@ def plot_seed004_fig5(result, precision=None, integrator="em"):
 
 
 def plot_seed004_fig8(result, precision=None, integrator="em"):
-    """Seed 004 Fig. 8 (§6.3, case 3): as plot_seed004_fig2 for case 3.
+    """[Gebhardt2020] Fig. 8 (§6.3, case 3): as plot_seed004_fig2 for case 3.
 
     Returns:
         The matplotlib Figure.
@@ -1446,7 +1446,7 @@ def _d3_sphere(result, ax, figure, title, integrator):
 
 
 def plot_seed004_fig3(result, ax=None, integrator="em"):
-    """Seed 004 Fig. 3 (§6.1, case 1): the path of the third director d₃ on the unit sphere S²
+    """[Gebhardt2020] Fig. 3 (§6.1, case 1): the path of the third director d₃ on the unit sphere S²
     (d3_1..3 of a single trajectory): a great circle, a geodesic.
 
     Args:
@@ -1462,7 +1462,7 @@ def plot_seed004_fig3(result, ax=None, integrator="em"):
 
 
 def plot_seed004_fig6(result, ax=None, integrator="em"):
-    """Seed 004 Fig. 6 (§6.2, case 2): d₃ on S², again a great circle.
+    """[Gebhardt2020] Fig. 6 (§6.2, case 2): d₃ on S², again a great circle.
 
     Returns:
         The 3D Axes.
@@ -1472,7 +1472,7 @@ def plot_seed004_fig6(result, ax=None, integrator="em"):
 
 
 def plot_seed004_fig9(result, ax=None, integrator="em"):
-    """Seed 004 Fig. 9 (§6.3, case 3): d₃ on S²: off a geodesic while the load turns the axis
+    """[Gebhardt2020] Fig. 9 (§6.3, case 3): d₃ on S²: off a geodesic while the load turns the axis
     of rotation (t < 1 s), a great circle afterwards.
 
     Returns:
@@ -1507,7 +1507,7 @@ def _d3_component(result, component, figure, number, zoom_from=4.0):
 
 
 def plot_seed004_fig10(result):
-    """Seed 004 Fig. 10 (§6.4): the first component of d₃ for every choice (em and dla of
+    """[Gebhardt2020] Fig. 10 (§6.4): the first component of d₃ for every choice (em and dla of
     examples/nontwisting_case1.json) over [0, t_final] (left) and [4, 5] s (right), where the
     O(h²) phase difference shows.
 
@@ -1518,7 +1518,7 @@ def plot_seed004_fig10(result):
 
 
 def plot_seed004_fig11(result):
-    """Seed 004 Fig. 11 (§6.4): as plot_seed004_fig10 for the second component of d₃.
+    """[Gebhardt2020] Fig. 11 (§6.4): as plot_seed004_fig10 for the second component of d₃.
 
     Returns:
         The matplotlib Figure.
@@ -1527,7 +1527,7 @@ def plot_seed004_fig11(result):
 
 
 def plot_seed004_fig12(result):
-    """Seed 004 Fig. 12 (§6.4): as plot_seed004_fig10 for the third component of d₃.
+    """[Gebhardt2020] Fig. 12 (§6.4): as plot_seed004_fig10 for the third component of d₃.
 
     Returns:
         The matplotlib Figure.

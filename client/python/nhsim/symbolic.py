@@ -151,7 +151,7 @@ def custom_system(coordinates, potential, constraints, mass_matrix=None, paramet
             server as observables under their names.
         control_forces: b_j(q), one row of n expressions per control input u_j (the spec's
             ``controls[j]`` gives u_j(t)); the applied force is sum_j b_j(q) u_j(t) - dV/dq.
-        holonomic_constraints: g_k(q), one expression each, g(q) = 0 (seed 003 eq. (1)); the
+        holonomic_constraints: g_k(q), one expression each, g(q) = 0 ([Kinon2023] eq. (1)); the
             server adds their velocity form dg/dq to the constraint rows, and ggl applies when
             each g_k is at most quadratic in q and ``constraints`` is empty.
 
