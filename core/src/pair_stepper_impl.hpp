@@ -9,8 +9,7 @@ namespace nhsim {
 
 template <class S, class I>
 std::unique_ptr<Stepper> make_pair_stepper(const S& sys, double h, const NewtonSettings& ns) {
-  static_assert(integrator_applies<I, S>,
-                "core/pairs.cmake lists a pair whose integrator does not apply to the system");
+  static_assert(integrator_applies<I, S>, "a pair whose integrator does not apply to the system");
   return std::make_unique<StepperImpl<S, typename I::template Method<S>>>(sys, h, ns);
 }
 

@@ -14,8 +14,7 @@ namespace nhsim {
 template <class S, class I>
 std::unique_ptr<Stepper> make_pair_stepper(const S& /*sys*/, double /*h*/,
                                            const NewtonSettings& /*ns*/) {
-  static_assert(integrator_applies<I, S>,
-                "core/pairs.cmake lists a pair whose integrator does not apply to the system");
+  static_assert(integrator_applies<I, S>, "a pair whose integrator does not apply to the system");
   std::fprintf(stderr, "nhsim: a fuzz build (NHSIM_FUZZ) has no steppers; asked for %s\n", I::kId);
   std::abort();
 }

@@ -1,5 +1,5 @@
-// Merging partial results (nhsim/ensemble.hpp, DESIGN.md "Ensemble semantics"): the checks that
-// they belong together, the union of their ranges and the merge of their statistics.
+// Merging partial results (nhsim/ensemble.hpp, docs/design.md "Ensemble semantics"): the checks
+// that they belong together, the union of their ranges and the merge of their statistics.
 #include "partial_result.hpp"
 
 #include <algorithm>

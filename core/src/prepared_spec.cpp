@@ -11,7 +11,7 @@
 
 #include "custom/custom_entry.hpp"
 #include "join.hpp"
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/integrators/si_dla.hpp"
 

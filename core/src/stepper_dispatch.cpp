@@ -1,26 +1,17 @@
-// The definitions behind nhsim/stepper_factory.hpp, instantiated once for every catalogue system
-// type. The dispatch calls make_pair_stepper<S, I> for every applicable I; its definition is in
-// the generated translation unit of I (core/pairs.cmake), so a pair missing from that list fails
-// to link, naming the pair. One translation unit: editing an integrator header recompiles this
-// file, not every system's registration.
+// The definitions behind nhsim/stepper_factory.hpp, instantiated once for every system type of
+// the registries (CatalogueSystemTypes, CustomSystemTypes). The dispatch calls
+// make_pair_stepper<S, I> for every applicable I; its definition is compiled in the generated
+// pair unit of I (core/src/pairs.cpp.in), so a pair that no unit compiles fails to link, naming
+// the pair. One translation unit: editing an integrator header recompiles this file, not every
+// system's registration.
+#include <tuple>
 #include <type_traits>
 
 #include "lanes/chaotic_quartic_lanes.hpp"
 #include "nhsim/integrators/registry.hpp"
 #include "nhsim/stepper_factory.hpp"
-#include "nhsim/systems/chaotic_quartic.hpp"
-#include "nhsim/systems/chaplygin_sleigh.hpp"
-#include "nhsim/systems/chaplygin_sleigh_com.hpp"
 #include "nhsim/systems/custom_system.hpp"
-#include "nhsim/systems/director_body.hpp"
-#include "nhsim/systems/four_bar.hpp"
-#include "nhsim/systems/gearbox.hpp"
-#include "nhsim/systems/gyroscopic_top.hpp"
-#include "nhsim/systems/knife_edge.hpp"
-#include "nhsim/systems/nonholonomic_particle.hpp"
-#include "nhsim/systems/rolling_disk.hpp"
-#include "nhsim/systems/snakeboard.hpp"
-#include "nhsim/systems/suslov.hpp"
+#include "nhsim/systems/registry.hpp"
 #include "pair_stepper.hpp"
 
 namespace nhsim {
@@ -45,8 +36,6 @@ std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& 
   return out;
 }
 
-/// Instantiates make_stepper_for, integrator_not_applicable and applicable_integrators for the
-/// catalogue system type given as the argument.
 template <class S>
 std::unique_ptr<LaneStepper> make_lane_stepper_for(const S& sys, const IntegratorChoice& choice,
                                                    const LaneSettings& lanes) {
@@ -60,34 +49,33 @@ std::unique_ptr<LaneStepper> make_lane_stepper_for(const S& sys, const Integrato
   }
 }
 
-#define NHSIM_INSTANTIATE_STEPPER_FACTORY(...)                                                    \
-  template std::unique_ptr<Stepper> make_stepper_for<__VA_ARGS__>(const __VA_ARGS__&,             \
-                                                                  const IntegratorChoice&);       \
-  template std::unique_ptr<LaneStepper> make_lane_stepper_for<__VA_ARGS__>(                       \
-      const __VA_ARGS__&, const IntegratorChoice&, const LaneSettings&);                          \
-  template std::optional<std::string> integrator_not_applicable<__VA_ARGS__>(const std::string&); \
-  template std::vector<std::string> applicable_integrators<__VA_ARGS__>()
+/// Compiles make_stepper_for, make_lane_stepper_for, integrator_not_applicable and
+/// applicable_integrators for every system type of `Systems` (a std::tuple): the models
+/// (ModelImpl<S>, core/src/systems/) call them. Explicitly instantiated below.
+template <class Systems>
+struct DispatchUnit;
+template <class... Systems>
+struct DispatchUnit<std::tuple<Systems...>> {
+  static void compile() { (compile_for<Systems>(), ...); }
 
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<3>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaoticQuartic<Eigen::Dynamic>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleigh);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(ChaplyginSleighCom);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(FourBar);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(Gearbox);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(GyroscopicTop);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(KnifeEdge);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(NonholonomicParticle);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(NontwistingBody);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(RigidBody);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(RollingDisk);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(Snakeboard);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(Suslov);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<3, 1>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<7, 1>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(CustomSystem<Eigen::Dynamic, Eigen::Dynamic>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(
-    CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kVaryingMass>);
-NHSIM_INSTANTIATE_STEPPER_FACTORY(
-    CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kControlled>);
+ private:
+  template <class S>
+  static void compile_for() {
+    // Volatile stores keep the addresses, hence the definitions, in this object.
+    std::unique_ptr<Stepper> (*volatile stepper)(const S&, const IntegratorChoice&) =
+        &make_stepper_for<S>;
+    std::unique_ptr<LaneStepper> (*volatile lanes)(const S&, const IntegratorChoice&,
+                                                   const LaneSettings&) = &make_lane_stepper_for<S>;
+    std::optional<std::string> (*volatile why)(const std::string&) = &integrator_not_applicable<S>;
+    std::vector<std::string> (*volatile ids)() = &applicable_integrators<S>;
+    (void)stepper;
+    (void)lanes;
+    (void)why;
+    (void)ids;
+  }
+};
+
+template struct DispatchUnit<CatalogueSystemTypes>;
+template struct DispatchUnit<CustomSystemTypes>;
 
 }  // namespace nhsim

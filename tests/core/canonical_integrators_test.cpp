@@ -1,7 +1,7 @@
-// The canonical-coordinate integrators with multipliers: `gonzalez_f` and `avf_f` (seed 001 eq.
-// (15) with the Gonzalez and the AVF discrete gradient) and `i_dla` (discrete
-// Lagrange-d'Alembert with midpoint discrete Lagrangian and constraint, seed 001 §4.1.3) on the
-// chaotic quartic system (n = 3) and the rolling disk.
+// The canonical-coordinate integrators with multipliers: `gonzalez_f` and `avf_f` ([Celledoni2019]
+// eq. (15) with the Gonzalez and the AVF discrete gradient) and `i_dla` (discrete
+// Lagrange-d'Alembert with midpoint discrete Lagrangian and constraint, [Celledoni2019] §4.1.3) on
+// the chaotic quartic system (n = 3) and the rolling disk.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,7 +31,7 @@ using test::state_at;
 using test::sci;
 
 // gonzalez_f preserves H to round-off (|H - H0| / |H0| <= 1e-13 over 10^4 steps, h = 0.05)
-// while its canonical constraint residual max |mu(q) p| is NOT at round-off (seed 001 §3.3:
+// while its canonical constraint residual max |mu(q) p| is NOT at round-off ([Celledoni2019] §3.3:
 // eq. (15) keeps the constraint only approximately) but stays bounded.
 TEST(GonzalezF, PreservesEnergyButNotTheConstraint) {
   const Ic ic = chaotic_shell_state(3);
@@ -72,8 +72,8 @@ TEST(AvfF, PreservesEnergyButNotTheConstraint) {
   RecordProperty("avf_f_max_constraint_residual", sci(max_res));
 }
 
-// avf_f against avf (the same discrete gradient on the reduced form, seed 001 eq. (14)) on the
-// systems that have both forms: the two are different discretisations of the same flow, so at
+// avf_f against avf (the same discrete gradient on the reduced form, [Celledoni2019] eq. (14)) on
+// the systems that have both forms: the two are different discretisations of the same flow, so at
 // t = 10 their states differ by O(h^2) (the difference shrinks by 4 +- 0.6 per halving of h) and
 // both keep the same H0 to round-off. On the chaotic system AVF and Gonzalez gradients differ
 // (quartic V), so avf_f is not gonzalez_f there (difference > 1e-8 at h = 0.05).
@@ -194,7 +194,7 @@ TEST(IDla, RollingDiskEnergyStaysAtRoundOffAtLargeAngles) {
   }
 }
 
-// Observed order by step halving against a fine rk4 reference at t = 10 (seed 001 Fig. 2 top
+// Observed order by step halving against a fine rk4 reference at t = 10 ([Celledoni2019] Fig. 2 top
 // left): 2 +- 0.15 for all three.
 TEST(CanonicalIntegrators, ObservedOrderByStepHalving) {
   const Ic ic = chaotic_shell_state(5);

@@ -1,4 +1,4 @@
-// The chaotic quartic system (seed 001 §4.1): reduced and canonical forms agree.
+// The chaotic quartic system ([Celledoni2019] §4.1): reduced and canonical forms agree.
 #include "nhsim/systems/chaotic_quartic.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// The Chaplygin sleigh about the centre of mass (seed 002 §6.1): canonical data and the printed
-// projector eq. (33), and Fig. 2 ("heart" skate paths and energy) with nh_rattle, rdp_exp and
-// rk2: nh_rattle keeps the energy exactly (§6.1, Theorem 1), all three follow the path of a
+// The Chaplygin sleigh about the centre of mass ([Kobilarov2010] §6.1): canonical data and the
+// printed projector eq. (33), and Fig. 2 ("heart" skate paths and energy) with nh_rattle, rdp_exp
+// and rk2: nh_rattle keeps the energy exactly (§6.1, Theorem 1), all three follow the path of a
 // fine-step reference, rk2 drifts in energy.
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
 

@@ -1,5 +1,5 @@
-// The Chaplygin sleigh (seed 001 §4.2): canonical data as printed, the orthonormal reduced form
-// eq. (22) against the canonical nonholonomic field, and Prop. 4.1 / Fig. 3 with `gonzalez`.
+// The Chaplygin sleigh ([Celledoni2019] §4.2): canonical data as printed, the orthonormal reduced
+// form eq. (22) against the canonical nonholonomic field, and Prop. 4.1 / Fig. 3 with `gonzalez`.
 #include "nhsim/systems/chaplygin_sleigh.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/model_impl.hpp"

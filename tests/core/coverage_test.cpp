@@ -1,6 +1,6 @@
 // Coverage of the served confidence intervals: over 400 independent generator seeds of a cheap
-// ensemble (SI-DLA on seed 001's chaotic quartic system, 400 states on the energy shell, t up
-// to 20), the 95 % intervals of a mean, a variance, three quantiles and the growth drift b
+// ensemble (SI-DLA on [Celledoni2019]'s chaotic quartic system, 400 states on the energy shell, t
+// up to 20), the 95 % intervals of a mean, a variance, three quantiles and the growth drift b
 // contain the reference value in 93-97 % of the seeds. The reference is one run of 40000
 // states with another seed (its own standard errors are a tenth of one seed's): its mean,
 // variance and b, and its quantiles as exact order statistics of its final states.

@@ -1,5 +1,5 @@
-// User-defined systems with holonomic constraints g(q) (issue 16): the gyroscopic top of seed 003
-// §5.1 written as custom_system gives the built-in's trajectories with ggl and with the
+// User-defined systems with holonomic constraints g(q) (issue 16): the gyroscopic top of
+// [Kinon2023] §5.1 written as custom_system gives the built-in's trajectories with ggl and with the
 // canonical methods; ggl applies only where the definition admits it; bad holonomic input is
 // refused with the field.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include "custom_system_support.hpp"
 #include "gyroscopic_top_support.hpp"
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/custom/model.hpp"
 #include "nhsim/ensemble.hpp"
 #include "test_support.hpp"
@@ -24,7 +24,7 @@ using test::sci;
 using test::spec_with;
 using test::with_custom_system;
 
-/// The top in director coordinates, q = (phi, d1, d2, d3) (seed 003 eq. (59)-(64)), with the
+/// The top in director coordinates, q = (phi, d1, d2, d3) ([Kinon2023] eq. (59)-(64)), with the
 /// paper's data: M = diag(m I, E1 I, E2 I, E3 I), V = m g phi3, the six orthonormality
 /// conditions and phi = l d3; L3 as a named invariant.
 CustomSystemSpec top_custom() {
@@ -56,7 +56,7 @@ CustomSystemSpec top_custom() {
   return s;
 }
 
-/// The steady precession state of seed 003 eq. (65)-(68) (examples/top_precession.json).
+/// The steady precession state of [Kinon2023] eq. (65)-(68) (examples/top_precession.json).
 CanonicalState top_state() {
   const GyroscopicTop top = test::paper_top();
   GyroscopicTop::VecQ q, p;
@@ -82,7 +82,7 @@ EnsembleSpec pendulum_spec(const CustomSystemSpec& system, const std::string& id
   return s;
 }
 
-// ggl (seed 003 §4.1) on the custom top against the built-in, with the example's Newton
+// ggl ([Kinon2023] §4.1) on the custom top against the built-in, with the example's Newton
 // tolerance 1e-14; rk2 and dla (velocity level only) too. The tapes round differently from the
 // hand-written g and G, so the two agree to the Newton tolerance carried over 1000 steps
 // (measured 7.0e-11 relative).
@@ -95,7 +95,7 @@ TEST(CustomHolonomic, GyroscopicTopGivesTheBuiltInTrajectories) {
 }
 
 // What ggl is for: g(q) = 0 and the momentum map L3 exactly (to the Newton tolerance), where
-// rk2 drifts off g = 0 (seed 003 Fig. 8).
+// rk2 drifts off g = 0 ([Kinon2023] Fig. 8).
 TEST(CustomHolonomic, GglKeepsThePositionConstraintsAndL3) {
   EnsembleSpec s = spec_with({top_state()}, {"ggl", "rk2"}, 0.002, 2.0);
   s.integrators[0].newton_tol = 1e-14;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "custom_system_support.hpp"
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "test_support.hpp"
 
@@ -43,7 +43,7 @@ CustomSystemSpec particle_custom() {
   return s;
 }
 
-/// seed 001 eq. (19)-(20) with n = 3, q = (x, w1, w2, w3, z1, z2, z3).
+/// [Celledoni2019] eq. (19)-(20) with n = 3, q = (x, w1, w2, w3, z1, z2, z3).
 CustomSystemSpec quartic_custom() {
   CustomSystemSpec s;
   s.coordinates = {"x", "w1", "w2", "w3", "z1", "z2", "z3"};
@@ -59,8 +59,8 @@ CustomSystemSpec quartic_custom() {
   return s;
 }
 
-/// The rolling disk of seed 001 §2, q = (x1, x2, theta, phi), M = diag(m, m, J_theta, J_phi):
-/// size (4, 2), which runs on the dynamic-size type.
+/// The rolling disk of [Celledoni2019] §2, q = (x1, x2, theta, phi), M = diag(m, m, J_theta,
+/// J_phi): size (4, 2), which runs on the dynamic-size type.
 CustomSystemSpec rolling_disk_custom(double m, double r, double j_theta, double j_phi) {
   CustomSystemSpec s;
   s.coordinates = {"x1", "x2", "theta", "phi"};
@@ -74,7 +74,7 @@ CustomSystemSpec rolling_disk_custom(double m, double r, double j_theta, double 
   return s;
 }
 
-/// seed 001 eq. (19)-(20) with n = 2, q = (x, w1, w2, z1, z2): size (5, 1), dynamic.
+/// [Celledoni2019] eq. (19)-(20) with n = 2, q = (x, w1, w2, z1, z2): size (5, 1), dynamic.
 CustomSystemSpec quartic2_custom() {
   CustomSystemSpec s;
   s.coordinates = {"x", "w1", "w2", "z1", "z2"};
@@ -88,7 +88,7 @@ CustomSystemSpec quartic2_custom() {
   return s;
 }
 
-/// The Chaplygin sleigh of seed 001 §4.2, q = (x1, x2, theta): M depends on theta, so the
+/// The Chaplygin sleigh of [Celledoni2019] §4.2, q = (x1, x2, theta): M depends on theta, so the
 /// system runs on CustomSystem<Dynamic, Dynamic, CustomKind::kVaryingMass>.
 CustomSystemSpec sleigh_custom(double j, double a, double m) {
   CustomSystemSpec s;
@@ -284,7 +284,7 @@ const SeriesStats& series(const EnsembleResult& r, std::size_t c, const std::str
 // differences of M (error ~1e-12 relative per evaluation), the custom system from its symbolic
 // tape, so the two agree to the differences' error carried over 1000 steps, not to round-off.
 TEST(CustomSystem, ChaplyginSleighWithMOfQGivesTheBuiltInTrajectories) {
-  const double j = 8.0, a = 1.0, m = 1.0;  // Fig. 3 of seed 001
+  const double j = 8.0, a = 1.0, m = 1.0;  // Fig. 3 of [Celledoni2019]
   EnsembleSpec s = spec_with(sleigh_states(j, a, m), {"gonzalez_r", "gonzalez_r_fd"}, 0.01, 10.0);
   s.system = "chaplygin_sleigh";
   s.parameters = {{"J", j}, {"a", a}, {"m", m}};
@@ -292,7 +292,7 @@ TEST(CustomSystem, ChaplyginSleighWithMOfQGivesTheBuiltInTrajectories) {
   RecordProperty("worst_relative_difference", sci(worst));
 }
 
-// gonzalez_r on the custom sleigh keeps the energy and the constraint at round-off (seed 001
+// gonzalez_r on the custom sleigh keeps the energy and the constraint at round-off ([Celledoni2019]
 // §3.3: Pi skew, the frame exact); the Lagrangian form gives the same M(q), so the same bits.
 TEST(CustomSystem, VaryingMassKeepsEnergyAndConstraintAtRoundOff) {
   const double j = 8.0, a = 1.0, m = 1.0;

@@ -1,5 +1,5 @@
-// Seed 004 §6 on the director bodies, shared by nontwisting_body_test.cpp and em_test.cpp: the
-// paper's loads and cases 1-3, and a run of an integrator (by id, through the library's stepper
+// [Gebhardt2020] §6 on the director bodies, shared by nontwisting_body_test.cpp and em_test.cpp:
+// the paper's loads and cases 1-3, and a run of an integrator (by id, through the library's stepper
 // factory) that records the invariants K, Pi1, Pi2, Pi3 and |g(q)|.
 #pragma once
 
@@ -28,7 +28,7 @@ inline LoadSpec paper_load(double scale) {
   return l;
 }
 
-/// Case 1-3 of seed 004 §6 (eq. (112)-(118)): body with eq. (111) inertia and its loads.
+/// Case 1-3 of [Gebhardt2020] §6 (eq. (112)-(118)): body with eq. (111) inertia and its loads.
 struct Case {
   Body body{3.0, 1.0 / 7.0, 2.0, 1.0};
   VecQ q0, p0;
@@ -53,7 +53,7 @@ struct RunSummary {
 };
 
 /// Runs integrator `id` (through the library's stepper factory) from (q0, p0) to t_final with
-/// Newton tolerance `tol`, recording the invariants of seed 004 §6 at every step.
+/// Newton tolerance `tol`, recording the invariants of [Gebhardt2020] §6 at every step.
 template <class S>
 RunSummary run(const std::string& id, const S& sys, const VecQ& q0, const VecQ& p0, double h,
                double t_final, double tol = 1e-10) {
@@ -97,7 +97,7 @@ RunSummary run(const std::string& id, const S& sys, const VecQ& q0, const VecQ& 
   return r;
 }
 
-/// Second quotient of precision (seed 004 Appendix A, not in the seed text; the usual
+/// Second quotient of precision ([Gebhardt2020] Appendix A, not in the seed text; the usual
 /// definition): |q_h(T) - q_{h/2}(T)| / |q_{h/2}(T) - q_{h/4}(T)|, ~ 2^p = 4 for order 2.
 template <class S>
 double second_quotient(const std::string& id, const S& sys, const VecQ& q0, const VecQ& p0,

@@ -1,7 +1,7 @@
-// `dla` (Cortés & Martínez 2001) as a generic integrator: on the chaotic quartic system (seed 001
-// §4.1, a non-quadratic potential and a q-dependent constraint) its steps satisfy the two-step
-// discrete Lagrange-d'Alembert equations and the midpoint discrete constraint, the reported
-// momentum lies on D, and it is second order.
+// `dla` (Cortés & Martínez 2001) as a generic integrator: on the chaotic quartic system
+// ([Celledoni2019] §4.1, a non-quadratic potential and a q-dependent constraint) its steps satisfy
+// the two-step discrete Lagrange-d'Alembert equations and the midpoint discrete constraint, the
+// reported momentum lies on D, and it is second order.
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The energy-momentum integrator `em` of seed 004 (eq. (85)-(95)) on the director bodies, and
+// The energy-momentum integrator `em` of [Gebhardt2020] (eq. (85)-(95)) on the director bodies, and
 // `dla` against it (§6.4): the invariants of cases 1-3, second order, the standard rigid body.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,8 @@ using test::RunSummary;
 using test::second_quotient;
 using test::VecQ;
 
-// Case 1 (eq. (112)-(113)), h = 0.005 s on [0, 5] s, tolerance 1e-10 (seed 004 §6.1, Table 1-2).
+// Case 1 (eq. (112)-(113)), h = 0.005 s on [0, 5] s, tolerance 1e-10 ([Gebhardt2020] §6.1, Table
+// 1-2).
 TEST(Em, NontwistingCase1PreservesKPi1Pi2AndPi3Vanishes) {
   const Case c(1);
   const RunSummary r = run("em", c.body, c.q0, c.p0, 0.005, 5.0);

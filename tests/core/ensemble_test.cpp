@@ -1,5 +1,5 @@
 // The ensemble runner: determinism across thread counts, failures counted and reported,
-// validation naming the field, and the variance experiment of seed 001 Fig. 2 in small.
+// validation naming the field, and the variance experiment of [Celledoni2019] Fig. 2 in small.
 #include "nhsim/ensemble.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <iterator>
 #include <thread>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "result_compare.hpp"
 
 namespace nhsim {
@@ -421,8 +421,9 @@ IntegratorInfo integrator_named(const std::vector<IntegratorInfo>& all, const st
 }
 
 // Catalogue entries found by name: order, implicitness and energy preservation as documented
-// (DESIGN.md's ids; seed 001, 000, 002, 003, 004 methods).
-TEST(Catalog, ListsTheChaoticSystemAndItsIntegrators) {
+// (the catalogue's ids; the methods of [Celledoni2019], [AnahorySimoes2022], [Kobilarov2010],
+// [Kinon2023], [Gebhardt2020]).
+TEST(Catalogue, ListsTheChaoticSystemAndItsIntegrators) {
   const auto systems = list_systems();
   const auto chaotic = std::find_if(systems.begin(), systems.end(), [](const SystemInfo& s) {
     return s.name == "chaotic_quartic";

@@ -1,5 +1,5 @@
 // A run of an integrator (by id, through the library's stepper factory) on the double four-bar
-// linkage of seed 003 §5.2 from the upright state, recording constraint residuals, energy
+// linkage of [Kinon2023] §5.2 from the upright state, recording constraint residuals, energy
 // increments and the dissipated work; shared by four_bar_test.cpp and ggl_test.cpp.
 #pragma once
 

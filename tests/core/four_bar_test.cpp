@@ -1,4 +1,4 @@
-// Double four-bar linkage (seed 003 §5.2): consistent upright initial state, the registry, and
+// Double four-bar linkage ([Kinon2023] §5.2): consistent upright initial state, the registry, and
 // rk2 (index-1 baseline) drifting off g(q) = 0. The GGL integrator on it is tested in
 // ggl_test.cpp.
 #include "nhsim/systems/four_bar.hpp"
@@ -12,7 +12,7 @@
 #include <string>
 
 #include "four_bar_support.hpp"
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/holonomic.hpp"
 #include "nhsim/model.hpp"

@@ -1,4 +1,4 @@
-// The continuous gearbox driven by an asymmetric pendulum (seed 001 §4.4, eq. (24), Fig. 4):
+// The continuous gearbox driven by an asymmetric pendulum ([Celledoni2019] §4.4, eq. (24), Fig. 4):
 // canonical data written out independently, the applicable and refused integrators, second
 // order, and the long-run behaviour of Fig. 4 (shortened): gonzalez_r keeps energy and
 // constraint at round-off, gonzalez_f and avf_f keep energy but not the constraint, si_dla keeps
@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model_impl.hpp"
 #include "nhsim/stepper_factory.hpp"

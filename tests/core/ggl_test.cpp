@@ -1,4 +1,4 @@
-// The GGL variational integrator `ggl` (seed 003 eq. (41a)-(41e), dissipative form eq. (57)):
+// The GGL variational integrator `ggl` ([Kinon2023] eq. (41a)-(41e), dissipative form eq. (57)):
 // on the gyroscopic top (§5.1) position-level constraints exact every step, L3 conserved to
 // round-off, phi3 about 0.0375 m (Fig. 10), first order at t = 0.001 s (Fig. 9), a symplectic
 // one-step map on the constraint tangent space (eq. (49)); on the double four-bar linkage (§5.2)
@@ -218,7 +218,7 @@ TEST(Ggl, FourBarUndampedToTheFirstSingularity) {
   EXPECT_LT(r.max_dh, 1e-3);  // measured 2.6e-4
 }
 
-// The paper's run: T = 10 s, h = 1e-3, Newton tolerance 1e-9 (seed 003 §5), through every
+// The paper's run: T = 10 s, h = 1e-3, Newton tolerance 1e-9 ([Kinon2023] §5), through every
 // singular configuration. Measured: max|g| 4.2e-11, joint velocity level 2.9e-15, internal
 // velocity level 5.1e-5, energy increments up to 8.0e-4 J per step (Fig. 16: order 1e-3),
 // H(10) - H(0) = -8.5e-3 J of H = 35.835 J (bounded oscillation, no drift).

@@ -1,4 +1,4 @@
-// `gonzalez_r` and `gonzalez_r_fd` (seed 001 §3.3, Algorithm 1, Remark 3.5): the QR frame,
+// `gonzalez_r` and `gonzalez_r_fd` ([Celledoni2019] §3.3, Algorithm 1, Remark 3.5): the QR frame,
 // energy and constraint preservation, order, and applicability.
 
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/integrators/qr_frame.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "nhsim/system_concepts.hpp"

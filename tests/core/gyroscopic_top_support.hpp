@@ -1,4 +1,4 @@
-// The gyroscopic top of seed 003 §5.1 with the paper's data and its steady precession state,
+// The gyroscopic top of [Kinon2023] §5.1 with the paper's data and its steady precession state,
 // shared by gyroscopic_top_test.cpp and ggl_test.cpp.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Gyroscopic top in director coordinates (seed 003 §5.1): parameters, the steady precession
+// Gyroscopic top in director coordinates ([Kinon2023] §5.1): parameters, the steady precession
 // initial data, the registry, and rk2 (index-1 baseline) drifting off g(q) = 0. The GGL
 // integrator on it is tested in ggl_test.cpp.
 #include "nhsim/systems/gyroscopic_top.hpp"

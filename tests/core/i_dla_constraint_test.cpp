@@ -1,6 +1,6 @@
 // Issue 17: where I-DLA imposes its constraint. `i_dla` imposes the midpoint discrete constraint
 // mu(qbar) (q1 - q0) = 0; the position-momentum form with the constraint on the node momentum,
-// mu(q1) M^-1 p1 = 0 (IDlaConstraint::kNodeMomentum), is the alternative reading of seed 001
+// mu(q1) M^-1 p1 = 0 (IDlaConstraint::kNodeMomentum), is the alternative reading of [Celledoni2019]
 // Fig. 2, whose constraint panel shows I-DLA at machine precision. These tests measure both on
 // the chaotic quartic system (n = 3) against the variance experiment's comparison methods
 // (nhsim/integrators/i_dla.hpp, "Which constraint"; docs/experiments-seed001.md).
@@ -65,7 +65,7 @@ double variance_over_h4(int count, double h, const std::function<double(int)>& e
   return var / (count - 1) / std::pow(h, 4);
 }
 
-// The evidence for `i_dla`'s choice. Seed 001 Fig. 2 (bottom right) shows the scaled energy
+// The evidence for `i_dla`'s choice. [Celledoni2019] Fig. 2 (bottom right) shows the scaled energy
 // variance of SI-DLA, I-DLA and SPARK "similar", "in accordance with the reference line"
 // 1e-4 t. At t = 1000, h = 0.1, over 200 states: the midpoint form is within 0.5-2x of si_dla and
 // spark2 and within 3x of the line (measured 0.257 against 0.249, 0.200 and the line's 0.1); the

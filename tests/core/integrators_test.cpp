@@ -1,4 +1,4 @@
-// Integrators on the chaotic quartic system (seed 001 §4.1, Fig. 2): energy and constraint
+// Integrators on the chaotic quartic system ([Celledoni2019] §4.1, Fig. 2): energy and constraint
 // preservation, observed order of accuracy, agreement of reduced and canonical forms.
 #include <gtest/gtest.h>
 
@@ -109,7 +109,7 @@ TEST(Integrators, ItohAbePreservesEnergyAndConstraint) {
   }
 }
 
-// Observed order by step halving against a fine reference at t = 10 (seed 001 Fig. 2 top
+// Observed order by step halving against a fine reference at t = 10 ([Celledoni2019] Fig. 2 top
 // left): 2 +- 0.15 for gonzalez, avf, si_dla, midpoint; 4 +- 0.2 for rk4; 1 +- 0.2 for itoh_abe
 // (the coordinate increment gradient is not symmetric, so the method is first order).
 TEST(Integrators, ObservedOrderByStepHalving) {
@@ -130,7 +130,7 @@ TEST(Integrators, ObservedOrderByStepHalving) {
   }
 }
 
-// Reference trajectory of the canonical equations (6c-d) of seed 001, written independently
+// Reference trajectory of the canonical equations (6c-d) of [Celledoni2019], written independently
 // of the reduced form: qdot = p, pdot = -grad V + lambda mu^T, with lambda from the
 // differentiated constraint, integrated by RK4.
 Eigen::VectorXd canonical_rk4(const Ic& ic, double h, double t) {

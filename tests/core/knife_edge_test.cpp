@@ -1,5 +1,5 @@
-// The (perturbed) knife edge (seed 000 Examples 4-5): reduced and canonical forms agree, the
-// MLA of Examples 4-5 and the DLA are second order, and the energy experiments of Figs. 5-6.
+// The (perturbed) knife edge ([AnahorySimoes2022] Examples 4-5): reduced and canonical forms agree,
+// the MLA of Examples 4-5 and the DLA are second order, and the energy experiments of Figs. 5-6.
 #include "nhsim/systems/knife_edge.hpp"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/integrators/mla.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/stepper_factory.hpp"
@@ -140,9 +140,9 @@ EnergyRun energy_run(double eps, const std::string& id) {
   return r;
 }
 
-// Seed 000 Fig. 5 (Example 4, eps = 0, h = 0.5, N = 600): "nearly preservation of the energy" by
-// MLA. Measured: both energy errors oscillate without drift (the same maximum in each quarter
-// of the run), MLA's within 3.32e-4, DLA's within 3.40e-2 (~100x larger).
+// [AnahorySimoes2022] Fig. 5 (Example 4, eps = 0, h = 0.5, N = 600): "nearly preservation of the
+// energy" by MLA. Measured: both energy errors oscillate without drift (the same maximum in each
+// quarter of the run), MLA's within 3.32e-4, DLA's within 3.40e-2 (~100x larger).
 TEST(KnifeEdge, Fig5MlaEnergyErrorIsBoundedAndHundredTimesSmallerThanDla) {
   const EnergyRun mla = energy_run(0.0, "mla");
   const EnergyRun dla = energy_run(0.0, "dla");
@@ -155,8 +155,8 @@ TEST(KnifeEdge, Fig5MlaEnergyErrorIsBoundedAndHundredTimesSmallerThanDla) {
   EXPECT_NEAR(dla.max_abs(450, 600), dla.max_abs(0, 150), 0.01 * dmax);
 }
 
-// Seed 000 Fig. 6 (Example 5, eps = 0.1): MLA "no longer preserves energy. Anyway, it still
-// behaves clearly better than standard DLA". Measured: both drift (the maximum grows from
+// [AnahorySimoes2022] Fig. 6 (Example 5, eps = 0.1): MLA "no longer preserves energy. Anyway, it
+// still behaves clearly better than standard DLA". Measured: both drift (the maximum grows from
 // quarter to quarter), MLA to 2.0e-2, DLA to 0.64 (~32x larger).
 TEST(KnifeEdge, Fig6PerturbedMlaDriftsButStaysFarBelowDla) {
   const EnergyRun mla = energy_run(0.1, "mla");
@@ -188,9 +188,9 @@ TEST(KnifeEdge, RegistryAppliesTheIntegratorsItHasDataFor) {
   const auto why = not_applicable("knife_edge", "exact");
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("explicit solution"), std::string::npos) << *why;
-  // Also refused: rdp_exp / rdp_cay (need an M x SE(2) structure), seed 002; em (seed 004)
-  // needs a director rigid body, ggl (seed 003) holonomic constraints. rk2 applies (d mu / dt
-  // by the complex step).
+  // Also refused: rdp_exp / rdp_cay (need an M x SE(2) structure), [Kobilarov2010]; em
+  // ([Gebhardt2020]) needs a director rigid body, ggl ([Kinon2023]) holonomic constraints. rk2
+  // applies (d mu / dt by the complex step).
   for (const char* id : {"rdp_exp", "rdp_cay", "em", "ggl"}) {
     EXPECT_TRUE(not_applicable("knife_edge", id).has_value()) << id;
   }

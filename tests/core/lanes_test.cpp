@@ -1,6 +1,6 @@
-// Lanes (nhsim/lanes.hpp, DESIGN.md "Lanes"): stepping trajectories in SIMD lanes gives the scalar
-// path's bits, with lanes off and at every width of every instruction set this CPU runs: lane
-// states step by step, then whole ensembles (the variance example, failures, outputs).
+// Lanes (nhsim/lanes.hpp, docs/design.md "Lanes"): stepping trajectories in SIMD lanes gives the
+// scalar path's bits, with lanes off and at every width of every instruction set this CPU runs:
+// lane states step by step, then whole ensembles (the variance example, failures, outputs).
 #include "nhsim/lanes.hpp"
 
 #include <gtest/gtest.h>
@@ -169,8 +169,8 @@ TEST(Lanes, OnlyPairsWithKernelsHaveLanes) {
   EXPECT_EQ(dynamic.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr);
 }
 
-/// examples/chaotic_variance.json (seed 001 Fig. 2, bottom right): 200 trajectories on the energy
-/// shell H = 3.06 with gonzalez, avf, si_dla and rk4, h = 0.05, every 20 steps; here to
+/// examples/chaotic_variance.json ([Celledoni2019] Fig. 2, bottom right): 200 trajectories on the
+/// energy shell H = 3.06 with gonzalez, avf, si_dla and rk4, h = 0.05, every 20 steps; here to
 /// t_final (1000 in the example) and with every per-trajectory output.
 EnsembleSpec variance_example(double t_final, const std::vector<std::string>& ids) {
   EnsembleSpec s;

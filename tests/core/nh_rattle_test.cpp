@@ -1,4 +1,4 @@
-// nh_rattle (seed 002 eq. (10)), nh_rattle_projected (eq. (14)-(16)) and the rk2 baseline:
+// nh_rattle ([Kobilarov2010] eq. (10)), nh_rattle_projected (eq. (14)-(16)) and the rk2 baseline:
 // the two RATTLE forms agree to round-off (with controls), the constraint holds at every step,
 // the multiplier of (10e) is the one of the continuous problem, and rk2 drifts off the
 // constraint.
@@ -83,8 +83,8 @@ TEST(NhRattle, HalfStepEnergyExactForTheFreeSleighAndSecondOrderWithAPotential) 
     }
     EXPECT_LT(worst, 1e-13) << h;
   }
-  // With a potential (chaotic quartic, seed 001 §4.1) the method is second order and keeps the
-  // constraint.
+  // With a potential (chaotic quartic, [Celledoni2019] §4.1) the method is second order and keeps
+  // the constraint.
   const ChaoticQuartic<3> quartic(3);
   const test::Ic ic = test::chaotic_shell_state(0);
   const Eigen::VectorXd ref = test::state_at(quartic, "rk4", 1.0 / 1024, 10.0, ic);
@@ -105,8 +105,8 @@ TEST(Rk2, DriftsOffTheConstraint) {
   EXPECT_GT(st->constraint_residual(), 1e-5);
 }
 
-// chaotic_quartic with n != 3 runs on dynamic-size types: the seed 002 methods must size their
-// workspaces from the system (they wrote into empty vectors before), keep the constraint and
+// chaotic_quartic with n != 3 runs on dynamic-size types: the [Kobilarov2010] methods must size
+// their workspaces from the system (they wrote into empty vectors before), keep the constraint and
 // agree with the fixed-size instantiation for n = 3 bit for bit.
 TEST(NhRattle, DynamicSizeChaoticSystem) {
   const ChaoticQuartic<Eigen::Dynamic> dyn(3);

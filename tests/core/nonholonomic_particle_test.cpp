@@ -1,5 +1,5 @@
-// The nonholonomic particle (seed 000 Examples 1-3): reduced and canonical forms agree, the
-// closed-form flow is eq. (19)-(20), `exact` reproduces it at any h (Thm 5.5), the exact
+// The nonholonomic particle ([AnahorySimoes2022] Examples 1-3): reduced and canonical forms agree,
+// the closed-form flow is eq. (19)-(20), `exact` reproduces it at any h (Thm 5.5), the exact
 // discrete constraint eq. (25), the MLA of Example 3 (eq. (41)-(43)) and the DLA it is compared
 // with, and the experiment of Figs. 2-3.
 #include "nhsim/systems/nonholonomic_particle.hpp"
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/integrators/mla.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/stepper_factory.hpp"
@@ -256,8 +256,8 @@ TEST(NonholonomicParticle, MlaAndDlaAreSecondOrder) {
   }
 }
 
-// Seed 000 Figs. 2-3 (Example 3): q0 = 0, q1 = (0.4, 0.4, z1), h = 0.5, N = 1200, from the
-// canonical state example3_ic(); error = max-norm of q_k - q(kh), q(t) the exact flow eq. (19)
+// [AnahorySimoes2022] Figs. 2-3 (Example 3): q0 = 0, q1 = (0.4, 0.4, z1), h = 0.5, N = 1200, from
+// the canonical state example3_ic(); error = max-norm of q_k - q(kh), q(t) the exact flow eq. (19)
 // from the same state. Paper: MLA behaves well in energy and error, "slightly better than DLA",
 // and H|D* "becomes constant along the discrete flow, after the first steps". Measured here:
 // MLA energy error settles at 4.426e-5 (constant to 1e-9 after step 100), DLA's at 7.124e-3;
@@ -314,9 +314,9 @@ TEST(NonholonomicParticle, RegistryAppliesTheIntegratorsItHasDataFor) {
         "gonzalez_f", "avf_f", "gonzalez_r", "gonzalez_r_fd"}) {
     EXPECT_FALSE(not_applicable("nonholonomic_particle", id).has_value()) << id;
   }
-  // Refused: rdp_exp / rdp_cay (need an M x SE(2) structure), seed 002; em (seed 004) needs a
-  // director rigid body, ggl (seed 003) holonomic constraints. rk2 applies (d mu / dt by the
-  // complex step).
+  // Refused: rdp_exp / rdp_cay (need an M x SE(2) structure), [Kobilarov2010]; em ([Gebhardt2020])
+  // needs a director rigid body, ggl ([Kinon2023]) holonomic constraints. rk2 applies (d mu / dt by
+  // the complex step).
   for (const char* id : {"rdp_exp", "rdp_cay", "em", "ggl"}) {
     EXPECT_TRUE(not_applicable("nonholonomic_particle", id).has_value()) << id;
   }

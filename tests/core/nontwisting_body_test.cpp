@@ -1,4 +1,4 @@
-// The director rigid bodies of seed 004 (nontwisting_body, rigid_body): inertia, observables,
+// The director rigid bodies of [Gebhardt2020] (nontwisting_body, rigid_body): inertia, observables,
 // loads as data (eq. (84), (115)-(118)) and a run through the ensemble engine. The integrators
 // on them are tested in em_test.cpp.
 #include <gtest/gtest.h>

@@ -16,8 +16,8 @@ namespace {
 
 constexpr std::int64_t kTrajectories = 40;
 
-// The chaotic quartic system of seed 001 Fig. 2 on an energy shell, an implicit and an explicit
-// method, 11 samples per trajectory.
+// The chaotic quartic system of [Celledoni2019] Fig. 2 on an energy shell, an implicit and an
+// explicit method, 11 samples per trajectory.
 EnsembleSpec shell_spec() {
   EnsembleSpec s;
   s.system = "chaotic_quartic";

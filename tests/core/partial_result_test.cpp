@@ -11,9 +11,9 @@
 namespace nhsim {
 namespace {
 
-// examples/chaotic_variance.json (seed 001 Fig. 2), with 450 trajectories, beyond the quantile
-// sketch's exact capacity, and t_final = 50 instead of 1000 to keep the test short. gonzalez and
-// avf are implicit (Newton), si_dla and rk4 explicit.
+// examples/chaotic_variance.json ([Celledoni2019] Fig. 2), with 450 trajectories, beyond the
+// quantile sketch's exact capacity, and t_final = 50 instead of 1000 to keep the test short.
+// gonzalez and avf are implicit (Newton), si_dla and rk4 explicit.
 EnsembleSpec variance_spec() {
   EnsembleSpec s;
   s.system = "chaotic_quartic";

@@ -1,5 +1,5 @@
-// RDP (seed 002 §5, eq. (27)-(28)) and its SE(2) maps (App. A-B): the retractions against the
-// matrix definitions, dtau^-1 against the right-trivialized derivative of tau, and the
+// RDP ([Kobilarov2010] §5, eq. (27)-(28)) and its SE(2) maps (App. A-B): the retractions against
+// the matrix definitions, dtau^-1 against the right-trivialized derivative of tau, and the
 // integrators' constraint preservation and second order on the snakeboard and the sleigh.
 #include <gtest/gtest.h>
 

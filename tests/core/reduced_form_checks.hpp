@@ -1,5 +1,5 @@
-// A check shared by the tests of systems with a reduced form (seed 001 eq. (7)-(9)): the gradient
-// of the reduced Hamiltonian against central differences, and Pi skew.
+// A check shared by the tests of systems with a reduced form ([Celledoni2019] eq. (7)-(9)): the
+// gradient of the reduced Hamiltonian against central differences, and Pi skew.
 #pragma once
 
 #include <gtest/gtest.h>

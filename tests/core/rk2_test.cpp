@@ -1,5 +1,5 @@
-// `rk2`, the explicit midpoint baseline of seed 002 on the canonical index-1 equations: where a
-// system has no constraint_dot, d mu / dt comes from the complex step, which equals the
+// `rk2`, the explicit midpoint baseline of [Kobilarov2010] on the canonical index-1 equations:
+// where a system has no constraint_dot, d mu / dt comes from the complex step, which equals the
 // hand-written derivatives to round-off; the constraint then drifts at second order.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The RK4 reference solution of the seed 002 systems, for the tests that compare against it.
+// The RK4 reference solution of the [Kobilarov2010] systems, for the tests that compare against it.
 #pragma once
 
 #include <Eigen/Dense>
@@ -9,7 +9,7 @@
 
 namespace nhsim::test {
 
-/// Reference solution for the seed 002 systems (constant M, constraint_dot, controls): the
+/// Reference solution for the [Kobilarov2010] systems (constant M, constraint_dot, controls): the
 /// classical RK4 on the canonical index-1 equations of `rk2` (Rk2Method::field) with step h,
 /// from `ic` at t = 0. Returns the canonical (q, p) after each of the n steps, stacked, the
 /// initial state first (n + 1 entries of length 2 nq).

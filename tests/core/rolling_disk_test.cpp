@@ -1,4 +1,4 @@
-// The rolling disk (seed 001 §2 examples): reduced and canonical forms agree, the explicit
+// The rolling disk ([Celledoni2019] §2 examples): reduced and canonical forms agree, the explicit
 // solution (`exact`) is exact, every applicable method converges to it at its order, and the
 // discrete gradient methods collapse to the implicit midpoint rule (Remark 3.2).
 #include "nhsim/systems/rolling_disk.hpp"
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/model.hpp"
 #include "nhsim/model_impl.hpp"
@@ -242,7 +242,7 @@ TEST(RollingDisk, DiscreteGradientsCoincideWithMidpoint) {
   for (const std::string id : {"gonzalez", "avf", "itoh_abe"}) {
     EXPECT_LT((state_at(id, h, t, ic) - mid).lpNorm<Eigen::Infinity>(), 1e-13) << id;
   }
-  // The midpoint rule's explicit form, seed 001 §3.2 rolling disk example.
+  // The midpoint rule's explicit form, [Celledoni2019] §3.2 rolling disk example.
   const double m = 2.0, r = 0.5, jt = 0.3, jp = 0.7;
   RollingDisk::VecR rho;
   disk().to_reduced(RollingDisk::VecQ(ic.q), RollingDisk::VecQ(ic.p), rho);
@@ -281,9 +281,9 @@ TEST(RollingDisk, RegistryListsItAndAppliesEveryIntegrator) {
     EXPECT_GT(systems[1].parameters[i].min_value, 0.0);
   }
   // Every integrator applies except those needing a system-specific discretisation (mla,
-  // seed 000), an M x SE(2) structure (rdp_exp, rdp_cay, seed 002), a director rigid body (em,
-  // seed 004) or holonomic constraints (ggl, seed 003), which say why. (rk2 takes d mu / dt by
-  // the complex step.)
+  // [AnahorySimoes2022]), an M x SE(2) structure (rdp_exp, rdp_cay, [Kobilarov2010]), a director
+  // rigid body (em, [Gebhardt2020]) or holonomic constraints (ggl, [Kinon2023]), which say why.
+  // (rk2 takes d mu / dt by the complex step.)
   EXPECT_EQ(systems[1].integrators.size(), list_integrators().size() - 5);
   for (const auto& info : list_integrators()) {
     const bool refused = info.name == "mla" || info.name == "rdp_exp" || info.name == "rdp_cay" ||
@@ -357,7 +357,7 @@ TEST(RollingDisk, EnsembleRunsAndIsBitIdenticalForOneAndTwoThreads) {
     }
     if (id == "gonzalez_f" || id == "avf_f" || id == "i_dla") {
       // Canonical methods with a midpoint constraint: mu(q) M^-1 p = 0 holds only to O(h^2)
-      // at the step points (seed 001 §3.3), so the residual is small but not round-off.
+      // at the step points ([Celledoni2019] §3.3), so the residual is small but not round-off.
       EXPECT_GT(cmax, 1e-10) << id;
       RecordProperty("cmax_" + id, std::to_string(cmax));
       EXPECT_LT(cmax, 1e-2) << id;
@@ -372,7 +372,7 @@ TEST(RollingDisk, EnsembleRunsAndIsBitIdenticalForOneAndTwoThreads) {
     // H(z') - H(z) = h lambda mu(qbar) M^-1 pbar = 0 for this quadratic H): energy at
     // round-off for all.
     if (id == "nh_rattle" || id == "nh_rattle_projected" || id == "rk2") {
-      // Seed 002: only the half-step energy is exact; H(q_k, p_k) is O(h^2) off (3.5e-3).
+      // [Kobilarov2010]: only the half-step energy is exact; H(q_k, p_k) is O(h^2) off (3.5e-3).
       // rk2 keeps no energy at all (5.5e-4 here).
       EXPECT_LT(emax, 1e-2) << id;
     } else {

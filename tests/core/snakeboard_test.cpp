@@ -1,4 +1,4 @@
-// The snakeboard (seed 002 §6.2) with control torques: canonical data as printed, the
+// The snakeboard ([Kobilarov2010] §6.2) with control torques: canonical data as printed, the
 // connection and symmetry basis, and Fig. 4 (N = 128 steps over T = 10 s): nh_rattle and rdp
 // stay close to a fine-step reference while rk2 does not.
 #include "nhsim/systems/snakeboard.hpp"

@@ -1,5 +1,5 @@
-// `spark2`, the 2-stage Lobatto SPARK method for the index-2 DAE (seed 001 §4.1.3, Fig. 2), on
-// the chaotic quartic system (n = 3) and the rolling disk: order, end-point constraint at
+// `spark2`, the 2-stage Lobatto SPARK method for the index-2 DAE ([Celledoni2019] §4.1.3, Fig. 2),
+// on the chaotic quartic system (n = 3) and the rolling disk: order, end-point constraint at
 // round-off, bounded but non-zero energy error, symmetry, registry refusal, and the ensemble
 // variance experiment in small.
 #include "nhsim/integrators/spark2.hpp"
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
@@ -230,10 +230,10 @@ TEST(Spark2, RegistryRefusesNonConstantMass) {
   }
 }
 
-// (f) The variance experiment of seed 001 Fig. 2 in small: 64 energy-shell states (E = 3.06),
-// h = 0.1, t = 1000 (6.4e5 steps, under a second). The energy error is a bounded oscillation
-// (variance ~ 1e-5 at h = 0.1, reached within t ~ 10) plus a random walk (variance ~ c h^4 t,
-// c ~ 2.5e-4): the walk overtakes the bounded part only after t ~ 400, so growth is asserted
+// (f) The variance experiment of [Celledoni2019] Fig. 2 in small: 64 energy-shell states (E
+// = 3.06), h = 0.1, t = 1000 (6.4e5 steps, under a second). The energy error is a bounded
+// oscillation (variance ~ 1e-5 at h = 0.1, reached within t ~ 10) plus a random walk (variance ~ c
+// h^4 t, c ~ 2.5e-4): the walk overtakes the bounded part only after t ~ 400, so growth is asserted
 // between the windows t in [50, 250] and [800, 1000] (expected ratio ~ 2.4). The slope of the
 // variance against t, divided by h^4, is of order 1e-4 (si_dla gives 2.9e-4 at this h over 200
 // trajectories to t = 1000; the seed's reference line for SI-DLA is sigma^2 = 1e-4 h^4 t). The

@@ -1,4 +1,4 @@
-// The Euler-Poincaré-Suslov problem on so(3) (seed 001 §4.3): the canonical embedding, the
+// The Euler-Poincaré-Suslov problem on so(3) ([Celledoni2019] §4.3): the canonical embedding, the
 // reduced form of §4.3 against the Euler-Poincaré-Suslov equations written out independently,
 // energy preservation, and the paper's statement that the discrete gradient method is here the
 // implicit midpoint rule (H is quadratic).
@@ -12,7 +12,7 @@
 #include <random>
 #include <string>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"

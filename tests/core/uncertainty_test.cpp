@@ -1,6 +1,6 @@
-// The uncertainties of an ensemble result on seed 001's variance experiment in small: the growth
-// model separates SI-DLA's random walk from its bounded part, and the ratio of two step sizes'
-// variances on the same initial states is 2^4 within its (paired) standard error.
+// The uncertainties of an ensemble result on [Celledoni2019]'s variance experiment in small: the
+// growth model separates SI-DLA's random walk from its bounded part, and the ratio of two step
+// sizes' variances on the same initial states is 2^4 within its (paired) standard error.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,7 +41,7 @@ TEST(Uncertainty, TheVarianceRatioOfTwoStepSizesIsTwoToTheFourthWithinItsPairedE
   EXPECT_EQ(e.denominator, 1);
   EXPECT_EQ(e.observable, "energy_error");
   EXPECT_EQ(e.batches, kBatches);
-  // h^4 scaling (seed 001 Fig. 2): Var(0.1) / Var(0.05) = 16, within three standard errors.
+  // h^4 scaling ([Celledoni2019] Fig. 2): Var(0.1) / Var(0.05) = 16, within three standard errors.
   EXPECT_NEAR(e.ratio, 16.0, 3.0 * e.ratio_stderr) << e.ratio << " +- " << e.ratio_stderr;
   EXPECT_LT(e.ratio_stderr, 0.2 * e.ratio);
   // The pairing is used: the ratio is better determined than two independent variances

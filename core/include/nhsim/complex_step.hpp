@@ -13,7 +13,7 @@ namespace nhsim {
 inline constexpr double kComplexStep = 1e-20;
 
 /// mudot = d/dt mu(q(t)) along q' = v, i.e. sum_i dmu/dq^i v^i (nc x nq), for the index-1
-/// canonical equations (seed 002 §3). qc (nq) and muc (nc x nq) are the caller's workspace,
+/// canonical equations ([Kobilarov2010] §3). qc (nq) and muc (nc x nq) are the caller's workspace,
 /// sized once, so that a step allocates nothing.
 template <class S, class VQ, class Out>
 requires ComplexStepConstraint<S>

@@ -1,4 +1,4 @@
-// Control inputs of controlled systems (seed 002 §4.2: forces f(q, u) = B(q) u - grad V(q)).
+// Control inputs of controlled systems ([Kobilarov2010] §4.2: forces f(q, u) = B(q) u - grad V(q)).
 //
 // A control is data (ControlSpec in nhsim/spec_types.hpp), from a closed set: constant, sine,
 // cosine, piecewise-linear table. validate_controls() checks a list against a system's number
@@ -37,7 +37,7 @@ inline constexpr bool takes_controls = requires {
   requires I::kTakesControls;
 };
 
-/// True when S declares kHasLoads = true: external loads from EnsembleSpec::loads (seed 004
+/// True when S declares kHasLoads = true: external loads from EnsembleSpec::loads ([Gebhardt2020]
 /// eq. (84)), bound by `void set_loads(const std::vector<LoadSpec>&)` and applied through
 /// `applied_force(q, t, f)` like controls.
 template <class S>

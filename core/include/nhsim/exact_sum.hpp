@@ -4,7 +4,7 @@
 // an integer K. ExactSum holds K exactly, as 32-bit digits kept in int64 limbs (a limb absorbs
 // 2^30 additions before carries are propagated), over 2304 bits: every double's range plus
 // headroom for 2^62 summands. The state after any sequence of add() and merge() calls is the
-// exact sum, so it does not depend on the order or grouping of the values (DESIGN.md "Ensemble
+// exact sum, so it does not depend on the order or grouping of the values (docs/design.md "Ensemble
 // semantics": statistics are associative); value() rounds it once, to nearest even.
 //
 // Source: U. Kulisch's long accumulator; the digit/limb layout with deferred carries follows

@@ -1,5 +1,5 @@
 // Holonomic constraints g(q) = 0 in redundant coordinates (directors): the system contract and
-// the two residuals every such system reports (seed 003 §2.3, §5; seed 004 §3.5).
+// the two residuals every such system reports ([Kinon2023] §2.3, §5; [Gebhardt2020] §3.5).
 //
 // A system with holonomic constraints declares
 //   static constexpr int NG;                                   // number (or Eigen::Dynamic: ng())

@@ -1,5 +1,5 @@
-// Lane settings (DESIGN.md "Lanes"): whether the ensemble runner steps trajectories in SIMD lanes,
-// and with which instruction set and width. The lane steppers themselves: nhsim/lanes.hpp.
+// Lane settings (docs/design.md "Lanes"): whether the ensemble runner steps trajectories in SIMD
+// lanes, and with which instruction set and width. The lane steppers themselves: nhsim/lanes.hpp.
 // Results are the same bits for every setting.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Lanes (DESIGN.md "Lanes"): a lane stepper advances a batch of trajectories at once, one SIMD
+// Lanes (docs/design.md "Lanes"): a lane stepper advances a batch of trajectories at once, one SIMD
 // lane per trajectory, its state stored as structure of arrays. The instruction set is chosen at
 // run time among those this build has kernels for and the CPU runs, so one portable binary uses
 // what the CPU has; nothing needs -march=native.

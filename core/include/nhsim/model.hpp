@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/lanes.hpp"
 #include "nhsim/spec_types.hpp"
 #include "nhsim/stepper.hpp"
@@ -49,7 +49,8 @@ class SystemModel {
                                                          const LaneSettings& /*lanes*/) const {
     return nullptr;
   }
-  /// Number of holonomic constraints g(q) = 0 (seed 003 eq. (1), seed 004 §3.5); 0 for none.
+  /// Number of holonomic constraints g(q) = 0 ([Kinon2023] eq. (1), [Gebhardt2020] §3.5); 0 for
+  /// none.
   virtual int ng() const { return 0; }
   /// max_k |g_k(q)|, the position-level residual; 0 without holonomic constraints.
   virtual double position_constraint_residual(const Eigen::VectorXd& /*q*/) const { return 0.0; }
@@ -79,9 +80,9 @@ class SystemModel {
   virtual void set_controls(const std::vector<ControlSpec>& controls) {
     if (!controls.empty()) throw SpecError("controls", "this system has no control inputs");
   }
-  /// Binds the external loads (EnsembleSpec::loads, seed 004 eq. (84)); steppers made afterwards
-  /// use them. Throws SpecError("loads...", ...) (validate_loads()); a system without loads
-  /// accepts only an empty list.
+  /// Binds the external loads (EnsembleSpec::loads, [Gebhardt2020] eq. (84)); steppers made
+  /// afterwards use them. Throws SpecError("loads...", ...) (validate_loads()); a system without
+  /// loads accepts only an empty list.
   virtual void set_loads(const std::vector<LoadSpec>& loads) {
     if (!loads.empty()) throw SpecError("loads", "this system takes no loads");
   }

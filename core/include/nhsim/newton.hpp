@@ -78,7 +78,7 @@ class SimplifiedNewton {
   /// floor 1e3 * eps, or when, with a fresh Jacobian, the increment stopped shrinking
   /// (theta >= 1) below 1e3 * eps * max(1, max_i |x0_i|). The floor scales with the largest unknown
   /// because round-off in a large component reaches the small ones through the residual: a pendulum
-  /// angle wound up to |q3| ~ 1e3 (the gearbox of seed 001 §4.4 over t = 50000) carries an
+  /// angle wound up to |q3| ~ 1e3 (the gearbox of [Celledoni2019] §4.4 over t = 50000) carries an
   /// absolute error ~ 1e3 eps into sin(q3) and hence into every momentum update.
   /// Componentwise, so that large coordinates (a position far from the origin) do not loosen
   /// the tolerance on the small ones (momenta). `state_scale` (>= 0, default 0) is for methods
@@ -138,7 +138,7 @@ class SimplifiedNewton {
     }
     // Last resort, only after the simplified iteration failed with a fresh Jacobian: full
     // Newton from the predictor, the Jacobian re-evaluated at every iterate. A poor predictor
-    // (a body turning by ~2 rad per step, seed 004 case 2) can make the frozen-Jacobian
+    // (a body turning by ~2 rad per step, [Gebhardt2020] case 2) can make the frozen-Jacobian
     // iteration diverge where Newton itself converges quadratically after a pre-asymptotic
     // phase. Undamped, that phase can also jump into the basin of a distant root (sin x = 0
     // from x0 = 1.3: the first step lands at -2.3 and Newton converges to -pi, not to 0), which

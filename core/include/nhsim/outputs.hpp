@@ -1,5 +1,5 @@
 // Per-trajectory outputs and histograms: what a spec may ask for beyond the statistics, and
-// what the result then holds (DESIGN.md "Ensemble semantics": requested per-trajectory outputs
+// what the result then holds (docs/design.md "Ensemble semantics": requested per-trajectory outputs
 // are bounded by limits checked at submission, see estimate_cost()).
 //
 // Every record names its trajectory index; lists are in index order, so that they merge across

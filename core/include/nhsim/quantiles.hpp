@@ -14,7 +14,7 @@
 //    its largest; smaller magnitudes are counted in its lowest bucket (their quantile is then
 //    only bounded by that bucket's value).
 // Merging adds counts (or concatenates values), so any order and grouping of add() and
-// merge() calls gives the same state and bit-identical quantiles (DESIGN.md "Ensemble
+// merge() calls gives the same state and bit-identical quantiles (docs/design.md "Ensemble
 // semantics"). -0.0 is stored as +0.0. Memory: 8 bytes per value up to 400 values, then 8
 // bytes per bucket between the smallest and largest magnitude seen (about 115 per decade),
 // independent of n.

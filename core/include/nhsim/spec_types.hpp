@@ -58,7 +58,7 @@ struct EnergyShellGenerator {
 };
 
 /// Random perturbations of one base state's velocity, e.g. the perturbed initial angular
-/// velocities of a rigid body (seed 004 §6): trajectory i has q = base.q and
+/// velocities of a rigid body ([Gebhardt2020] §6): trajectory i has q = base.q and
 /// p = base.p + M(q) v_D, where v ~ N(0, v_std^2 I) is drawn from the (seed, i) stream and
 /// projected M-orthogonally onto D_q = ker mu(q), v_D = v - M^-1 mu^T (mu M^-1 mu^T)^-1 mu v.
 /// The base state must satisfy the constraints (g(q) = 0 where the system has holonomic
@@ -73,7 +73,7 @@ struct VelocityPerturbation {
 };
 
 /// Where the trajectories' initial states come from: exactly one source. Trajectory i's state
-/// depends only on the source and i (DESIGN.md). A default-constructed value is an empty
+/// depends only on the source and i (docs/design.md). A default-constructed value is an empty
 /// ExplicitStates, which the runner refuses ("zero trajectories").
 using InitialConditions = std::variant<ExplicitStates, EnergyShellGenerator, VelocityPerturbation>;
 
@@ -86,8 +86,8 @@ struct IntegratorChoice {
   int newton_max_iter = 0;        ///< 0 = integrator default
 };
 
-/// One control input u_i(t) of a controlled system (seed 002 §4.2, f(q, u) = B(q) u - grad V):
-/// data from a small closed set, never code. Validated by validate_controls()
+/// One control input u_i(t) of a controlled system ([Kobilarov2010] §4.2, f(q, u) = B(q) u - grad
+/// V): data from a small closed set, never code. Validated by validate_controls()
 /// (nhsim/controls.hpp); which fields a kind uses:
 ///   kConstant: u = value;
 ///   kSine:     u = amplitude sin(omega t + phase);   kCosine: amplitude cos(omega t + phase);
@@ -106,11 +106,11 @@ struct ControlSpec {
   std::vector<double> values;
 };
 
-/// One external material load of a system that declares loads (seed 004 eq. (84), (115)-(118)):
-/// the torque m(t) = profile(t) * (direction[0] d1 + direction[1] d2 + direction[2] d3), i.e.
-/// `direction` holds the three material components in the moving director frame
-/// [kg m^2 / s^2 = N m] and `profile` is a dimensionless time profile from the ControlSpec kinds
-/// (seed 004 eq. (116) f(t) is the table (0, 0), (0.5, 1), (1, 0), held at 0 after t = 1).
+/// One external material load of a system that declares loads ([Gebhardt2020] eq. (84),
+/// (115)-(118)): the torque m(t) = profile(t) * (direction[0] d1 + direction[1] d2 + direction[2]
+/// d3), i.e. `direction` holds the three material components in the moving director frame [kg m^2 /
+/// s^2 = N m] and `profile` is a dimensionless time profile from the ControlSpec kinds
+/// ([Gebhardt2020] eq. (116) f(t) is the table (0, 0), (0.5, 1), (1, 0), held at 0 after t = 1).
 /// Validated by validate_loads() (nhsim/controls.hpp): errors name "loads[i].direction",
 /// "loads[i].profile.times", ...
 struct LoadSpec {

@@ -1,6 +1,7 @@
 // Associative statistics of one observable at one sample time (a "cell"): the state of any set
-// of values merges with any other set's, in any order and grouping, to the same bits (DESIGN.md
-// "Ensemble semantics"), so ensemble results do not depend on threads, shards or merge order.
+// of values merges with any other set's, in any order and grouping, to the same bits
+// (docs/design.md "Ensemble semantics"), so ensemble results do not depend on threads, shards or
+// merge order.
 //
 // Accuracy: count, min and max are exact. The sums of x and x^2 are exact (ExactSum; x^2 as
 // the exact pair hi + lo = fl(x^2) + fma(x, x, -fl(x^2)), exact unless x^2 underflows, |x| <

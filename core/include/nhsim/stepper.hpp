@@ -1,4 +1,4 @@
-// Stepper: the stateful instance of an integrator for one trajectory (DESIGN.md).
+// Stepper: the stateful instance of an integrator for one trajectory (docs/design.md).
 //
 // The virtual interface is crossed once per sample interval, not once per step: advance(k) runs
 // k steps in a tight, allocation-free loop inside the concrete stepper (StepperImpl<S, Method>).

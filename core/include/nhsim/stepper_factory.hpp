@@ -1,9 +1,10 @@
 // Steppers by integrator id for the catalogue's system types, and which integrators apply.
 //
-// Only declarations: the definitions are compiled once, inside nhsim_core (DESIGN.md: each
+// Only declarations: the definitions are compiled once, inside nhsim_core (docs/design.md: each
 // (system, integrator) pair in exactly one translation unit). The dispatch for a system type
-// is instantiated in core/src/stepper_dispatch.cpp; each applicable pair in the translation unit
-// generated for its integrator from core/pairs.cmake. Including this header compiles no integrator.
+// is instantiated in core/src/stepper_dispatch.cpp; each applicable pair in the pair unit
+// generated for its integrator (core/src/pairs.cpp.in). Including this header compiles no
+// integrator.
 // Calling these templates for a type outside the catalogue fails to link; a test-local system
 // type includes nhsim/integrators/registry.hpp for the applicability templates instead.
 #pragma once

@@ -19,7 +19,7 @@ concept CanonicalForm = !requires {
   requires !S::kHasCanonicalForm;
 };
 
-/// A constant mass matrix M (kConstantMass = true): the class of seed 002 §4.1.
+/// A constant mass matrix M (kConstantMass = true): the class of [Kobilarov2010] §4.1.
 template <class S>
 concept ConstantMass = requires {
   requires S::kConstantMass;
@@ -32,7 +32,7 @@ concept RuntimeIdentityMass = requires(const S& s) {
   { s.identity_mass() } -> std::convertible_to<bool>;
 };
 
-/// A reduced form on D* with an adapted frame (seed 001 §2): zeta = (q, rho), Pi(zeta),
+/// A reduced form on D* with an adapted frame ([Celledoni2019] §2): zeta = (q, rho), Pi(zeta),
 /// H(zeta) (kHasReducedForm = true).
 template <class S>
 concept ReducedForm = requires {
@@ -46,20 +46,22 @@ concept ExactFlow = requires {
   requires S::kHasExactFlow;
 };
 
-/// The MLA discretisation of the system's seed 000 example (kHasMlaDiscretisation = true).
+/// The MLA discretisation of the system's [AnahorySimoes2022] example (kHasMlaDiscretisation =
+/// true).
 template <class S>
 concept HasMlaDiscretisation = requires {
   requires S::kHasMlaDiscretisation;
 };
 
-/// The M x SE(2) structure of seed 002 §5 (kSE2Symmetry = true): shape variables and a planar
-/// group part with a body-frame momentum map.
+/// The M x SE(2) structure of [Kobilarov2010] §5 (kSE2Symmetry = true): shape variables and a
+/// planar group part with a body-frame momentum map.
 template <class S>
 concept SE2Symmetry = requires {
   requires S::kSE2Symmetry;
 };
 
-/// Director coordinates of a rigid body (seed 004 §3.5: q = (d1, d2, d3), kDirectorBody = true).
+/// Director coordinates of a rigid body ([Gebhardt2020] §3.5: q = (d1, d2, d3), kDirectorBody =
+/// true).
 template <class S>
 concept DirectorCoordinates = requires {
   requires S::kDirectorBody;
@@ -72,7 +74,7 @@ concept ConstraintDot = requires(const S& s, const typename S::VecQ& q, typename
 };
 
 /// d/dq (1/2 v^T M(q) v) at fixed v: kinetic_gradient(q, v, out), for a q-dependent M (the term
-/// -1/2 v^T (dM/dq^i) v of seed 001 eq. (18a) without differences of M).
+/// -1/2 v^T (dM/dq^i) v of [Celledoni2019] eq. (18a) without differences of M).
 template <class S>
 concept KineticGradient = requires(const S& s, const typename S::VecQ& q, typename S::VecQ& out) {
   s.kinetic_gradient(q, q, out);
@@ -87,7 +89,7 @@ concept ComplexStepConstraint = requires(const S& s, const Eigen::VectorXcd& q,
   s.constraint(q, mu);
 };
 
-/// Holonomic constraints in the form GGL needs (seed 003): NG > 0 constraints
+/// Holonomic constraints in the form GGL needs ([Kinon2023]): NG > 0 constraints
 /// (holonomic_constraint, holonomic_jacobian) with constant Hessians contracted by
 /// holonomic_hessian_contract (kQuadraticHolonomic = true), a constant mass matrix, and no
 /// nonholonomic rows (NC == NG; for dynamic sizes the system checks at run time).

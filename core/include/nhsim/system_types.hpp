@@ -61,8 +61,8 @@ using MatCOf = CapacityMatrix<S::NC, S::NC, capacity_nc<S>(), capacity_nc<S>()>;
 template <class S>
 using MatQCOf = CapacityMatrix<S::NQ, S::NC, capacity_nq<S>(), capacity_nc<S>()>;
 
-/// Canonical coordinates and a reduced form on D* (seed 001 §2): rho in R^NR, zeta = (q, rho)
-/// in R^NZ, NZ = NQ + NR.
+/// Canonical coordinates and a reduced form on D* ([Celledoni2019] §2): rho in R^NR, zeta = (q,
+/// rho) in R^NZ, NZ = NQ + NR.
 template <int NQ_, int NC_, int NR_>
 struct ReducedTypes : CanonicalTypes<NQ_, NC_> {
   static constexpr int NR = NR_;
@@ -72,8 +72,8 @@ struct ReducedTypes : CanonicalTypes<NQ_, NC_> {
   using MatZ = Eigen::Matrix<double, NZ, NZ>;
 };
 
-/// Canonical coordinates with NG holonomic constraints g(q) = 0, G = Dg (seed 003, 004) among
-/// the NC constraint rows.
+/// Canonical coordinates with NG holonomic constraints g(q) = 0, G = Dg ([Kinon2023],
+/// [Gebhardt2020]) among the NC constraint rows.
 template <int NQ_, int NG_, int NC_>
 struct HolonomicTypes : CanonicalTypes<NQ_, NC_> {
   static constexpr int NG = NG_;

@@ -26,7 +26,7 @@ namespace nhsim {
 inline constexpr std::int64_t kBatches = 32;
 
 /// The growth model's sample times start at kGrowthFitStart t_final (the bounded part of the
-/// energy error has settled by then on seed 001's chaotic system: docs/statistics.md).
+/// energy error has settled by then on [Celledoni2019]'s chaotic system: docs/statistics.md).
 inline constexpr double kGrowthFitStart = 0.1;
 
 /// At most this many sample times carry batch sums (evenly spread over the fit's range).

@@ -17,7 +17,7 @@
 // numbers, which depend on how many symbols the process made before, so the same definition
 // can come out of GiNaC in another order in another process or job. The compiler sorts
 // operands by a key built from names and values only (key()), so the same definition always
-// gives the same tape, hence the same bits (DESIGN.md: results do not depend on shards,
+// gives the same tape, hence the same bits (docs/design.md: results do not depend on shards,
 // resumes or machines).
 #pragma once
 

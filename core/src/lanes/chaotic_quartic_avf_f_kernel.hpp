@@ -1,8 +1,8 @@
 // Internal: the lane kernel of avf_f on the chaotic quartic system (n = 3): one step of W lanes
 // through the simplified Newton iteration, each lane on its own inverse Jacobian, refreshed in the
-// lanes where the scalar iteration refreshes it (AvfFMethod<ChaoticQuartic<3>>::step, seed 001
-// eq. (15) with the AVF discrete gradient, M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
-// core/include/nhsim/integrators/avf_f.hpp; the iteration is lane_newton.hpp's, the inverse
+// lanes where the scalar iteration refreshes it (AvfFMethod<ChaoticQuartic<3>>::step,
+// [Celledoni2019] eq. (15) with the AVF discrete gradient, M = I and mu(q) = (1, 0, 0, 0, w_1, w_2,
+// w_3), core/include/nhsim/integrators/avf_f.hpp; the iteration is lane_newton.hpp's, the inverse
 // eigen_order_inverse.hpp). The unknowns are x = (dq, dp, h lambda), 15 of them; the Jacobian is
 // that of the midpoint residual, its inverse updated by Broyden's formula in each iteration
 // (BroydenLanes); lanes_test checks the bits.

@@ -58,7 +58,7 @@ inline void reduced_hamiltonian(const typename Lanes<W>::D* z, typename Lanes<W>
   out = 0.5 * (kin - we * we / (1.0 + ww)) + 0.5 * s;
 }
 
-/// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, seed 001 eq. (12)
+/// dg = dbarH(zeta, x) of W lanes with the Gonzalez discrete gradient, [Celledoni2019] eq. (12)
 /// (GonzalezGradient::eval, gonzalez_coefficient); h0 = H(zeta), zbar = (zeta + x) / 2,
 /// k = kappa(zbar).
 struct GonzalezLaneGradient {
@@ -84,7 +84,8 @@ struct GonzalezLaneGradient {
 };
 
 /// dg = int_0^1 grad H(zeta + s (x - zeta)) ds of W lanes by 8-point Gauss-Legendre, the mean
-/// value discrete gradient, seed 001 eq. (11) (AvfGradient::eval, its nodes in the same order).
+/// value discrete gradient, [Celledoni2019] eq. (11) (AvfGradient::eval, its nodes in the same
+/// order).
 struct AvfLaneGradient {
   template <int W>
   static void eval(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,
@@ -118,11 +119,11 @@ struct MidpointLaneGradient {
 };
 
 /// dg = dbarH(zeta, x) of W lanes with the Itoh-Abe (coordinate increment) discrete gradient,
-/// seed 001 eq. (13) (ItohAbeGradient::eval): component i, with y = (x_1..x_{i-1}, zeta_i..),
-/// is the difference quotient [H(y + d e_i) - H(y)] / d, d = x_i - zeta_i, where
-/// |d| >= kItohAbeQuotientThreshold max(1, |zeta_i|), and else the 8-point Gauss-Legendre mean of
-/// dH/dy_i along the increment.
-/// Each lane takes its own branch per component; H(y + d e_i) is needed by both.
+/// [Celledoni2019] eq. (13) (ItohAbeGradient::eval): component i, with y = (x_1..x_{i-1},
+/// zeta_i..), is the difference quotient [H(y + d e_i) - H(y)] / d, d = x_i - zeta_i, where |d| >=
+/// kItohAbeQuotientThreshold max(1, |zeta_i|), and else the 8-point Gauss-Legendre mean of dH/dy_i
+/// along the increment. Each lane takes its own branch per component; H(y + d e_i) is needed by
+/// both.
 struct ItohAbeLaneGradient {
   template <int W>
   static void eval(const typename Lanes<W>::D* z, const typename Lanes<W>::D* x,

@@ -1,7 +1,7 @@
 // Internal: the lane kernel of gonzalez_f on the chaotic quartic system (n = 3): one step of W
 // lanes through the simplified Newton iteration, each lane on its own inverse Jacobian, refreshed
 // in the lanes where the scalar iteration refreshes it (GonzalezFMethod<ChaoticQuartic<3>>::step,
-// seed 001 eq. (15), with M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
+// [Celledoni2019] eq. (15), with M = I and mu(q) = (1, 0, 0, 0, w_1, w_2, w_3),
 // core/include/nhsim/integrators/gonzalez_f.hpp; the iteration is lane_newton.hpp's, the inverse
 // eigen_order_inverse.hpp). The unknowns are x = (q', p', h lambda), 15 of them; the Jacobian is
 // that of the midpoint residual, its inverse updated by Broyden's formula in each iteration
@@ -19,8 +19,8 @@ namespace {
 
 /// r = F(x) of W lanes, x = (q', p', h lambda) (GonzalezFMethod::eval_residual): with
 /// qbar = (q + q') / 2, g = (grad V(qbar), pbar) (M^-1 = I), corrected by the Gonzalez
-/// coefficient c (dq, dp) of seed 001 eq. (12) where kGonzalez (else the midpoint residual whose
-/// Jacobian is used),
+/// coefficient c (dq, dp) of [Celledoni2019] eq. (12) where kGonzalez (else the midpoint residual
+/// whose Jacobian is used),
 ///   r = (q' - q - h g_p, p' - p + h g_q - mu(qbar)^T (h lambda), mu(qbar) g_p);
 /// v0 = V(q). Eigen's 7-term reductions (dot, squaredNorm, the 1 x 7 by 7 x 1 product) by dot7.
 template <int W, bool kGonzalez>

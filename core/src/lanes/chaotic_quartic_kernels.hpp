@@ -1,5 +1,5 @@
-// Internal: the lane kernels of the chaotic quartic system (n = 3, seed 001 §4.1): si_dla, rk2,
-// nh_rattle, nh_rattle_projected and rk4 advancing W trajectories at once, one SIMD lane each,
+// Internal: the lane kernels of the chaotic quartic system (n = 3, [Celledoni2019] §4.1): si_dla,
+// rk2, nh_rattle, nh_rattle_projected and rk4 advancing W trajectories at once, one SIMD lane each,
 // structure of arrays.
 //
 // Included by one translation unit per instruction set (kernels_<isa>.cpp), each compiled with
@@ -188,7 +188,7 @@ inline void dot7(const typename Lanes<W>::D* a, const typename Lanes<W>::D* b,
   eigen_packet_sum<7>(e, sum);
 }
 
-/// c of the Gonzalez discrete gradient, seed 001 eq. (12), of W lanes (gonzalez_coefficient,
+/// c of the Gonzalez discrete gradient, [Celledoni2019] eq. (12), of W lanes (gonzalez_coefficient,
 /// gonzalez_quotient.hpp): (h1 - h0 - gd) / dd, or 0 where the step is tiny and the numerator at
 /// the round-off of its terms.
 template <int W>
@@ -270,8 +270,8 @@ void rk2_steps(double* q_io, double* p_io, std::int64_t k, double h) {
   });
 }
 
-/// nh_rattle (seed 002 eq. (10)) on the chaotic quartic system, k steps of size h of W lanes: q
-/// and p are [7][W], lambda [W] the multiplier lambda_k of the last step
+/// nh_rattle ([Kobilarov2010] eq. (10)) on the chaotic quartic system, k steps of size h of W
+/// lanes: q and p are [7][W], lambda [W] the multiplier lambda_k of the last step
 /// (NhRattleMethod<ChaoticQuartic<3>>::step with M = I, f = -grad V and
 /// mu(q) = (1, 0, 0, 0, w_1, w_2, w_3)).
 template <int W>
@@ -314,9 +314,9 @@ inline void project_q_transpose(const typename Lanes<W>::D* q, const typename La
   for (int j = 0; j < 7; ++j) out[j] = mu[j] * lam;
 }
 
-/// nh_rattle_projected (seed 002 eq. (14)-(16)) on the chaotic quartic system, k steps of size h
-/// of W lanes: q and p_half (p_k-1/2, or p_0 before a lane's first step) are [7][W], stepped [W]
-/// 0 for a lane that has not stepped since set_state (its first step is eq. (16)) and 1 after
+/// nh_rattle_projected ([Kobilarov2010] eq. (14)-(16)) on the chaotic quartic system, k steps of
+/// size h of W lanes: q and p_half (p_k-1/2, or p_0 before a lane's first step) are [7][W], stepped
+/// [W] 0 for a lane that has not stepped since set_state (its first step is eq. (16)) and 1 after
 /// (NhRattleProjectedMethod<ChaoticQuartic<3>>::step with M = I and f = -grad V).
 template <int W>
 void nh_rattle_projected_steps(double* q_io, double* p_half_io, double* stepped_io, std::int64_t k,

@@ -66,7 +66,7 @@ class CanonicalLanes final : public ExplicitCanonicalLanes {
 };
 
 /// nh_rattle: (q, p) and the multiplier lambda_k the last step found, 0 after set_state
-/// (NhRattleMethod's state, seed 002 Remark 1).
+/// (NhRattleMethod's state, [Kobilarov2010] Remark 1).
 class NhRattleLanes final : public ExplicitCanonicalLanes {
  public:
   NhRattleLanes(const Sys& sys, double h, int width, lanes::NhRattleKernel kernel)

@@ -1,10 +1,9 @@
-// Registration of the Chaplygin sleigh (seed 001 §4.2). Defaults are the paper's values of
+// Registration of the Chaplygin sleigh ([Celledoni2019] §4.2). Defaults are the paper's values of
 // Fig. 3: J = 8 kg m^2, a = 1 m, m = 1 kg.
 #include "nhsim/systems/chaplygin_sleigh.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -25,7 +24,7 @@ SystemEntry chaplygin_sleigh_entry() {
       "constraint -x1' sin(theta) + x2' cos(theta) = 0; reduced form on D* in the orthonormal "
       "adapted frame X1 = (J + m a^2)^-1/2 d/dtheta, X2 = m^-1/2 (cos(theta) d/dx1 + "
       "sin(theta) d/dx2), H = (rho1^2 + rho2^2) / 2";
-  info.source = "seed 001 §4.2 eq. (22)-(23), Prop. 4.1, Fig. 3";
+  info.source = "[Celledoni2019] §4.2 eq. (22)-(23), Prop. 4.1, Fig. 3";
   info.parameters = {
       ParameterInfo{"J", 8.0, "kg m^2", "moment of inertia about the centre of mass", false, 1e-9,
                     1e9},

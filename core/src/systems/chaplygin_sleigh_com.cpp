@@ -1,10 +1,9 @@
-// Registration of the Chaplygin sleigh about the centre of mass (seed 002 §6.1). The paper
+// Registration of the Chaplygin sleigh about the centre of mass ([Kobilarov2010] §6.1). The paper
 // gives no parameter values for Fig. 2; the defaults I = 1 kg m^2, m = 1 kg, a = 1 m are ours.
 #include "nhsim/systems/chaplygin_sleigh_com.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -23,7 +22,7 @@ SystemEntry chaplygin_sleigh_com_entry() {
       "Chaplygin sleigh on SE(2) about the centre of mass, q = (theta, x, y), M = diag(I, m, m), "
       "V = 0, skate at distance a behind the centre of mass: a theta' + sin(theta) x' - "
       "cos(theta) y' = 0; observables x_s, y_s (skate point (x - a cos theta, y - a sin theta))";
-  info.source = "seed 002 §6.1 eq. (29)-(33), Fig. 2";
+  info.source = "[Kobilarov2010] §6.1 eq. (29)-(33), Fig. 2";
   info.parameters = {
       ParameterInfo{"I", 1.0, "kg m^2", "moment of inertia about the centre of mass", false, 1e-9,
                     1e9},

@@ -1,10 +1,10 @@
-// Internal: shared registration of the director rigid bodies (seed 004 §3.5, §4.2, eq. (111)),
-// used by nontwisting_body.cpp and rigid_body.cpp (one integrator instantiation set per TU).
+// Internal: shared registration of the director rigid bodies ([Gebhardt2020] §3.5, §4.2, eq.
+// (111)), used by nontwisting_body.cpp and rigid_body.cpp (one integrator instantiation set per
+// TU).
 #pragma once
 
 #include "nhsim/model_impl.hpp"
 #include "nhsim/systems/director_body.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim::detail {
 

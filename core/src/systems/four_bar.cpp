@@ -1,11 +1,10 @@
-// Registration of the double four-bar linkage (seed 003 §5.2). Defaults are the paper's data:
+// Registration of the double four-bar linkage ([Kinon2023] §5.2). Defaults are the paper's data:
 // five bars m = 1 kg, l = 1 m, gravity 9.81 m/s^2, dampers off (eta = 0; the damped run of
 // Fig. 22-23 uses eta = 0.5 N s/m).
 #include "nhsim/systems/four_bar.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -27,7 +26,7 @@ SystemEntry four_bar_entry() {
       "(2l,0)), optional viscous dampers P1-P5 and P2-P6 (eta); observables x4, y4, v4x, L, "
       "kinetic_energy, potential_energy, dissipated_power, g_int_b1, gv_int_b1, g_ext_p4, "
       "gv_ext_p4";
-  info.source = "seed 003 §5.2 eq. (70)-(80), Fig. 11-23";
+  info.source = "[Kinon2023] §5.2 eq. (70)-(80), Fig. 11-23";
   info.parameters = {
       ParameterInfo{"m", 1.0, "kg", "mass of each bar", false, 1e-9, 1e9},
       ParameterInfo{"l", 1.0, "m", "length of each bar and spacing of the ground pivots", false,

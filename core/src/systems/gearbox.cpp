@@ -1,4 +1,4 @@
-// Registration of the continuous gearbox driven by an asymmetric pendulum (seed 001 §4.4).
+// Registration of the continuous gearbox driven by an asymmetric pendulum ([Celledoni2019] §4.4).
 // Defaults are the paper's coefficients of eq. (24b): k = 1, a = 1, b = 1/5.
 #include "nhsim/systems/gearbox.hpp"
 
@@ -6,7 +6,6 @@
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -26,7 +25,7 @@ SystemEntry gearbox_entry() {
       "H = 1/2 |p|^2 + V with V = k/2 (q1^2 + q2^2) + a cos(q3) - b sin(2 q3) (the physical sign; "
       "eq. (24a) prints -V), constraint q1' + sin(q3) q2' = 0; canonical form only (no reduced "
       "form in the paper)";
-  info.source = "seed 001 §4.4 eq. (24), Fig. 4; Modin & Verdier (ref. [27])";
+  info.source = "[Celledoni2019] §4.4 eq. (24), Fig. 4; Modin & Verdier (ref. [27])";
   info.parameters = {
       ParameterInfo{"k", 1.0, "1", "spring stiffness of the shafts q1, q2", false, 0.0, 1e9},
       ParameterInfo{"a", 1.0, "1", "pendulum coefficient of cos(q3)", false, -1e9, 1e9},

@@ -1,10 +1,9 @@
-// Registration of the gyroscopic top in director coordinates (seed 003 §5.1). Defaults are the
+// Registration of the gyroscopic top in director coordinates ([Kinon2023] §5.1). Defaults are the
 // paper's data: m = 0.7069 kg, J1 = J2 = J3 = 5.3014e-4 kg m^2, l = 0.075 m, g = 9.81 m/s^2.
 #include "nhsim/systems/gyroscopic_top.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -29,7 +28,7 @@ SystemEntry gyroscopic_top_entry() {
       "E3 I) with E_i = (J_j + J_k - J_i)/2, V = m g phi3, 9 holonomic constraints (orthonormal "
       "directors, tip fixed at the origin: phi = l d3); observables phi3, L3, kinetic_energy, "
       "potential_energy";
-  info.source = "seed 003 §5.1 eq. (58)-(69), Fig. 2-10";
+  info.source = "[Kinon2023] §5.1 eq. (58)-(69), Fig. 2-10";
   info.parameters = {
       ParameterInfo{"m", 0.7069, "kg", "mass of the top", false, 1e-9, 1e9},
       ParameterInfo{"J1", 5.3014e-4, "kg m^2",

@@ -1,10 +1,9 @@
-// Registration of the (perturbed) knife edge (seed 000 Examples 4-5). epsilon = 0 is Example 4
-// (Fig. 5), epsilon = 0.1 Example 5 (Fig. 6).
+// Registration of the (perturbed) knife edge ([AnahorySimoes2022] Examples 4-5). epsilon = 0 is
+// Example 4 (Fig. 5), epsilon = 0.1 Example 5 (Fig. 6).
 #include "nhsim/systems/knife_edge.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -24,7 +23,7 @@ SystemEntry knife_edge_entry() {
       "epsilon = 0.1: the perturbed knife edge of Example 5); reduced form on D* in the "
       "orthonormal frame X1 = ((cos(phi) - epsilon) d/dx + sin(phi) d/dy) / r(phi), "
       "X2 = d/dphi; MLA discretisation of Examples 4-5 as integrator 'mla'";
-  info.source = "seed 000 Examples 4-5, Figs. 5-6";
+  info.source = "[AnahorySimoes2022] Examples 4-5, Figs. 5-6";
   info.parameters = {ParameterInfo{
       "epsilon", 0.0, "1", "perturbation of the constraint (Example 5: 0.1)", false, -0.9, 0.9}};
   info.invariants = {};

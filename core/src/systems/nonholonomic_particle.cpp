@@ -1,9 +1,8 @@
-// Registration of the nonholonomic particle (seed 000 Example 1). No parameters.
+// Registration of the nonholonomic particle ([AnahorySimoes2022] Example 1). No parameters.
 #include "nhsim/systems/nonholonomic_particle.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -22,7 +21,7 @@ SystemEntry nonholonomic_particle_entry() {
       "z' - y x' = 0; reduced form on D* in the frame e1 = d/dx + y d/dz, e2 = d/dy, "
       "H = (rho1^2 / (1 + y^2) + rho2^2) / 2; closed-form flow eq. (19)-(20) as integrator "
       "'exact'; MLA discretisation of Example 3 (eq. (43)) as integrator 'mla'";
-  info.source = "seed 000 Examples 1-3, eq. (18)-(20), (25), (43), Figs. 2-3";
+  info.source = "[AnahorySimoes2022] Examples 1-3, eq. (18)-(20), (25), (43), Figs. 2-3";
   info.parameters = {};
   info.invariants = {};
   SystemEntry entry = catalogue_entry<NonholonomicParticle>(std::move(info), &make);

@@ -1,4 +1,5 @@
-// Registration of the standard rotating rigid body in directors (seed 004 §3.5, eq. (56)-(68)).
+// Registration of the standard rotating rigid body in directors ([Gebhardt2020] §3.5, eq.
+// (56)-(68)).
 #include "catalogue_entry.hpp"
 #include "director_body_entry.hpp"
 
@@ -13,7 +14,7 @@ SystemEntry rigid_body_entry() {
       "orthonormality constraints (NC = 6); material loads from EnsembleSpec loads (eq. (68)); "
       "observables Pi1, Pi2, Pi3, kinetic_energy, sam_1..3 (spatial angular momentum, conserved "
       "without loads), d3_1..3";
-  info.source = "seed 004 §3.5 eq. (56)-(68), §5.1 eq. (85)-(91)";
+  info.source = "[Gebhardt2020] §3.5 eq. (56)-(68), §5.1 eq. (85)-(91)";
   info.parameters = detail::director_body_parameters();
   info.invariants = {};
   return catalogue_entry<RigidBody>(std::move(info), &detail::make_director_body<false>);

@@ -1,10 +1,9 @@
-// Registration of the rolling disk (seed 001 §2 examples). The paper gives no numerical values:
-// every parameter defaults to 1 (SI units) and must lie in [1e-9, 1e9].
+// Registration of the rolling disk ([Celledoni2019] §2 examples). The paper gives no numerical
+// values: every parameter defaults to 1 (SI units) and must lie in [1e-9, 1e9].
 #include "nhsim/systems/rolling_disk.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -25,7 +24,7 @@ SystemEntry rolling_disk_entry() {
       "x2' = r phi' sin(theta); reduced form on D* with the adapted frame "
       "X1 = r cos(theta) d/dx1 + r sin(theta) d/dx2 + d/dphi, X2 = d/dtheta; explicit solution "
       "available as integrator 'exact'";
-  info.source = "seed 001 §2 (Example: Rolling disk), eq. (2), §3.2 example";
+  info.source = "[Celledoni2019] §2 (Example: Rolling disk), eq. (2), §3.2 example";
   info.parameters = {
       ParameterInfo{"m", 1.0, "kg", "mass of the disk", false, 1e-9, 1e9},
       ParameterInfo{"r", 1.0, "m", "radius of the disk", false, 1e-9, 1e9},

@@ -1,11 +1,10 @@
-// Registration of the snakeboard (seed 002 §6.2). The paper gives no parameter values for
+// Registration of the snakeboard ([Kobilarov2010] §6.2). The paper gives no parameter values for
 // Fig. 4; the defaults m = 1 kg, l = 1 m, I = 0.5 kg m^2, J = 2 kg m^2 are ours (J large enough
 // that the steering angle of the Fig. 4 run stays inside (0, pi/2), see snakeboard.hpp).
 #include "nhsim/systems/snakeboard.hpp"
 
 #include "catalogue_entry.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -27,7 +26,7 @@ SystemEntry snakeboard_entry() {
       "Snakeboard on S^1 x S^1 x SE(2), q = (psi, phi, theta, x, y) (rotor, steering, board "
       "pose), constant M, V = 0, wheel constraints eq. (34); control torques (u_psi, u_phi) on "
       "the shape variables from EnsembleSpec controls (2 inputs)";
-  info.source = "seed 002 §6.2 eq. (34)-(35), Fig. 4";
+  info.source = "[Kobilarov2010] §6.2 eq. (34)-(35), Fig. 4";
   info.parameters = {
       ParameterInfo{"m", 1.0, "kg", "mass of the board", false, 1e-9, 1e9},
       ParameterInfo{"l", 1.0, "m", "distance from the centre of the board to the wheels", false,

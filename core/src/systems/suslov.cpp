@@ -1,14 +1,13 @@
-// Registration of the Euler-Poincaré-Suslov problem on so(3) (seed 001 §4.3). The paper gives
-// no numbers; the defaults are a positive definite, non-degenerate inertia with I12 = 0:
-// I11 = 2, I22 = 3, I33 = 4, I13 = 0.5, I23 = 0.3 kg m^2 (det I = 23.07 kg^3 m^6).
+// Registration of the Euler-Poincaré-Suslov problem on so(3) ([Celledoni2019] §4.3). The paper
+// gives no numbers; the defaults are a positive definite, non-degenerate inertia with I12 = 0: I11
+// = 2, I22 = 3, I33 = 4, I13 = 0.5, I23 = 0.3 kg m^2 (det I = 23.07 kg^3 m^6).
 #include "nhsim/systems/suslov.hpp"
 
 #include <stdexcept>
 
 #include "catalogue_entry.hpp"
-#include "nhsim/ensemble.hpp"
+#include "nhsim/spec_types.hpp"
 #include "nhsim/model_impl.hpp"
-#include "registry_internal.hpp"
 
 namespace nhsim {
 namespace {
@@ -44,7 +43,7 @@ SystemEntry suslov_entry() {
       "p = M = I omega (body angular momentum), mass matrix I, mu = e3, q a placeholder carried "
       "unchanged (q' = 0). Reduced form rho = (M1, M2), H = rho1^2 / (2 I11) + rho2^2 / (2 I22), "
       "rho1' = -c rho2 / I22, rho2' = c rho1 / I11, c = (I13 / I11) rho1 + (I23 / I22) rho2";
-  info.source = "seed 001 §4.3";
+  info.source = "[Celledoni2019] §4.3";
   info.parameters = {
       ParameterInfo{"I11", 2.0, "kg m^2", "inertia tensor entry I11 (> 0)", false, 1e-9, 1e9},
       ParameterInfo{"I22", 3.0, "kg m^2", "inertia tensor entry I22 (> 0)", false, 1e-9, 1e9},

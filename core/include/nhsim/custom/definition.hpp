@@ -1,4 +1,4 @@
-// A user-defined system (issue 16, DESIGN.md "User-defined systems"): the spec's symbolic
+// A user-defined system (issue 16, docs/design.md "User-defined systems"): the spec's symbolic
 // definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), either
 // the constant mass matrix with its inverse or the tapes of M(q) and of d/dq (1/2 v^T M(q) v),
 // the tapes of the holonomic constraints g(q), G(q) and their Hessians, and the tape of the
@@ -40,15 +40,15 @@ struct CustomSystemSpec {
   /// mu(q): m rows (constraint one-forms mu^alpha) of n entries; 1 <= m < n, or 0 <= m when
   /// there are holonomic constraints (ng + m < n).
   std::vector<std::vector<std::string>> constraints;
-  /// Holonomic constraints g_k(q) = 0, k < ng (seed 003 eq. (1)), in redundant coordinates. The
+  /// Holonomic constraints g_k(q) = 0, k < ng ([Kinon2023] eq. (1)), in redundant coordinates. The
   /// canonical methods see their velocity form: mu(q) = [G(q); constraints], G = dg/dq. ggl
-  /// (seed 003 §4.1) applies when every g_k is at most quadratic in q (constant Hessians) and
+  /// ([Kinon2023] §4.1) applies when every g_k is at most quadratic in q (constant Hessians) and
   /// `constraints` is empty. A constant mass matrix and no control forces.
   std::vector<std::string> holonomic_constraints;
   /// Control forces: one row per control input u_j (the spec's controls[j] gives u_j(t)), n
   /// entries: b_j(q), the generalised force per unit of u_j. The applied force is
-  /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq (seed 002 §4.2, B(q) u). At most kMaxCustomInputs rows;
-  /// a constant mass matrix only (the methods that take controls need one).
+  /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq ([Kobilarov2010] §4.2, B(q) u). At most kMaxCustomInputs
+  /// rows; a constant mass matrix only (the methods that take controls need one).
   std::vector<std::vector<std::string>> control_forces;
   /// Named invariants (name, expression in q, p and the parameters; the momentum conjugate to
   /// coordinate c is p_c), sampled as observables under their names. At most
@@ -72,10 +72,11 @@ inline constexpr int kMaxCustomInputs = 8;
 /// constant mass matrix, a mass matrix that depends on q, and a constant one with control forces.
 enum class CustomKind { kConstantMass, kVaryingMass, kControlled };
 
-/// The (nq, nc) sizes compiled with fixed-size Eigen types (core/pairs.cmake), the fastest:
-/// (3, 1) fits the knife edge and the nonholonomic particle, (7, 1) the chaotic quartic system
-/// with n = 3. Every other size runs on dynamic-size types (CustomSystem<Eigen::Dynamic,
-/// Eigen::Dynamic>). Each fixed size costs 11 (system, integrator) pairs of build time.
+/// The (nq, nc) sizes compiled with fixed-size Eigen types (CustomSystemTypes,
+/// nhsim/systems/custom_system.hpp), the fastest: (3, 1) fits the knife edge and the nonholonomic
+/// particle, (7, 1) the chaotic quartic system with n = 3. Every other size runs on dynamic-size
+/// types (CustomSystem<Eigen::Dynamic, Eigen::Dynamic>). Each fixed size costs 11 (system,
+/// integrator) pairs of build time.
 inline constexpr std::pair<int, int> kCustomFixedSizes[] = {{3, 1}, {7, 1}};
 
 /// What the integrators evaluate, built once from a CustomSystemSpec.
@@ -91,7 +92,7 @@ struct CustomSystemDefinition {
   Eigen::MatrixXd mass_inverse;  ///< constant M^-1, nq x nq (empty for a q-dependent M)
   custom::Tape mass_entries;     ///< q -> M(q), nq x nq outputs, row-major (q-dependent M)
   /// (q, v) -> d/dq (1/2 v^T M(q) v), 2 nq inputs, nq outputs (q-dependent M): the term
-  /// -1/2 v^T (dM/dq^i) v of gonzalez_r's grad H, seed 001 eq. (18a).
+  /// -1/2 v^T (dM/dq^i) v of gonzalez_r's grad H, [Celledoni2019] eq. (18a).
   custom::Tape kinetic_gradient;
   /// The spec field M came from, for errors at a state: "mass_matrix" or "lagrangian".
   std::string mass_field = "mass_matrix";

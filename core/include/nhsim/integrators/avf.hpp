@@ -1,5 +1,5 @@
-// `avf`: the discrete gradient method eq. (14) of seed 001 with the mean value (averaged vector
-// field) discrete gradient, seed 001 eq. (11):
+// `avf`: the discrete gradient method eq. (14) of [Celledoni2019] with the mean value (averaged
+// vector field) discrete gradient, [Celledoni2019] eq. (11):
 //   dbarH(x, x') = int_0^1 grad H((1 - s) x + s x') ds,   Pi~ = Pi((x + x') / 2).
 //
 // Quadrature: 8-point Gauss-Legendre on [0, 1], exact for polynomials of degree <= 15. For the

@@ -1,6 +1,6 @@
 // `avf_f`: the discrete gradient method on the full canonical equations (6c-d) with
-// multipliers, seed 001 eq. (15), with the average vector field (AVF) discrete gradient of seed
-// 001 eq. (11) instead of the Gonzalez one of `gonzalez_f`:
+// multipliers, [Celledoni2019] eq. (15), with the average vector field (AVF) discrete gradient of
+// seed 001 eq. (11) instead of the Gonzalez one of `gonzalez_f`:
 //   (z' - z) / h = J dbarH(z, z') + lambda_alpha (0, mu^alpha(qbar)),
 //   dbarH(z, z')^T (0, mu^alpha(qbar)) = 0,                         alpha = 1..m,
 // z = (q, p), z' = (q', p'), qbar = (q + q') / 2, J = [[0, I], [-I, 0]], and
@@ -13,7 +13,7 @@
 // vbar = M^-1 pbar. Energy preserving: H(z') - H(z) = dbarH.(z' - z) = g_q.(q' - q) +
 // vbar.(p' - p) = h lambda mu(qbar) vbar = 0 (up to the Newton tolerance, the quadrature and
 // round-off). The constraint (6d) mu(q) M^-1 p = 0 is kept only approximately at the step points
-// (O(h^2), as for `gonzalez_f`, seed 001 §3.3). Second order, symmetric.
+// (O(h^2), as for `gonzalez_f`, [Celledoni2019] §3.3). Second order, symmetric.
 //
 // Quadrature: g_q by the 8-point Gauss-Legendre rule of `avf` (avf.hpp), exact when grad V is a
 // polynomial of degree <= 15 along the segment, i.e. for polynomial V of degree <= 16: every

@@ -1,8 +1,8 @@
-// The discrete gradient method on the reduced almost-Poisson system, seed 001 eq. (14):
+// The discrete gradient method on the reduced almost-Poisson system, [Celledoni2019] eq. (14):
 //     (zeta' - zeta) / h = Pi((zeta + zeta') / 2) dbarH(zeta, zeta'),
 // with a discrete gradient dbarH (policy DG: Gonzalez eq. (12), AVF eq. (11), ...).
 // Preserves the reduced Hamiltonian H exactly (up to the Newton tolerance and round-off) and,
-// since Pi's q-rows are X(q_bar), the constraints exactly (seed 001 Remark 3.3).
+// since Pi's q-rows are X(q_bar), the constraints exactly ([Celledoni2019] Remark 3.3).
 //
 // The implicit equation is solved by SimplifiedNewton with the Jacobian
 // I - (h/2) Df(zeta_bar) (f = Pi grad H, forward differences), reused across steps.

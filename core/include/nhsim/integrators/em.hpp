@@ -1,6 +1,6 @@
-// `em`: the energy-momentum algorithm of seed 004 §5 for the director rigid bodies: eq. (85)-(91)
-// for the standard body (holonomic constraints only) and the specialised nonholonomic version
-// eq. (92)-(95) for the non-twisting body, with average-vector-field constraint Jacobians
+// `em`: the energy-momentum algorithm of [Gebhardt2020] §5 for the director rigid bodies: eq.
+// (85)-(91) for the standard body (holonomic constraints only) and the specialised nonholonomic
+// version eq. (92)-(95) for the non-twisting body, with average-vector-field constraint Jacobians
 // (eq. (89), (93)).
 //
 // In the paper's unknowns q_{n+1}, lambda (NG multipliers of g(q) = 0), mu (the nonholonomic
@@ -39,9 +39,9 @@
 // Second order.
 //
 // Newton: SimplifiedNewton with a forward-difference Jacobian (reused across steps), relative
-// componentwise tolerance = the spec's newton_tol on (vbar, kappa) (default 1e-10, seed 004 §6;
-// tolerances down to ~1e-14 are reached).
-// Times: t_n = n h counted from the last set_canonical (loads are functions of t).
+// componentwise tolerance = the spec's newton_tol on (vbar, kappa) (default 1e-10, [Gebhardt2020]
+// §6; tolerances down to ~1e-14 are reached). Times: t_n = n h counted from the last set_canonical
+// (loads are functions of t).
 #pragma once
 
 #include <Eigen/Dense>
@@ -124,7 +124,7 @@ class EmMethod {
   /// Predictor for vbar: each director rotated by the Cayley map of h w, w = 1/2 sum_i d_i x
   /// d_i' (the angular velocity of a rigid motion, d_i' = w x d_i), which is the EM step of the
   /// free rigid motion about a fixed axis (the midpoint rule gives tan(phi/2) = |w| h / 2) and
-  /// keeps Newton in its basin at |w| h ~ 2 (seed 004 case 2 after the load: |w| h ~ 2.2).
+  /// keeps Newton in its basin at |w| h ~ 2 ([Gebhardt2020] case 2 after the load: |w| h ~ 2.2).
   /// vbar = (cay(2a) - I) d_i / h with cay(2a) - I = 2 / (1 + |a|^2) (a^ + a^ a^), a = h w / 2.
   void predict() {
     Eigen::Vector3d w = Eigen::Vector3d::Zero();

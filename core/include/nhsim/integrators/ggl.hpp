@@ -1,5 +1,5 @@
-// `ggl`: the first-order symplectic GGL variational integrator of seed 003 §4.1, eq. (41a)-(41e),
-// with its dissipative extension eq. (57a)-(57e) (§4.3) when the system has a Rayleigh
+// `ggl`: the first-order symplectic GGL variational integrator of [Kinon2023] §4.1, eq.
+// (41a)-(41e), with its dissipative extension eq. (57a)-(57e) (§4.3) when the system has a Rayleigh
 // dissipation matrix C(q) (eq. (53)-(54)). Holonomic constraints g(q) = 0 in redundant
 // coordinates, constant mass matrix M, L = 1/2 v.Mv - V(q) (eq. (3)):
 //   q^{n+1} - q^n = h v^n + h M^-1 G(qbar)^T gamma^{n+1},                                (41a)
@@ -24,7 +24,7 @@
 //   (lambda, gamma) only serve as the Newton predictor.
 // * The Stepper state is (q^n, p^n) in canonical coordinates. q^n satisfies g(q^n) = 0 to the
 //   Newton tolerance; p^n satisfies the velocity-level constraint at the intermediate point
-//   qbar^{n-1} (41e), not at q^n, so max|G(q^n) M^-1 p^n| is small but not zero (seed 003
+//   qbar^{n-1} (41e), not at q^n, so max|G(q^n) M^-1 p^n| is small but not zero ([Kinon2023]
 //   Fig. 8, 19); it is exactly zero for constraints with a constant Jacobian (Fig. 21).
 // * The dissipative term (57b) is -h C(q^n) v^n with v^n the discrete velocity of (41c); the
 //   paper writes F_d = C v^n and subtracts it in (57b), so the force is -C v (eq. (53)).
@@ -46,7 +46,7 @@
 // physical unknowns the floor of p is ~ eps |q| M / h, which stalls a 1e-12 tolerance at small h.
 // When SimplifiedNewton fails, a full Newton with a rank-revealing (complete orthogonal
 // decomposition, threshold 1e-10) minimum-norm solve is tried before the step is reported failed:
-// at the singular configurations of a linkage (G loses rank, seed 003 §5.2) the multipliers are
+// at the singular configurations of a linkage (G loses rank, [Kinon2023] §5.2) the multipliers are
 // not determined and their round-off stalls the increment test; the minimum-norm increments leave
 // that direction alone. Measured on the four-bar (h = 1e-3): with the paper's tolerance 1e-9 the
 // run passes every singular configuration to T = 10 s; tolerances <= 1e-10 still stall at the
@@ -68,7 +68,7 @@
 
 namespace nhsim {
 
-/// True when S supplies a Rayleigh dissipation matrix C(q) (seed 003 eq. (53)-(54)).
+/// True when S supplies a Rayleigh dissipation matrix C(q) ([Kinon2023] eq. (53)-(54)).
 template <class S>
 inline constexpr bool has_dissipation_matrix = requires(const S& s, const typename S::VecQ& q,
                                                         Eigen::Matrix<double, S::NQ, S::NQ>& c) {

@@ -1,5 +1,5 @@
-// `gonzalez`: the discrete gradient method eq. (14) of seed 001 with the Gonzalez (midpoint)
-// discrete gradient, seed 001 eq. (12):
+// `gonzalez`: the discrete gradient method eq. (14) of [Celledoni2019] with the Gonzalez (midpoint)
+// discrete gradient, [Celledoni2019] eq. (12):
 //   dbarH(x, x') = grad H(xbar) + [H(x') - H(x) - grad H(xbar).(x' - x)] / |x' - x|^2 (x' - x),
 // xbar = (x + x') / 2, and Pi~ = Pi(xbar). Second order, symmetric, energy preserving.
 #pragma once

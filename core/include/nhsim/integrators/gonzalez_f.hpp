@@ -1,5 +1,5 @@
 // `gonzalez_f`: the discrete gradient method on the full canonical equations (6c-d) with
-// multipliers, seed 001 eq. (15):
+// multipliers, [Celledoni2019] eq. (15):
 //   (z' - z) / h = J dbarH(z, z') + lambda_alpha (0, mu^alpha(qbar)),
 //   dbarH(z, z')^T (0, mu^alpha(qbar)) = 0,                         alpha = 1..m,
 // z = (q, p), z' = (q', p'), qbar = (q + q') / 2, J = [[0, I], [-I, 0]], with the Gonzalez
@@ -10,8 +10,8 @@
 //   q' = q + h g_p,   p' = p - h g_q + h mu(qbar)^T lambda,   mu(qbar) g_p = 0.
 // Energy preserving: H(z') - H(z) = dbarH.(z' - z) = h dbarH^T J dbarH + h lambda mu g_p = 0
 // (up to the Newton tolerance and round-off). The constraint (6d) mu(q) M^-1 p = 0 is kept only
-// approximately at the step points (seed 001 §3.3: "only be approximately satisfied"), which is
-// the point of comparison with `gonzalez_r`. Second order, symmetric.
+// approximately at the step points ([Celledoni2019] §3.3: "only be approximately satisfied"), which
+// is the point of comparison with `gonzalez_r`. Second order, symmetric.
 //
 // Requires a constant mass matrix (kConstantMass): then dH/dq = grad V and dH/dp = M^-1 p.
 //

@@ -1,4 +1,5 @@
-// The correction coefficient of the Gonzalez (midpoint) discrete gradient, seed 001 eq. (12):
+// The correction coefficient of the Gonzalez (midpoint) discrete gradient, [Celledoni2019] eq.
+// (12):
 //   dbarH(z, z') = grad H(zbar) + c (z' - z),   c = [H(z') - H(z) - grad H(zbar).(z' - z)] / |z' -
 //   z|^2,
 // shared by `gonzalez`, `gonzalez_f` and `gonzalez_r`.
@@ -19,8 +20,8 @@ namespace nhsim {
 /// dbarH.(z' - z) by round-off only, while the quotient would be that round-off amplified by 1/|z'
 /// - z| and would stall Newton (near an equilibrium). The size test alone, without the numerator
 /// test, skipped real corrections once a coordinate grew large (a wound-up angle, |q3| ~ 3e4 on the
-/// gearbox of seed 001 §4.4, makes every step shorter than ~0.03 "tiny"): those steps were plain
-/// midpoint steps with an O(h^3) energy error, and the energy drifted by up to 4e-4 over the
+/// gearbox of [Celledoni2019] §4.4, makes every step shorter than ~0.03 "tiny"): those steps were
+/// plain midpoint steps with an O(h^3) energy error, and the energy drifted by up to 4e-4 over the
 /// t = 50000 run of Fig. 4.
 inline double gonzalez_coefficient(double h1, double h0, double gd, double dd, double zz,
                                    double gz) {

@@ -1,5 +1,5 @@
 // `gonzalez_r` and `gonzalez_r_fd`: the discrete gradient method eq. (14) applied to the reduced
-// equations (9) WITHOUT an analytic reduced form, seed 001 §3.3 (GONZALEZ-R) and Remark 3.5.
+// equations (9) WITHOUT an analytic reduced form, [Celledoni2019] §3.3 (GONZALEZ-R) and Remark 3.5.
 // Only canonical data are used: M(q), V(q), mu(q).
 //
 // State: canonical (q, p). One step from (q, p):
@@ -80,7 +80,7 @@ enum class FrameDerivative { kAlgorithm1, kCentralDifference };
 
 /// gonzalez_r (FrameDerivative::kAlgorithm1) and gonzalez_r_fd (kCentralDifference) on system S.
 /// The frame derivative is chosen at run time, so that the two methods share one instantiation
-/// per system (core/pairs.cmake compiles them in one translation unit).
+/// per system (both descriptors are in descriptors/gonzalez_r.hpp, hence in one pair unit).
 template <class S>
 class GonzalezRMethod {
   static constexpr int NQ = S::NQ;

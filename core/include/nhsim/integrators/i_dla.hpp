@@ -1,6 +1,6 @@
-// `i_dla`: the implicit reversible discrete Lagrange-d'Alembert integrator (I-DLA of seed 001
-// §4.1.3 and Fig. 2; McLachlan & Perlmutter 2006, J. Nonlinear Sci. 16:283-328; discrete
-// Lagrange-d'Alembert principle of Cortés & Martínez 2001) with the midpoint discrete
+// `i_dla`: the implicit reversible discrete Lagrange-d'Alembert integrator (I-DLA of
+// [Celledoni2019] §4.1.3 and Fig. 2; McLachlan & Perlmutter 2006, J. Nonlinear Sci. 16:283-328;
+// discrete Lagrange-d'Alembert principle of Cortés & Martínez 2001) with the midpoint discrete
 // Lagrangian and the midpoint discrete constraint
 //   L_d(q0, q1) = h L(qbar, v),   qbar = (q0 + q1) / 2,   v = (q1 - q0) / h,
 //   L(q, qdot) = 1/2 qdot^T M qdot - V(q),          mu(qbar) v = 0.
@@ -23,7 +23,8 @@
 //   * reversible w.r.t. (q, p) -> (q, -p): the step from (q1, -p1) lands on (q0, -p0);
 //   * second order; the discrete constraint holds exactly (up to the Newton tolerance); the
 //     canonical constraint mu(q1) M^-1 p1 = 0 only up to O(h^2); energy is not preserved for a
-//     non-quadratic V (bounded, oscillating error; random walk over ensembles, seed 001 Fig. 2).
+//     non-quadratic V (bounded, oscillating error; random walk over ensembles, [Celledoni2019] Fig.
+//     2).
 // Requires a constant mass matrix (kConstantMass).
 //
 // Unknowns x = (dq, lambda), dq = q1 - q0 the increment, length nq + nc, solved by
@@ -49,7 +50,7 @@
 // Predictor: quadratic extrapolation of the last three solutions (dq, lambda), h M^-1 p0 (and
 // the previous lambda) before that.
 //
-// Which constraint (issue 17). Seed 001 Fig. 2 shows I-DLA's constraint (20) at machine
+// Which constraint (issue 17). [Celledoni2019] Fig. 2 shows I-DLA's constraint (20) at machine
 // precision; this method holds it at machine precision on its discrete velocity (q1 - q0) / h at
 // the midpoint, the velocity of a Lagrangian (position-only) DLA, while mu(q) M^-1 p at the nodes
 // is O(h^2). The alternative, McLachlan & Perlmutter's position-momentum form with the

@@ -1,10 +1,10 @@
-// `itoh_abe`: the discrete gradient method eq. (14) of seed 001 with the coordinate increment
-// (Itoh-Abe) discrete gradient, seed 001 eq. (13):
+// `itoh_abe`: the discrete gradient method eq. (14) of [Celledoni2019] with the coordinate
+// increment (Itoh-Abe) discrete gradient, [Celledoni2019] eq. (13):
 //   dbarH(x, x')_i = [H(x'_1..x'_i, x_{i+1}..x_N) - H(x'_1..x'_{i-1}, x_i..x_N)] / (x'_i - x_i),
 // and dH/dx_i at (x'_1..x'_{i-1}, x_i, x_{i+1}..x_N) when x'_i = x_i; Pi~ = Pi((x + x') / 2).
 //
 // The discrete gradient is not symmetric (dbarH(x, x') != dbarH(x', x) in general), so the
-// method is not time-symmetric and only first order (seed 001 §3.2 needs both symmetries for
+// method is not time-symmetric and only first order ([Celledoni2019] §3.2 needs both symmetries for
 // order 2). Measured on the chaotic quartic system (t = 10, h = 0.02 / 2^k): order 1.0. For a
 // separable quadratic H = sum a_j x_j^2 it coincides with the implicit midpoint rule (Remark
 // 3.2) and is then second order, e.g. on the rolling disk.

@@ -1,4 +1,4 @@
-// `midpoint`: the implicit midpoint rule on the reduced system eq. (9) of seed 001,
+// `midpoint`: the implicit midpoint rule on the reduced system eq. (9) of [Celledoni2019],
 //   zeta' = zeta + h Pi(zbar) grad H(zbar),   zbar = (zeta + zeta') / 2,
 // written as the discrete gradient scheme eq. (14) with Pi~ = Pi(zbar) and the "discrete
 // gradient" grad H(zbar). That is a true discrete gradient (eq. (10a)) only for quadratic H;

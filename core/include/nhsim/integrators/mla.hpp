@@ -1,4 +1,4 @@
-// `mla`: the modified Lagrange-d'Alembert integrator of seed 000 §5.4, eq. (41)-(42):
+// `mla`: the modified Lagrange-d'Alembert integrator of [AnahorySimoes2022] §5.4, eq. (41)-(42):
 //   i_D*( D2 L_d(q_{k-1}, q_k) + D1 L_d(q_k, q_{k+1}) + F_d^+(q_{k-1}, q_k) + F_d^-(q_k,
 //   q_{k+1}) ) = 0,   (q_k, q_{k+1}) in M^d_h,
 // i.e. momentum matching of the forced discrete Legendre transforms F^{f+/-} L_d projected onto

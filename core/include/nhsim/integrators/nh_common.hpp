@@ -1,6 +1,6 @@
-// Helpers shared by the seed 002 canonical integrators (`nh_rattle`, `nh_rattle_projected`,
+// Helpers shared by the [Kobilarov2010] canonical integrators (`nh_rattle`, `nh_rattle_projected`,
 // `rk2`): the constraint Gram matrix and the M^-1-orthogonal projection of covectors onto the
-// annihilator of the constraint distribution (seed 002 eq. (12a)), and the step clock of
+// annihilator of the constraint distribution ([Kobilarov2010] eq. (12a)), and the step clock of
 // controlled systems. Constant mass matrix only (every caller's kApplies requires it).
 #pragma once
 

@@ -1,6 +1,6 @@
-// `nh_rattle`: the nonholonomic RATTLE method of seed 002 eq. (10) (§4.1), for a constant mass
-// matrix M, with the applied force f(q, t) = B(q) u(t) - grad V(q) in place of -V_q (eq. (14)'s
-// forces; f = -grad V for systems without controls):
+// `nh_rattle`: the nonholonomic RATTLE method of [Kobilarov2010] eq. (10) (§4.1), for a constant
+// mass matrix M, with the applied force f(q, t) = B(q) u(t) - grad V(q) in place of -V_q (eq.
+// (14)'s forces; f = -grad V for systems without controls):
 //   p_k+1/2 = p_k + h/2 (f(q_k, t_k) - mu(q_k)^T lambda_k)                        (10a)
 //   q_k+1   = q_k + h M^-1 p_k+1/2                                                 (10b)
 //   p_k+1   = p_k+1/2 + h/2 (f(q_k+1, t_k+1) - mu(q_k+1)^T lambda_k+1)             (10d)
@@ -11,7 +11,7 @@
 // solve; the method is explicit (no Newton). p_k+1 satisfies the constraint to round-off.
 // Second order (Theorem 2), reversible. With V = 0 and no controls the energy is preserved
 // exactly (the half-step momenta are reflected, p_k+1/2 = (Id - 2 Q^T) p_k-1/2, an isometry
-// of the M^-1 norm, and p_k = P^T p_k+1/2): seed 002 §6.1 "energy-preserving", Theorem 1.
+// of the M^-1 norm, and p_k = P^T p_k+1/2): [Kobilarov2010] §6.1 "energy-preserving", Theorem 1.
 // Times: t_k = k h counted from the last set_canonical (controls are functions of t).
 #pragma once
 

@@ -1,5 +1,5 @@
 // `nh_rattle_projected`: the projected, multiplier-free form of the nonholonomic RATTLE method
-// with control forces, seed 002 eq. (14)-(16) (§4.2), constant mass matrix M:
+// with control forces, [Kobilarov2010] eq. (14)-(16) (§4.2), constant mass matrix M:
 //   p_1/2   = p_0 + h/2 P(q_0)^T f(q_0, t_0)                                       (16)
 //   p_k+1/2 = (Id - 2 Q(q_k)^T) p_k-1/2 + h P(q_k)^T f(q_k, t_k),   k >= 1          (14a)
 //   q_k+1   = q_k + h M^-1 p_k+1/2                                                  (14b)

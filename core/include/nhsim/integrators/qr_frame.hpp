@@ -1,4 +1,4 @@
-// The adapted frame of seed 001 §3.3 from a Householder QR factorisation of the constraint
+// The adapted frame of [Celledoni2019] §3.3 from a Householder QR factorisation of the constraint
 // matrix A(q) = mu(q)^T (nq x nc): X(q) = the last nq - nc columns of Q, an orthonormal basis of
 // D_q = ker mu(q) (X^T X = I, mu X = 0). Algorithm 1 (QRdiff) differentiates the Householder
 // reflections, given dA/dq^i.

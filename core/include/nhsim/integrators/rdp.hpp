@@ -1,5 +1,5 @@
-// `rdp_exp` and `rdp_cay`: the reduced d'Alembert-Pontryagin integrator (RDP) of seed 002 §5,
-// eq. (27)-(28), on Q = M x G with G = SE(2), with the retraction tau = exp or cay (App. A-B,
+// `rdp_exp` and `rdp_cay`: the reduced d'Alembert-Pontryagin integrator (RDP) of [Kobilarov2010]
+// §5, eq. (27)-(28), on Q = M x G with G = SE(2), with the retraction tau = exp or cay (App. A-B,
 // integrators/se2.hpp).
 //
 // System interface (S::kSE2Symmetry): q = (r, theta, x, y) with shape r in R^NSHAPE; a constant
@@ -7,8 +7,8 @@
 // xi = g^-1 g' = (omega, v1, v2) the body velocity; the local connection A(r) (3 x NSHAPE) and a
 // body basis E(r) = [e_1(r) .. e_c(r)] of the constrained symmetry space s (3 x NS), with the
 // constraint distribution D = {(u, xi): xi = E(r) w - A(r) u}; an applied force acting on the
-// shape only (f_k = the shape part of applied_force(q_k, t_k)). Both seed 002 systems have an
-// r-independent l and V = 0, so eq. (27), which has no dl/dr term, is complete for them.
+// shape only (f_k = the shape part of applied_force(q_k, t_k)). Both [Kobilarov2010] systems have
+// an r-independent l and V = 0, so eq. (27), which has no dl/dr term, is complete for them.
 //
 // The discrete flow, alpha = 1/2 (our choice of the paper's alpha in [0, 1], symmetric):
 //   r_k+a = r_k + alpha h u_k,   xi_k = E(r_k+a) w_k - A(r_k+a) u_k   (Omega_k = E w_k)
@@ -20,7 +20,7 @@
 // Sign: (27) prints +[A(r_k)]^T in the upper right block. With the paper's own convention
 // xi = Omega - A(r) u, the horizontal variations are (delta r, -A delta r) and the Lagrange-
 // d'Alembert principle gives -A^T (Pi annihilates exactly the constraint covectors only with
-// -A^T). We use -A^T. For both seed 002 systems the block multiplies zero (sleigh: no shape;
+// -A^T). We use -A^T. For both [Kobilarov2010] systems the block multiplies zero (sleigh: no shape;
 // snakeboard: A(r) delta is parallel to e1(r), so A^T nu = 0 whenever E^T nu = 0, the second
 // row), so the choice does not change their results.
 //

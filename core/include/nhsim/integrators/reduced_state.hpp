@@ -1,5 +1,5 @@
 // Conversions between canonical (q, p) and the reduced state zeta = (q, rho) on D*, shared by
-// every integrator that works on the reduced form (seed 001 eq. (16a-b)).
+// every integrator that works on the reduced form ([Celledoni2019] eq. (16a-b)).
 #pragma once
 
 #include "nhsim/eigen_util.hpp"

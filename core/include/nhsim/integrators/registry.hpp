@@ -1,8 +1,11 @@
 // The integrator registry: every integrator descriptor (kId, kApplies<S>, kRequirement,
-// Method<S>, metadata) and the applicability rules over them. Adding an integrator = its method
-// header + a descriptor header in descriptors/ that names the method without defining it + one
-// entry in AllIntegrators + its pairs in core/pairs.cmake. Only the pair units see the methods,
-// so editing a method recompiles its pair units and its tests, not the registry or the dispatch.
+// Method<S>, metadata) and the applicability rules over them. Adding an integrator
+// (docs/development.md) = its method header nhsim/integrators/<name>.hpp + a descriptor header
+// descriptors/<name>.hpp of the same name that names the method without defining it + its
+// #include and one entry in AllIntegrators here. The build generates its pair units from the
+// descriptor header (core/CMakeLists.txt): they compile it on every system type of the system
+// registry (nhsim/systems/registry.hpp) it applies to. Only the pair units see the methods, so
+// editing a method recompiles its pair units and its tests, not the registry or the dispatch.
 // Included by the library's dispatch and by tests that ask about a test-local system type;
 // everything else includes nhsim/stepper_factory.hpp.
 #pragma once
@@ -13,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/descriptors/avf.hpp"
 #include "nhsim/integrators/descriptors/avf_f.hpp"

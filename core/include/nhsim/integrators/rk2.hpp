@@ -1,9 +1,9 @@
 // `rk2`: the explicit midpoint rule, the "standard Runge-Kutta second-order method" baseline of
-// seed 002 §6 (Fig. 2, Fig. 4). The paper does not say which form of the equations it was
+// [Kobilarov2010] §6 (Fig. 2, Fig. 4). The paper does not say which form of the equations it was
 // applied to; here (documented choice) it is the CANONICAL index-1 form, constant mass matrix:
 //   q' = v := M^-1 p,   p' = f(q, t) + mu(q)^T lambda,
 //   lambda = -(mu M^-1 mu^T)^-1 (mudot(q, v) v + mu M^-1 f(q, t)),
-// lambda from the time derivative of the constraint mu(q) M^-1 p = 0 (seed 002 §3), with
+// lambda from the time derivative of the constraint mu(q) M^-1 p = 0 ([Kobilarov2010] §3), with
 // mudot(q, v) = sum_i dmu/dq^i v^i from the system's constraint_dot where it has one, else by
 // the complex step Im mu(q + i e v) / e, e = 1e-20 (exact to round-off, one complex evaluation
 // of mu), and f(q, t) = B(q) u(t) - grad V(q). One step: z_1/2 = z + h/2 F(z, t), z' = z + h

@@ -1,5 +1,5 @@
 // `rk4`: the classical explicit fourth-order Runge-Kutta method on the reduced ODE
-// zeta' = Pi(zeta) grad H(zeta), seed 001 eq. (9). The non-geometric baseline: it keeps the
+// zeta' = Pi(zeta) grad H(zeta), [Celledoni2019] eq. (9). The non-geometric baseline: it keeps the
 // constraints exactly (the state lives on D*) but not the energy.
 #pragma once
 

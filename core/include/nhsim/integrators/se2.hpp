@@ -1,4 +1,4 @@
-// SE(2) maps of seed 002 App. A-B for the RDP integrators: coordinates v = (v1, v2, v3) of
+// SE(2) maps of [Kobilarov2010] App. A-B for the RDP integrators: coordinates v = (v1, v2, v3) of
 // se(2) (angular first: v-hat = [[0, -v1, v2], [v1, 0, v3], [0, 0, 0]]), the retractions
 // tau = exp, cay : se(2) -> SE(2), and the matrices [dtau^-1_v] of the inverse right-trivialized
 // tangents.

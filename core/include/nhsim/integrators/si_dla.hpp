@@ -1,6 +1,7 @@
 // `si_dla`: the semi-implicit reversible discrete Lagrange-d'Alembert integrator of
-// McLachlan & Perlmutter 2006 (J. Nonlinear Sci. 16:283-328) eq. (4.18), the SI-DLA of seed 001
-// Fig. 2, in canonical coordinates with p' = -dH/dq + lambda_alpha mu^alpha (seed 001 eq. 6c):
+// McLachlan & Perlmutter 2006 (J. Nonlinear Sci. 16:283-328) eq. (4.18), the SI-DLA of
+// [Celledoni2019] Fig. 2, in canonical coordinates with p' = -dH/dq + lambda_alpha mu^alpha
+// ([Celledoni2019] eq. 6c):
 //   q_1/2 = q0 + (h/2) dH/dp(q0, p0)
 //   p1    = p0 - (h/2) [dH/dq(q_1/2, p0) + dH/dq(q_1/2, p1)] + h lambda_alpha mu^alpha(q_1/2)
 //   q1    = q_1/2 + (h/2) dH/dp(q1, p1)
@@ -11,7 +12,7 @@
 // exactly zero for the chaotic quartic system). For the systems where mu(q) is constant along
 // M^-1 mu^T (kSiDlaConstraintAffine below), mu(q1) does not depend on lambda and c(lambda) is
 // affine: one linear solve is then exact and the step takes no further iteration.
-// Second order, reversible; energy is not preserved (random walk, seed 001 Fig. 2).
+// Second order, reversible; energy is not preserved (random walk, [Celledoni2019] Fig. 2).
 #pragma once
 
 #include <algorithm>

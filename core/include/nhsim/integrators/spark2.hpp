@@ -1,7 +1,7 @@
 // `spark2`: the 2-stage Lobatto SPARK (specialized partitioned additive Runge-Kutta) method for
-// the index-2 DAE of the canonical nonholonomic equations, the "SPARK" of seed 001 §4.1.3 and
-// Fig. 2 (reference [22]: L. O. Jay, BIT 43(1):93-106, 2003; SPARK methods: L. O. Jay, SIAM J.
-// Sci. Comput. 20(2):416-446, 1998), applied to seed 001 eq. (6c-d) with a constant mass M:
+// the index-2 DAE of the canonical nonholonomic equations, the "SPARK" of [Celledoni2019] §4.1.3
+// and Fig. 2 (reference [22]: L. O. Jay, BIT 43(1):93-106, 2003; SPARK methods: L. O. Jay, SIAM J.
+// Sci. Comput. 20(2):416-446, 1998), applied to [Celledoni2019] eq. (6c-d) with a constant mass M:
 //   q' = M^-1 p,   p' = F(q) + mu(q)^T lambda,   0 = g(q, p) := mu(q) M^-1 p,   F = -grad V.
 // m = nc constraints, mu(q) is m x nq.
 //
@@ -52,7 +52,7 @@
 //     becomes g(q0, p0) = 0, which holds for a state on the manifold; so the step with -h from
 //     (q1, p1) returns to (q0, p0); reversible w.r.t. (q, p) -> (q, -p) likewise;
 //   * second order (symmetric and consistent); energy is not preserved (bounded oscillating
-//     error on one trajectory, a random walk over an ensemble, seed 001 Fig. 2).
+//     error on one trajectory, a random walk over an ensemble, [Celledoni2019] Fig. 2).
 // Requires a constant mass matrix (kConstantMass).
 //
 // Unknowns x = (Lambda_1, Lambda_2), length 2 nc: P, q1 and p1 are explicit in x, so only the

@@ -1,9 +1,10 @@
-// Chaotic quartic nonholonomic system on Q = R^(2n+1), seed 001 §4.1, eq. (19)-(21)
+// Chaotic quartic nonholonomic system on Q = R^(2n+1), [Celledoni2019] §4.1, eq. (19)-(21)
 // (McLachlan & Perlmutter 2006, §5).
 //
 // q = (x, w_1..w_n, z_1..z_n), M = I (g = sum dq^i (x) dq^i),
-//   V(q) = 1/2 (|q|^2 + z_1^2 z_2^2 + sum_i w_i^2 z_i^2)                      seed 001 eq. (19)
-//   constraint  x' + sum_i w_i z_i' = 0, i.e. mu(q) = (1, 0..0, w_1..w_n)      seed 001 eq. (20)
+//   V(q) = 1/2 (|q|^2 + z_1^2 z_2^2 + sum_i w_i^2 z_i^2)                      [Celledoni2019] eq.
+//   (19) constraint  x' + sum_i w_i z_i' = 0, i.e. mu(q) = (1, 0..0, w_1..w_n)      [Celledoni2019]
+//   eq. (20)
 // For n = 1 there is no z_2 and the coupling term z_1^2 z_2^2 is absent.
 //
 // Reduced form on D*: zeta = (q, rho), rho = (xi, eta) in R^n x R^n, with the adapted frame
@@ -69,7 +70,7 @@ class ChaoticQuartic {
   int nr() const { return 2 * n(); }
   int nz() const { return 4 * n() + 1; }
 
-  // ---- canonical form: H(q, p) = 1/2 p^T p + V(q), seed 001 eq. (6c-d), (19)-(20) ----
+  // ---- canonical form: H(q, p) = 1/2 p^T p + V(q), [Celledoni2019] eq. (6c-d), (19)-(20) ----
 
   /// V(q), eq. (19).
   template <class VQ>

@@ -1,4 +1,4 @@
-// The Chaplygin sleigh on Q = SE(2), seed 001 §4.2, eq. (22)-(23), Prop. 4.1, Fig. 3.
+// The Chaplygin sleigh on Q = SE(2), [Celledoni2019] §4.2, eq. (22)-(23), Prop. 4.1, Fig. 3.
 //
 // q = (x1, x2, theta): contact point of the knife edge (x1, x2) [m], orientation of the blade
 // theta [rad]. Parameters: J [kg m^2] moment of inertia about the centre of mass, a [m] distance
@@ -46,7 +46,7 @@
 
 namespace nhsim {
 
-/// The Chaplygin sleigh of seed 001 §4.2. Fixed sizes: q, p in R^3, rho in R^2, zeta in R^5,
+/// The Chaplygin sleigh of [Celledoni2019] §4.2. Fixed sizes: q, p in R^3, rho in R^2, zeta in R^5,
 /// one constraint. Parameters: J [kg m^2] > 0, a [m] >= 0, m [kg] > 0, all finite, else the
 /// constructor throws std::invalid_argument. Paper values (Fig. 3): J = 8, a = m = 1.
 class ChaplyginSleigh : public ReducedTypes<3, 1, 2> {
@@ -92,7 +92,7 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2> {
     return (2.0 - h * c_ * rho2) / (2.0 + h * c_ * rho2);
   }
 
-  // ---- canonical form: H(q, p) = 1/2 p^T M(q)^-1 p, seed 001 eq. (6c-d), §4.2 ----
+  // ---- canonical form: H(q, p) = 1/2 p^T M(q)^-1 p, [Celledoni2019] eq. (6c-d), §4.2 ----
 
   /// V(q) = 0 [J].
   template <class VQ>

@@ -1,6 +1,6 @@
-// The Chaplygin sleigh about the centre of mass, seed 002 §6.1, eq. (29)-(33), Fig. 2.
+// The Chaplygin sleigh about the centre of mass, [Kobilarov2010] §6.1, eq. (29)-(33), Fig. 2.
 //
-// A different coordinate choice from `chaplygin_sleigh` (seed 001 §4.2, contact point
+// A different coordinate choice from `chaplygin_sleigh` ([Celledoni2019] §4.2, contact point
 // coordinates): q = (theta, x, y) in SE(2), orientation theta [rad] and centre of mass (x, y)
 // [m]. Parameters: I [kg m^2] moment of inertia about the centre of mass (the paper writes both
 // I and J for it: "p1 = (J + a^2 m) omega"; it is the same I), m [kg] mass, a [m] distance from
@@ -15,9 +15,9 @@
 // (checked in the test). The paper's GNI update v_k+1/2 = (Id - M^-1 Q^T M) v_k-1/2 lacks a
 // factor 2; its written-out components are (Id - 2 Q) v_k-1/2, which is what nh_rattle does.
 //
-// Lie-group structure (seed 002 §5, §6.1, App. B), used by rdp_exp / rdp_cay: no shape space,
-// G = SE(2) with body velocity xi = g^-1 g' = (omega, v, v_perp) (angular, forward, sideways;
-// (x', y') = R(theta) (v, v_perp)); reduced Lagrangian l(xi) = 1/2 (I omega^2 + m v^2 +
+// Lie-group structure ([Kobilarov2010] §5, §6.1, App. B), used by rdp_exp / rdp_cay: no shape
+// space, G = SE(2) with body velocity xi = g^-1 g' = (omega, v, v_perp) (angular, forward,
+// sideways; (x', y') = R(theta) (v, v_perp)); reduced Lagrangian l(xi) = 1/2 (I omega^2 + m v^2 +
 // m v_perp^2), so the reduced inertia is M itself; constrained symmetry space s =
 // span{e1 = (1, 0, a), e2 = (0, 1, 0)} (the body-frame form of mu: v_perp = a omega); no
 // connection (A = 0).
@@ -35,8 +35,8 @@
 
 namespace nhsim {
 
-/// The sleigh of seed 002 §6.1. Fixed sizes: q, p in R^3, one constraint, SE(2) structure with
-/// NSHAPE = 0 and NS = 2. Parameters I [kg m^2] > 0, m [kg] > 0, a [m] >= 0, all finite, else
+/// The sleigh of [Kobilarov2010] §6.1. Fixed sizes: q, p in R^3, one constraint, SE(2) structure
+/// with NSHAPE = 0 and NS = 2. Parameters I [kg m^2] > 0, m [kg] > 0, a [m] >= 0, all finite, else
 /// the constructor throws std::invalid_argument.
 class ChaplyginSleighCom : public CanonicalTypes<3, 1> {
  public:
@@ -145,7 +145,7 @@ class ChaplyginSleighCom : public CanonicalTypes<3, 1> {
     return k == 0 ? q(1) - a_ * std::cos(q(0)) : q(2) - a_ * std::sin(q(0));
   }
 
-  // ---- SE(2) structure for rdp (seed 002 §5, §6.1) ----
+  // ---- SE(2) structure for rdp ([Kobilarov2010] §5, §6.1) ----
 
   /// Reduced inertia in the (u, xi) = (omega, v, v_perp) coordinates: diag(I, m, m).
   const MatQ& reduced_inertia() const { return mass_; }

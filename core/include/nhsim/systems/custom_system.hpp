@@ -3,8 +3,8 @@
 //
 // Sizes are template parameters so the integrators get the same fixed-size Eigen types as for a
 // catalogue system; the library compiles the fixed sizes of kCustomFixedSizes and, for every other
-// size, CustomSystem<Eigen::Dynamic, Eigen::Dynamic> (core/pairs.cmake). With a constant mass
-// matrix (CustomKind::kConstantMass, kConstantMass) every canonical-form method with that
+// size, CustomSystem<Eigen::Dynamic, Eigen::Dynamic> (CustomSystemTypes below). With a constant
+// mass matrix (CustomKind::kConstantMass, kConstantMass) every canonical-form method with that
 // requirement applies: si_dla, gonzalez_f, avf_f, i_dla, gonzalez_r, gonzalez_r_fd, spark2, dla,
 // nh_rattle, nh_rattle_projected and rk2. With a q-dependent M (CustomKind::kVaryingMass, dynamic
 // size only) gonzalez_r and gonzalez_r_fd apply, as on the catalogue's Chaplygin sleigh. With
@@ -14,7 +14,7 @@
 // definition, possibly 0): mu = [G; nonholonomic rows] for the canonical methods, and ggl where
 // custom_integrator_problem() admits the definition (constant Hessians, no nonholonomic rows),
 // as on the catalogue's gyroscopic top. No reduced form
-// (gonzalez_r builds the adapted frame by QR from mu, seed 001 §3.3), so gonzalez, avf,
+// (gonzalez_r builds the adapted frame by QR from mu, [Celledoni2019] §3.3), so gonzalez, avf,
 // itoh_abe, midpoint and rk4 do not.
 //
 // Derivatives: dV/dq is the symbolic gradient (its own tape); dmu/dq, where an integrator needs
@@ -32,6 +32,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -42,7 +43,7 @@
 
 namespace nhsim {
 
-/// The sizes of a user-defined system's holonomic constraints (seed 003 eq. (1)): as many as its
+/// The sizes of a user-defined system's holonomic constraints ([Kinon2023] eq. (1)): as many as its
 /// definition has, up to one fewer than kMaxCustomCoordinates, stored inline.
 struct CustomHolonomicTypes {
   static constexpr int NG = Eigen::Dynamic;
@@ -191,7 +192,7 @@ class CustomSystem
   }
 
   /// out = d/dq (1/2 v^T M(q) v) (length NQ), from its symbolic tape: the term
-  /// -1/2 v^T (dM/dq^i) v of gonzalez_r's grad H (seed 001 eq. (18a)). A q-dependent M only.
+  /// -1/2 v^T (dM/dq^i) v of gonzalez_r's grad H ([Celledoni2019] eq. (18a)). A q-dependent M only.
   template <class VQ, class VV, class Out>
   void kinetic_gradient(const VQ& q, const VV& v, Out& out) const requires(!kConstantMass) {
     double in[2 * kQ], buffer[kQ];
@@ -289,7 +290,7 @@ class CustomSystem
     }
   }
 
-  /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq (length NQ), seed 002 §4.2.
+  /// f(q, t) = sum_j b_j(q) u_j(t) - dV/dq (length NQ), [Kobilarov2010] §4.2.
   template <class VQ, class Out>
   void applied_force(const VQ& q, double t, Out& f) const requires(kHasControls) {
     grad_potential(q, f);
@@ -371,5 +372,23 @@ class CustomSystem
                                            std::array<ControlSignal, kMaxCustomInputs>, NoControls>
       u_{};
 };
+
+/// The system types of user-defined systems, each compiled with every integrator that applies to
+/// it in pair units of their own (core/src/pairs.cpp.in; editing this header recompiles those
+/// alone): one per fixed size of kCustomFixedSizes, the dynamic size, and the dynamic-size kinds
+/// with a varying mass matrix and with control forces.
+template <class Sizes>
+struct CustomFixedSizeTypesOf;
+template <std::size_t... i>
+struct CustomFixedSizeTypesOf<std::index_sequence<i...>> {
+  using type = std::tuple<CustomSystem<kCustomFixedSizes[i].first, kCustomFixedSizes[i].second>...>;
+};
+using CustomSystemTypes = decltype(std::tuple_cat(
+    std::declval<typename CustomFixedSizeTypesOf<
+        std::make_index_sequence<std::size(kCustomFixedSizes)>>::type>(),
+    std::declval<
+        std::tuple<CustomSystem<Eigen::Dynamic, Eigen::Dynamic>,
+                   CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kVaryingMass>,
+                   CustomSystem<Eigen::Dynamic, Eigen::Dynamic, CustomKind::kControlled>>>()));
 
 }  // namespace nhsim

@@ -1,5 +1,5 @@
-// Rotating rigid body with a fixed point in the constrained-director formulation, seed 004 §3.5
-// and §4.2: the standard body (`rigid_body`, eq. (56)-(68)) and the body based on the
+// Rotating rigid body with a fixed point in the constrained-director formulation, [Gebhardt2020]
+// §3.5 and §4.2: the standard body (`rigid_body`, eq. (56)-(68)) and the body based on the
 // non-twisting frame (`nontwisting_body`, Thm 5 eq. (69), Thm 7 eq. (80)-(84)).
 //
 // q = (d1, d2, d3) in R^9 [dimensionless directors], p = (pi^1, pi^2, pi^3) = M q' [kg m^2/s]
@@ -46,7 +46,7 @@
 
 namespace nhsim {
 
-/// Director rigid body (seed 004 §3.5 / §4.2). NonTwisting = false: the standard body, NC = 6
+/// Director rigid body ([Gebhardt2020] §3.5 / §4.2). NonTwisting = false: the standard body, NC = 6
 /// (holonomic rows only); true: the non-twisting body, NC = 7 (last row w . d3 = 0).
 /// Parameters: Euler inertia coefficients E11, E22, E33 > 0 and E12 with E11 E22 > E12^2
 /// [kg m^2], all finite; else std::invalid_argument.
@@ -289,9 +289,9 @@ class DirectorBody {
   int n_loads_ = 0;
 };
 
-/// The non-twisting body of seed 004 §4 (`nontwisting_body`).
+/// The non-twisting body of [Gebhardt2020] §4 (`nontwisting_body`).
 using NontwistingBody = DirectorBody<true>;
-/// The standard rotating rigid body of seed 004 §3.5 (`rigid_body`).
+/// The standard rotating rigid body of [Gebhardt2020] §3.5 (`rigid_body`).
 using RigidBody = DirectorBody<false>;
 
 }  // namespace nhsim

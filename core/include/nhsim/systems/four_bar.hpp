@@ -1,4 +1,4 @@
-// Double four-bar linkage in planar director coordinates, seed 003 §5.2, eq. (70)-(80),
+// Double four-bar linkage in planar director coordinates, [Kinon2023] §5.2, eq. (70)-(80),
 // Fig. 11-23 (benchmark of González et al. / Bayo & Avello, the paper's refs. [29], [30]).
 //
 // Five rigid bars B1..B5 (mass m, length l each). Per bar i: q^(i) = (phi^(i), d1^(i), d2^(i)) in
@@ -49,7 +49,7 @@
 
 namespace nhsim {
 
-/// The double four-bar linkage of seed 003 §5.2. Fixed sizes: q, p in R^30, NG = NC = 29.
+/// The double four-bar linkage of [Kinon2023] §5.2. Fixed sizes: q, p in R^30, NG = NC = 29.
 /// Parameters: m [kg] > 0 mass of each bar, l [m] > 0 length of each bar (and ground pivot
 /// spacing), g [m/s^2] >= 0, eta [N s/m] >= 0 damping constant of both dampers (0: undamped);
 /// all finite, else std::invalid_argument.

@@ -1,4 +1,4 @@
-// Continuous gearbox driven by an asymmetric pendulum, seed 001 §4.4, eq. (24), Fig. 4 (a
+// Continuous gearbox driven by an asymmetric pendulum, [Celledoni2019] §4.4, eq. (24), Fig. 4 (a
 // special case of the continuous gearbox of Modin & Verdier, the paper's reference [27]).
 //
 // q = (q1, q2, q3) in R^3, M = I (so p = q'), one nonholonomic constraint
@@ -33,7 +33,7 @@
 
 namespace nhsim {
 
-/// The gearbox of seed 001 §4.4. Fixed sizes: q, p in R^3, one constraint. Parameters (all
+/// The gearbox of [Celledoni2019] §4.4. Fixed sizes: q, p in R^3, one constraint. Parameters (all
 /// dimensionless, as in the paper): k >= 0 spring stiffness of the shafts, a, b the pendulum's
 /// cos and sin(2 .) coefficients; all finite, else the constructor throws std::invalid_argument.
 class Gearbox : public CanonicalTypes<3, 1> {

@@ -1,4 +1,4 @@
-// Gyroscopic top in director coordinates, seed 003 §5.1, eq. (58)-(69), Fig. 2-10.
+// Gyroscopic top in director coordinates, [Kinon2023] §5.1, eq. (58)-(69), Fig. 2-10.
 //
 // q = (phi, d1, d2, d3) in R^12: centre of mass phi [m] and the three body-fixed directors d_i
 // (dimensionless, principal axes), eq. (59). Constant, diagonal mass matrix eq. (60)
@@ -8,7 +8,7 @@
 //   g1..3 = 1/2 (d_i . d_i - 1),  g4 = d1 . d2,  g5 = d1 . d3,  g6 = d2 . d3,
 // and the three conditions of eq. (64) fixing the tip to the origin,
 //   g7..9 = phi - l d3.
-// Every g_k is quadratic, so its Hessian D^2 g_k is constant (ggl, seed 003 eq. (41), uses
+// Every g_k is quadratic, so its Hessian D^2 g_k is constant (ggl, [Kinon2023] eq. (41), uses
 // holonomic_hessian_contract) and G(q) = Dg(q) is affine in q. The constraint one-forms of the
 // canonical form are mu(q) = G(q) (NC = NG, no nonholonomic rows), so constraint_residual is the
 // velocity-level residual max_k |(G(q) M^-1 p)_k| and every canonical-form integrator of nhsim
@@ -33,7 +33,7 @@
 
 namespace nhsim {
 
-/// The gyroscopic top of seed 003 §5.1. Fixed sizes: q, p in R^12, NG = NC = 9 holonomic
+/// The gyroscopic top of [Kinon2023] §5.1. Fixed sizes: q, p in R^12, NG = NC = 9 holonomic
 /// constraints. Parameters: m [kg] > 0, J1, J2, J3 [kg m^2] principal moments of inertia about
 /// the centre of mass with every E_i = 1/2 (J_j + J_k - J_i) > 0, l [m] > 0 distance from the tip
 /// to the centre of mass, g [m/s^2] >= 0 gravitational acceleration; all finite, else the
@@ -117,7 +117,7 @@ class GyroscopicTop : public HolonomicTypes<12, 9, 9> {
     return 0.5 * t;
   }
 
-  // ---- holonomic constraints (seed 003 eq. (61), (64)) ----
+  // ---- holonomic constraints ([Kinon2023] eq. (61), (64)) ----
 
   /// g(q), length 9: eq. (61) then eq. (64).
   template <class VQ, class Out>

@@ -1,6 +1,6 @@
-// The knife edge with potential x/2 and its perturbation, seed 000 Example 4 and Example 5
-// (Figs. 5-6). One system with the parameter epsilon: epsilon = 0 is Example 4, epsilon = 0.1
-// the perturbed knife edge of Fig. 6.
+// The knife edge with potential x/2 and its perturbation, [AnahorySimoes2022] Example 4 and Example
+// 5 (Figs. 5-6). One system with the parameter epsilon: epsilon = 0 is Example 4, epsilon = 0.1 the
+// perturbed knife edge of Fig. 6.
 //
 // q = (x, y, phi): contact point (x, y) [m], blade angle phi [rad]. (The paper lists the
 // coordinates as (x, y, phi) in L and as (x, phi, y) in H|D* and in the captions of Figs. 5-6,
@@ -22,8 +22,8 @@
 //   Pi = [[0, X], [-X^T, 0]],   rho1' = (cos(phi) - eps) / (2 r),   rho2' = 0.
 // Energy H is conserved by the continuous flow for every eps (the constraint is linear).
 //
-// MLA discretisation, Example 4 (used by the `mla` integrator, seed 000 eq. (41)-(42)), with
-// qbar = (q0 + q1) / 2, d. = (.)1 - (.)0, sb = sin(phibar), cb = cos(phibar):
+// MLA discretisation, Example 4 (used by the `mla` integrator, [AnahorySimoes2022] eq. (41)-(42)),
+// with qbar = (q0 + q1) / 2, d. = (.)1 - (.)0, sb = sin(phibar), cb = cos(phibar):
 //   L_d = 1/(2h) |q1 - q0|^2 + h (x1 + x0) / 4,
 //   M^d_h: sb dx - (cb - eps) dy = 0,
 //   F_d^{+/-} = (h/2) lambda_d (mu_x dx_{1/0} + mu_y dy_{1/0}),  mu_x = sb, mu_y = -(cb - eps),
@@ -47,8 +47,8 @@
 
 namespace nhsim {
 
-/// The (perturbed) knife edge of seed 000 Examples 4-5. Fixed sizes: q, p in R^3, rho in R^2,
-/// zeta in R^5, one constraint. Parameter epsilon [1] (dimensionless), |epsilon| <= 0.9 and
+/// The (perturbed) knife edge of [AnahorySimoes2022] Examples 4-5. Fixed sizes: q, p in R^3, rho in
+/// R^2, zeta in R^5, one constraint. Parameter epsilon [1] (dimensionless), |epsilon| <= 0.9 and
 /// finite, else the constructor throws std::invalid_argument (r(phi) >= 1 - |eps| keeps the
 /// frame regular). Paper values: 0 (Example 4, Fig. 5) and 0.1 (Example 5, Fig. 6).
 class KnifeEdge : public ReducedTypes<3, 1, 2> {
@@ -185,7 +185,7 @@ class KnifeEdge : public ReducedTypes<3, 1, 2> {
     apply_pi(zeta, grad_ws, out);
   }
 
-  // ---- MLA discretisation of Examples 4-5 (seed 000 eq. (41)-(42)), file comment ----
+  // ---- MLA discretisation of Examples 4-5 ([AnahorySimoes2022] eq. (41)-(42)), file comment ----
 
   /// F^{f-} L_d(q0, q1) = -D1 L_d - F_d^- = dq/h - (h/4) dx - (h/2) lambda_d mu_bar (length 3).
   template <class VQ0, class VQ1, class Out>

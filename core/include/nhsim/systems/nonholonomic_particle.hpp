@@ -1,11 +1,11 @@
-// The nonholonomic particle on Q = R^3, seed 000 Example 1-3, eq. (18)-(20), (25), (43).
+// The nonholonomic particle on Q = R^3, [AnahorySimoes2022] Example 1-3, eq. (18)-(20), (25), (43).
 //
 // q = (x, y, z) [m], L = 1/2 (x'^2 + y'^2 + z'^2), V = 0, M = identity, constraint
 // z' - y x' = 0, i.e. mu(q) = (-y, 0, 1) (the one-form dz - y dx of Example 1). Equations of
 // motion eq. (18): x'' = -y x' y' / (1 + y^2), y'' = 0, z'' = x' y' / (1 + y^2), with the
 // multiplier lambda = x' y' / (1 + y^2) (z'' = lambda).
 //
-// Reduced form on D* (seed 001 eq. (7)-(9), (16)) in the frame of Example 3,
+// Reduced form on D* ([Celledoni2019] eq. (7)-(9), (16)) in the frame of Example 3,
 //   X1 = e1 = d/dx + y d/dz,   X2 = e2 = d/dy,   g_ab = X^T M X = diag(1 + y^2, 1),
 //   rho = X^T p:  rho1 = p_x + y p_z,  rho2 = p_y;   p = M X g^-1 rho (eq. 16a),
 //   H(zeta) = 1/2 (rho1^2 / (1 + y^2) + rho2^2)        (the H|D* of Example 3),
@@ -28,7 +28,8 @@
 // submanifold M^{e,nh}_h iff mu_d = (z1 - z0) / h - (x1 - x0) (sqrt(y1^2 + 1) -
 // sqrt(y0^2 + 1)) / (h (asinh(y1) - asinh(y0))) = 0 (see exact_discrete_constraint()).
 //
-// MLA discretisation of Example 3 (used by the `mla` integrator, seed 000 eq. (41)-(42)):
+// MLA discretisation of Example 3 (used by the `mla` integrator, [AnahorySimoes2022] eq.
+// (41)-(42)):
 //   L_d = 1/(2h) |q1 - q0|^2,   M^d_h: z1 = z0 + (y1 + y0)/2 (x1 - x0)   (eq. (43)),
 //   F_d^{+/-} = (2/h) c (-(y1 + y0)/2 dx_{1/0} + dz_{1/0}),  c = (x1 - x0)(y1 - y0) /
 //   (4 + (y1 + y0)^2),
@@ -43,8 +44,8 @@
 
 namespace nhsim {
 
-/// The nonholonomic particle of seed 000 Example 1. Fixed sizes: q, p in R^3, rho in R^2, zeta in
-/// R^5, one constraint. No parameters (the paper's Lagrangian has unit masses).
+/// The nonholonomic particle of [AnahorySimoes2022] Example 1. Fixed sizes: q, p in R^3, rho in
+/// R^2, zeta in R^5, one constraint. No parameters (the paper's Lagrangian has unit masses).
 class NonholonomicParticle : public ReducedTypes<3, 1, 2> {
  public:
   static constexpr bool kConstantMass = true;
@@ -228,7 +229,7 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2> {
     return ((q1(2) - q0(2)) - (q1(0) - q0(0)) * quot) / h;
   }
 
-  // ---- MLA discretisation of Example 3 (seed 000 eq. (41)-(43)) ----
+  // ---- MLA discretisation of Example 3 ([AnahorySimoes2022] eq. (41)-(43)) ----
 
   /// F^{f-} L_d(q0, q1) = -D1 L_d - F_d^- in T*_{q0} Q (length 3), as printed in Example 3:
   /// (dx/h + (2/h) c ybar, dy/h, dz/h - (2/h) c), c = dx dy / (4 + (y1 + y0)^2), ybar = (y0 +

@@ -1,4 +1,4 @@
-// The rolling disk (vertical unicycle) on Q = R^4, seed 001 §2 ("Example (Rolling disk)"),
+// The rolling disk (vertical unicycle) on Q = R^4, [Celledoni2019] §2 ("Example (Rolling disk)"),
 // eq. (2) and the continued examples of §2.1, §2.1.1, §2.2.1 and §3.2.
 //
 // q = (x1, x2, theta, phi): contact point (x1, x2) [m], heading angle theta [rad], self-rotation
@@ -8,7 +8,7 @@
 // i.e. mu(q) = [[1, 0, 0, -r cos theta], [0, 1, 0, -r sin theta]] (2 x 4) and, in canonical
 // coordinates, mu(q) M^-1 p = 0.
 //
-// Reduced form on D*: zeta = (q, rho) in R^6 with the adapted frame of seed 001 §2.1.1
+// Reduced form on D*: zeta = (q, rho) in R^6 with the adapted frame of [Celledoni2019] §2.1.1
 //   X1 = r cos(theta) d/dx1 + r sin(theta) d/dx2 + d/dphi,   X2 = d/dtheta,
 //   g_ab = X^T M X = diag(m r^2 + J_phi, J_theta)  (constant),
 //   rho = X^T p (eq. 16b),  p = M X g_ab^-1 rho (eq. 16a; M is not the identity here),
@@ -30,7 +30,7 @@
 
 namespace nhsim {
 
-/// The rolling disk of seed 001 §2. Fixed sizes: q, p in R^4, rho in R^2, zeta in R^6, two
+/// The rolling disk of [Celledoni2019] §2. Fixed sizes: q, p in R^4, rho in R^2, zeta in R^6, two
 /// constraints. Parameters (all > 0, else the constructor throws std::invalid_argument):
 /// m [kg] mass, r [m] radius, J_theta [kg m^2] moment of inertia about the vertical (heading)
 /// axis, J_phi [kg m^2] moment of inertia about the rolling axis.
@@ -64,7 +64,7 @@ class RollingDisk : public ReducedTypes<4, 2, 2> {
   /// g_11 = m r^2 + J_phi [kg m^2], the inertia of the rolling mode X1.
   double rolling_inertia() const { return i1_; }
 
-  // ---- canonical form: H(q, p) = 1/2 p^T M^-1 p, seed 001 eq. (6c-d), (2) ----
+  // ---- canonical form: H(q, p) = 1/2 p^T M^-1 p, [Celledoni2019] eq. (6c-d), (2) ----
 
   /// V(q) = 0 [J].
   template <class VQ>
@@ -181,7 +181,7 @@ class RollingDisk : public ReducedTypes<4, 2, 2> {
     apply_pi(zeta, grad_ws, out);
   }
 
-  /// The exact flow of eq. (9) over time t [s] (any sign), seed 001 §2.1.2 example:
+  /// The exact flow of eq. (9) over time t [s] (any sign), [Celledoni2019] §2.1.2 example:
   ///   rho(t) = rho,  theta(t) = theta + w t,  phi(t) = phi + v t,
   ///   x1(t) = x1 + r v t cos(theta + w t / 2) sinc(w t / 2),
   ///   x2(t) = x2 + r v t sin(theta + w t / 2) sinc(w t / 2),

@@ -1,4 +1,4 @@
-// The snakeboard, seed 002 §6.2, eq. (34)-(35), Fig. 3-4, with control torques on the shape.
+// The snakeboard, [Kobilarov2010] §6.2, eq. (34)-(35), Fig. 3-4, with control torques on the shape.
 //
 // q = (psi, phi, theta, x, y): rotor angle psi [rad], steering angle phi [rad] of the wheels
 // (both wheel pairs turn by +-phi), board orientation theta [rad] and centre (x, y) [m]; Q =
@@ -20,9 +20,9 @@
 // cos^2(phi), b = -2 l sin(theta) cos^2(phi), c = sin 2 phi) annihilate the same D but lose rank
 // at phi = 0 (c = 0), where (34) does not; (34) is used. Both degenerate at cos(phi) = 0 (wheels
 // across the board: D changes rank); a trajectory reaching it is outside the model.
-// Controls (seed 002 §4.2, §6.2): two torques u = (u_psi, u_phi) [N m] on the shape variables,
-// B(q) = [e_psi, e_phi], so f(q, t) = (u_psi(t), u_phi(t), 0, 0, 0) (V = 0). Fig. 4: u_psi =
-// cos(20 pi t), u_phi = sin(2 pi t). The inputs are data (EnsembleSpec::controls).
+// Controls ([Kobilarov2010] §4.2, §6.2): two torques u = (u_psi, u_phi) [N m] on the shape
+// variables, B(q) = [e_psi, e_phi], so f(q, t) = (u_psi(t), u_phi(t), 0, 0, 0) (V = 0). Fig. 4:
+// u_psi = cos(20 pi t), u_phi = sin(2 pi t). The inputs are data (EnsembleSpec::controls).
 //
 // Lie-group structure (§5, §6.2), for rdp_exp / rdp_cay: body velocity xi = (omega, v1, v2),
 // (x', y') = R(theta) (v1, v2); the reduced Lagrangian is l(u, xi) = 1/2 (u, xi)^T M (u, xi)
@@ -46,7 +46,7 @@
 
 namespace nhsim {
 
-/// The snakeboard of seed 002 §6.2. Fixed sizes: q, p in R^5, two constraints, two control
+/// The snakeboard of [Kobilarov2010] §6.2. Fixed sizes: q, p in R^5, two constraints, two control
 /// inputs, SE(2) structure with NSHAPE = 2, NS = 1. Parameters m [kg] > 0, l [m] > 0,
 /// I [kg m^2] > 0 with I < m l^2, J [kg m^2] > 0, all finite, else std::invalid_argument.
 class Snakeboard : public CanonicalTypes<5, 2> {
@@ -175,7 +175,7 @@ class Snakeboard : public CanonicalTypes<5, 2> {
     return (mu * v).cwiseAbs().maxCoeff();
   }
 
-  // ---- controls (seed 002 §4.2) ----
+  // ---- controls ([Kobilarov2010] §4.2) ----
 
   /// Binds u = (u_psi, u_phi); empty = both zero. Throws SpecError (validate_controls()).
   void set_controls(const std::vector<ControlSpec>& controls) {

@@ -1,4 +1,4 @@
-// The Euler-Poincaré-Suslov problem on so(3), seed 001 §4.3.
+// The Euler-Poincaré-Suslov problem on so(3), [Celledoni2019] §4.3.
 //
 // A rigid body with body angular velocity omega in so(3) ~ R^3 and the kinetic Lagrangian of
 // §4.3, L = 1/2 omega^T I omega, with the inertia tensor (frame chosen so that I12 = 0)
@@ -48,7 +48,7 @@
 
 namespace nhsim {
 
-/// Euler-Poincaré-Suslov problem on so(3) (seed 001 §4.3). Fixed sizes: q, p in R^3 (q a
+/// Euler-Poincaré-Suslov problem on so(3) ([Celledoni2019] §4.3). Fixed sizes: q, p in R^3 (q a
 /// placeholder, p = I omega), rho in R^2, zeta in R^5, one constraint (omega3 = 0).
 /// Parameters I11, I22, I33 [kg m^2] > 0 and I13, I23 [kg m^2], all finite, with I positive
 /// definite (det I > 0), else the constructor throws std::invalid_argument.

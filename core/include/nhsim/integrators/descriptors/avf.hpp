@@ -18,7 +18,7 @@ struct AvfIntegrator {
   static constexpr const char* kDescription =
       "Discrete gradient method eq. (14) on the reduced system with the averaged vector field "
       "discrete gradient eq. (11), 8-point Gauss-Legendre";
-  static constexpr const char* kSource = "seed 001 eq. (11), (14)";
+  static constexpr const char* kSource = "[Celledoni2019] eq. (11), (14)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;

@@ -16,7 +16,7 @@ struct AvfFIntegrator {
       "midpoint and the averaged vector field discrete gradient eq. (11), 8-point "
       "Gauss-Legendre: energy preserving, constraint mu(qbar) vbar = 0 kept, mu(q) M^-1 p = 0 "
       "only approximately";
-  static constexpr const char* kSource = "seed 001 eq. (11), (15)";
+  static constexpr const char* kSource = "[Celledoni2019] eq. (11), (15)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;

@@ -21,7 +21,8 @@ struct DlaIntegrator {
       "Lagrangian, midpoint discrete constraint, multiplier at the node; two-step method "
       "started from (q0, p0) by the discrete Legendre transform";
   static constexpr const char* kSource =
-      "Cortés & Martínez 2001; seed 000 Remark 5.2, Figs. 2, 3, 5, 6; seed 004 Tables 7-9";
+      "Cortés & Martínez 2001; [AnahorySimoes2022] Remark 5.2, Figs. 2, 3, 5, 6; [Gebhardt2020] "
+      "Tables 7-9";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;

@@ -16,7 +16,7 @@ struct EmIntegrator {
       "Jacobians): standard body eq. (85)-(91), non-twisting body eq. (92)-(95); exact kinetic "
       "energy without loads, Pi1, Pi2 of the non-twisting body, g(q) = 0 at the nodes; loads "
       "at the midpoint";
-  static constexpr const char* kSource = "seed 004 §5, eq. (85)-(95)";
+  static constexpr const char* kSource = "[Gebhardt2020] §5, eq. (85)-(95)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;
@@ -27,7 +27,8 @@ struct EmIntegrator {
   template <class S>
   static constexpr bool kApplies = DirectorCoordinates<S>;
   static constexpr const char* kRequirement =
-      "a director rigid body (seed 004 §3.5/§4.2: constant M, quadratic holonomic constraints "
+      "a director rigid body ([Gebhardt2020] §3.5/§4.2: constant M, quadratic holonomic "
+      "constraints "
       "g(q), constraint rows linear in q)";
   template <class S>
   using Method = EmMethod<S>;

@@ -15,7 +15,8 @@ struct ExactIntegrator {
       "The explicit solution of the equations of motion, stepped over h (exact up to "
       "round-off for any h); order is reported as 0 = no truncation error";
   static constexpr const char* kSource =
-      "seed 001 §2.1.2 rolling disk example; seed 000 eq. (19)-(20) nonholonomic particle";
+      "[Celledoni2019] §2.1.2 rolling disk example; [AnahorySimoes2022] eq. (19)-(20) nonholonomic "
+      "particle";
   static constexpr int kOrder = 0;
   static constexpr bool kImplicit = false;
   static constexpr bool kEnergyPreserving = true;

@@ -16,7 +16,7 @@ struct GglIntegrator {
       "the step end, velocity-level ones at the intermediate point q + h v; first order, "
       "symplectic, momentum maps exact; viscous dissipation (eq. 57) when the system has a "
       "dissipation matrix";
-  static constexpr const char* kSource = "seed 003 §4.1 eq. (39)-(41), §4.3 eq. (57)";
+  static constexpr const char* kSource = "[Kinon2023] §4.1 eq. (39)-(41), §4.3 eq. (57)";
   static constexpr int kOrder = 1;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;

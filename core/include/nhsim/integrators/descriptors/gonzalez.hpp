@@ -18,7 +18,7 @@ struct GonzalezIntegrator {
   static constexpr const char* kDescription =
       "Discrete gradient method eq. (14) on the reduced system with the Gonzalez (midpoint) "
       "discrete gradient eq. (12)";
-  static constexpr const char* kSource = "seed 001 eq. (12), (14)";
+  static constexpr const char* kSource = "[Celledoni2019] eq. (12), (14)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;

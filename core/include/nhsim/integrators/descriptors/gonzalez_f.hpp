@@ -14,7 +14,7 @@ struct GonzalezFIntegrator {
   static constexpr const char* kDescription =
       "Discrete gradient method eq. (15) on the canonical equations with multipliers and the "
       "Gonzalez discrete gradient: energy preserving, constraint kept only approximately";
-  static constexpr const char* kSource = "seed 001 eq. (12), (15)";
+  static constexpr const char* kSource = "[Celledoni2019] eq. (12), (15)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;

@@ -18,7 +18,7 @@ struct GonzalezRIntegrator {
       "Discrete gradient method eq. (14) with the Gonzalez discrete gradient on the reduced "
       "equations (9) built from canonical data: adapted frame from a Householder QR of the "
       "constraint matrix with derivatives by Algorithm 1 (signs fixed within a step)";
-  static constexpr const char* kSource = "seed 001 §3.3, eq. (16)-(18), Algorithm 1";
+  static constexpr const char* kSource = "[Celledoni2019] §3.3, eq. (16)-(18), Algorithm 1";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;
@@ -36,7 +36,7 @@ struct GonzalezRFdIntegrator {
   static constexpr const char* kDescription =
       "gonzalez_r with dX/dq by central differences of the QR frame with increment h "
       "(Remark 3.5)";
-  static constexpr const char* kSource = "seed 001 §3.3, eq. (16)-(18), Remark 3.5";
+  static constexpr const char* kSource = "[Celledoni2019] §3.3, eq. (16)-(18), Remark 3.5";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;

@@ -18,7 +18,7 @@ struct ItohAbeIntegrator {
   static constexpr const char* kDescription =
       "Discrete gradient method eq. (14) on the reduced system with the coordinate increment "
       "(Itoh-Abe) discrete gradient eq. (13); first order (not symmetric), energy preserving";
-  static constexpr const char* kSource = "seed 001 eq. (13), (14); Itoh & Abe 1988";
+  static constexpr const char* kSource = "[Celledoni2019] eq. (13), (14); Itoh & Abe 1988";
   static constexpr int kOrder = 1;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = true;

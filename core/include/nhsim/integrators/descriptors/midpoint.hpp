@@ -18,7 +18,7 @@ struct MidpointIntegrator {
   static constexpr const char* kDescription =
       "Implicit midpoint rule on the reduced ODE eq. (9): eq. (14) with grad H at the midpoint; "
       "energy preserving only for quadratic H (Remark 3.2)";
-  static constexpr const char* kSource = "seed 001 Remark 3.2, §3.2 rolling disk example";
+  static constexpr const char* kSource = "[Celledoni2019] Remark 3.2, §3.2 rolling disk example";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;

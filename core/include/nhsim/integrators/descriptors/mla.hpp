@@ -20,7 +20,7 @@ struct MlaIntegrator {
       "Modified Lagrange-d'Alembert integrator eq. (41)-(42) with the system's discrete "
       "Lagrangian, discrete forces and discrete constraint; two-step method started from "
       "(q0, p0) by the discrete Legendre transform";
-  static constexpr const char* kSource = "seed 000 §5.4 eq. (41)-(42), Examples 3-5";
+  static constexpr const char* kSource = "[AnahorySimoes2022] §5.4 eq. (41)-(42), Examples 3-5";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;
@@ -31,7 +31,7 @@ struct MlaIntegrator {
   static constexpr bool kApplies = HasMlaDiscretisation<S>;
   static constexpr const char* kRequirement =
       "a modified Lagrange-d'Alembert discretisation (discrete Lagrangian, discrete forces, "
-      "discrete constraint) of the system (seed 000 Examples 3-5)";
+      "discrete constraint) of the system ([AnahorySimoes2022] Examples 3-5)";
   template <class S>
   using Method = MlaMethod<S>;
 };

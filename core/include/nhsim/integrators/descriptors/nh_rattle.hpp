@@ -14,7 +14,7 @@ struct NhRattleIntegrator {
   static constexpr const char* kDescription =
       "Nonholonomic RATTLE eq. (10): explicit, second order, reversible; exact energy for V = 0 "
       "without controls; applied forces B(q) u(t) - grad V";
-  static constexpr const char* kSource = "seed 002 eq. (9)-(10), Remark 1, Theorem 2";
+  static constexpr const char* kSource = "[Kobilarov2010] eq. (9)-(10), Remark 1, Theorem 2";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = false;
   static constexpr bool kEnergyPreserving = false;

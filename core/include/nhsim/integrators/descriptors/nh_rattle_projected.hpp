@@ -15,7 +15,7 @@ struct NhRattleProjectedIntegrator {
   static constexpr const char* kDescription =
       "Projected nonholonomic RATTLE with control forces, eq. (14)-(16): momentum-jump form "
       "p_k+1/2 = (Id - 2 Q^T) p_k-1/2 + h P^T f, explicit, second order";
-  static constexpr const char* kSource = "seed 002 eq. (11)-(16)";
+  static constexpr const char* kSource = "[Kobilarov2010] eq. (11)-(16)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = false;
   static constexpr bool kEnergyPreserving = false;

@@ -16,7 +16,7 @@ struct RdpExpIntegrator {
   static constexpr const char* kDescription =
       "Reduced d'Alembert-Pontryagin integrator eq. (27)-(28) on M x SE(2) with tau = exp and "
       "the truncated dexp^-1 of eq. (42); alpha = 1/2; implicit, second order";
-  static constexpr const char* kSource = "seed 002 eq. (27)-(28), App. A.1, App. B eq. (42)";
+  static constexpr const char* kSource = "[Kobilarov2010] eq. (27)-(28), App. A.1, App. B eq. (42)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;
@@ -36,7 +36,7 @@ struct RdpCayIntegrator {
   static constexpr const char* kDescription =
       "Reduced d'Alembert-Pontryagin integrator eq. (27)-(28) on M x SE(2) with tau = cay and "
       "the exact dcay^-1 of eq. (44); alpha = 1/2; implicit, second order";
-  static constexpr const char* kSource = "seed 002 eq. (27)-(28), App. A.2, App. B eq. (44)";
+  static constexpr const char* kSource = "[Kobilarov2010] eq. (27)-(28), App. A.2, App. B eq. (44)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;

@@ -13,8 +13,8 @@ class Rk2Method;
 struct Rk2Integrator {
   static constexpr const char* kDescription =
       "Explicit midpoint rule on the canonical index-1 equations (multiplier from the "
-      "differentiated constraint): the non-geometric second-order baseline of seed 002";
-  static constexpr const char* kSource = "seed 002 §3, §6 (RK2 baseline)";
+      "differentiated constraint): the non-geometric second-order baseline of [Kobilarov2010]";
+  static constexpr const char* kSource = "[Kobilarov2010] §3, §6 (RK2 baseline)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = false;
   static constexpr bool kEnergyPreserving = false;

@@ -14,7 +14,7 @@ struct Rk4Integrator {
   static constexpr const char* kDescription =
       "Classical explicit 4th-order Runge-Kutta on the reduced ODE eq. (9): the non-geometric "
       "baseline";
-  static constexpr const char* kSource = "seed 001 eq. (9)";
+  static constexpr const char* kSource = "[Celledoni2019] eq. (9)";
   static constexpr int kOrder = 4;
   static constexpr bool kImplicit = false;
   static constexpr bool kEnergyPreserving = false;

@@ -15,7 +15,8 @@ struct Spark2Integrator {
       "2-stage Lobatto IIIA-IIIB SPARK method for the index-2 DAE (6c-d) in canonical "
       "coordinates, constraint kept at the step end point";
   static constexpr const char* kSource =
-      "seed 001 §4.1.3, Fig. 2; Jay 2003 (BIT 43:93-106); Jay 1998 (SIAM J. Sci. Comput. 20)";
+      "[Celledoni2019] §4.1.3, Fig. 2; Jay 2003 (BIT 43:93-106); Jay 1998 (SIAM J. Sci. Comput. "
+      "20)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;

@@ -24,7 +24,7 @@ struct ParameterInfo {
 struct SystemInfo {
   std::string name;
   std::string description;
-  std::string source;  ///< e.g. "seed 001 §4.1 eq. (19)-(21)"
+  std::string source;  ///< e.g. "[Celledoni2019] §4.1 eq. (19)-(21)"
   std::vector<ParameterInfo> parameters;
   std::vector<std::string> invariants;   ///< named invariants besides energy
   std::vector<std::string> integrators;  ///< integrator ids that apply

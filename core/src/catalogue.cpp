@@ -1,26 +1,23 @@
-// System registry and catalogue (ListSystems / ListIntegrators).
-#include "nhsim/integrators/registry.hpp"
+// The catalogue (ListSystems / ListIntegrators), read from the two registries: AllSystems
+// (nhsim/systems/registry.hpp) and AllIntegrators (nhsim/integrators/registry.hpp).
+#include "nhsim/catalogue.hpp"
 
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 #include "custom/custom_entry.hpp"
 #include "join.hpp"
-#include "nhsim/catalog.hpp"
+#include "nhsim/integrators/registry.hpp"
 #include "nhsim/model.hpp"
-#include "registry_internal.hpp"
+#include "nhsim/systems/registry.hpp"
 
 namespace nhsim {
 
 const std::vector<SystemEntry>& system_registry() {
-  static const std::vector<SystemEntry> registry = {
-      chaotic_quartic_entry(),  rolling_disk_entry(),
-      chaplygin_sleigh_entry(), suslov_entry(),
-      gearbox_entry(),          nonholonomic_particle_entry(),
-      knife_edge_entry(),       chaplygin_sleigh_com_entry(),
-      snakeboard_entry(),       nontwisting_body_entry(),
-      rigid_body_entry(),       gyroscopic_top_entry(),
-      four_bar_entry()};
+  static const std::vector<SystemEntry> registry = std::apply(
+      [](auto... systems) { return std::vector<SystemEntry>{decltype(systems)::entry()...}; },
+      AllSystems{});
   return registry;
 }
 
