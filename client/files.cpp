@@ -10,7 +10,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/wire/spec_hash.hpp"
 
 namespace nhsim::client {
 
@@ -101,7 +101,7 @@ v1::PartialResult load_partial(const std::filesystem::path& path) {
   if (!partial.ParseFromString(bytes)) {
     throw FileError(path.string() + ": not a partial result (nhsim.v1.PartialResult, binary)");
   }
-  if (partial.spec_sha256() != server::spec_sha256(partial.spec())) {
+  if (partial.spec_sha256() != wire::spec_sha256(partial.spec())) {
     throw FileError(path.string() +
                     ": spec_sha256 is not the hash of the spec it carries "
                     "(a damaged or edited file)");

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "nhsim/client/files.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/spec_hash.hpp"
-#include "nhsim/server/to_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/spec_hash.hpp"
+#include "nhsim/wire/to_proto.hpp"
 
 namespace nhsim::client {
 namespace {
@@ -49,7 +49,7 @@ TrajectoryRange parse_trajectories(std::string_view text, std::int64_t n_traject
 }
 
 std::int64_t trajectory_count(const v1::SubmitEnsembleRequest& spec) {
-  return nhsim::trajectory_count(server::from_proto(spec));
+  return nhsim::trajectory_count(wire::from_proto(spec));
 }
 
 v1::PartialResult run_range(const v1::SubmitEnsembleRequest& spec, TrajectoryRange range,
@@ -57,9 +57,9 @@ v1::PartialResult run_range(const v1::SubmitEnsembleRequest& spec, TrajectoryRan
   RunOptions options;
   options.threads = threads;
   options.progress = progress;
-  PartialResult partial = run_partial(server::from_proto(spec), range, options);
-  partial.spec_hash = server::spec_sha256(spec);
-  return server::to_proto(partial, spec);
+  PartialResult partial = run_partial(wire::from_proto(spec), range, options);
+  partial.spec_hash = wire::spec_sha256(spec);
+  return wire::to_proto(partial, spec);
 }
 
 v1::EnsembleResult run_until(const v1::SubmitEnsembleRequest& spec, int threads,
@@ -67,7 +67,7 @@ v1::EnsembleResult run_until(const v1::SubmitEnsembleRequest& spec, int threads,
   RunOptions options;
   options.threads = threads;
   options.progress = progress;
-  v1::EnsembleResult result = server::to_proto(run_ensemble(server::from_proto(spec), options));
+  v1::EnsembleResult result = wire::to_proto(run_ensemble(wire::from_proto(spec), options));
   result.set_label(spec.label());
   return result;
 }
@@ -80,16 +80,16 @@ v1::PartialResult merge_files(const std::vector<std::string>& files) {
     v1::PartialResult part = load_partial(files[k]);
     try {
       if (k == 0) {
-        merged = server::from_proto(part);
+        merged = wire::from_proto(part);
         spec = std::move(*part.mutable_spec());
       } else {
-        merge_partial(merged, server::from_proto(part));
+        merge_partial(merged, wire::from_proto(part));
       }
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(files[k] + ": " + e.what());
     }
   }
-  return server::to_proto(merged, spec);
+  return wire::to_proto(merged, spec);
 }
 
 bool complete(const v1::PartialResult& partial) {
@@ -99,8 +99,8 @@ bool complete(const v1::PartialResult& partial) {
 }
 
 v1::EnsembleResult finish(const v1::PartialResult& partial, int threads) {
-  v1::EnsembleResult result = server::to_proto(
-      nhsim::finish(server::from_proto(partial.spec()), server::from_proto(partial), threads));
+  v1::EnsembleResult result = wire::to_proto(
+      nhsim::finish(wire::from_proto(partial.spec()), wire::from_proto(partial), threads));
   result.set_label(partial.spec().label());
   return result;
 }

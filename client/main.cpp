@@ -38,7 +38,7 @@
 #include "nhsim/client/local.hpp"
 #include "nhsim/client/progress.hpp"
 #include "nhsim/client/report.hpp"
-#include "nhsim/server/auth.hpp"
+#include "nhsim/wire/auth.hpp"
 
 namespace {
 
@@ -188,8 +188,8 @@ nhsim::client::Connection connection(const std::string& server, const std::strin
 /// nhsim token: a new random token for `identity`; its hash line goes to the tokens file.
 void make_token(const std::string& identity, bool admin, const std::string& append_to,
                 bool json_output) {
-  const std::string token = "nhsim_" + nhsim::server::random_hex(32);
-  const std::string line = nhsim::server::token_line(token, identity, admin);
+  const std::string token = "nhsim_" + nhsim::wire::random_hex(32);
+  const std::string line = nhsim::wire::token_line(token, identity, admin);
   if (append_to.empty()) {
     std::cerr << "add this line to nhsimd's --tokens-file:\n"
               << line << '\n'

@@ -171,8 +171,8 @@ std::string summary_table(const v1::EnsembleResult& result) {
     const std::int64_t run = row.trajectories_ok + row.trajectories_failed;
     if (row.trajectories_failed == 0 || run == 0) continue;
     out << (result.integrators(c).failed_as_whole() ? "failed: " : "warning: ") << row.integrator
-        << " (h " << format_double("%g", row.h) << "): " << row.trajectories_failed << " of "
-        << run << " trajectories failed ("
+        << " (h " << format_double("%g", row.h) << "): " << row.trajectories_failed << " of " << run
+        << " trajectories failed ("
         << format_double("%.1f", 100.0 * static_cast<double>(row.trajectories_failed) /
                                      static_cast<double>(run))
         << (result.integrators(c).failed_as_whole()

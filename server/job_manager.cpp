@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "nhsim/server/auth.hpp"
-#include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
-#include "nhsim/server/spec_hash.hpp"
-#include "nhsim/server/to_proto.hpp"
+#include "nhsim/wire/auth.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/spec_hash.hpp"
+#include "nhsim/wire/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -112,16 +112,14 @@ void JobManager::recover() {
     record.request = request;
     std::string cannot_resume;
     try {
-      auto spec = std::make_shared<EnsembleSpec>(from_proto(*request));
-      validate(*spec);
-      record.spec = spec;
+      record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
       if (!job.checkpoint.empty()) {
         v1::PartialResult checkpoint;
         if (!checkpoint.ParseFromString(job.checkpoint) ||
-            checkpoint.spec_sha256() != spec_sha256(*request)) {
+            checkpoint.spec_sha256() != wire::spec_sha256(*request)) {
           throw std::invalid_argument("its checkpoint is damaged");
         }
-        record.resume_from = std::make_shared<const PartialResult>(from_proto(checkpoint));
+        record.resume_from = std::make_shared<const PartialResult>(wire::from_proto(checkpoint));
       }
     } catch (const std::exception& e) {
       cannot_resume = e.what();
@@ -155,15 +153,16 @@ void JobManager::recover() {
            std::to_string(resumed) + " to resume");
 }
 
-v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec,
+v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
                            const std::string& owner) {
   JobRecord record;
   record.owner = owner;
   record.label = request.label();
   record.request = std::make_shared<const v1::SubmitEnsembleRequest>(std::move(request));
+  const EnsembleSpec& spec = problem.spec();
   record.trajectories_total =
       trajectory_count(spec) * static_cast<std::int64_t>(spec.integrators.size());
-  record.spec = std::make_shared<const EnsembleSpec>(std::move(spec));
+  record.problem = std::make_shared<const Problem>(std::move(problem));
   record.created_time = Clock::now();
   const std::lock_guard lock(queue_mutex_);
   if (static_cast<int>(queue_.size()) >= options_.max_queued_jobs) {
@@ -180,7 +179,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec,
                     "; wait for one to end or cancel one");
   }
   record.seq = ++last_seq_;
-  record.id = random_hex(16);  // 128 bits: a collision is not a practical concern
+  record.id = wire::random_hex(16);  // 128 bits: a collision is not a practical concern
   const bool cancelled = stopping_ && !durable_;  // durable: stored, runs at the next start
   if (cancelled) {
     record.cancel->store(true);
@@ -206,7 +205,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, EnsembleSpec spec,
               (cancelled   ? "cancelled (server stopping)"
                : stopping_ ? "stored (server stopping: runs at the next start)"
                            : "queued") +
-              ": system=" + record.spec->system + " trajectories=" +
+              ": system=" + record.problem->spec().system + " trajectories=" +
               std::to_string(record.trajectories_total) + quoted_label(record.label));
   if (!stopping_) {
     queue_.push_back(record.id);
@@ -342,29 +341,30 @@ void JobManager::run(const std::string& id) {
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
   log_job(id, record.owner, "job " + id + " running (" + executor_->name() + " executor)");
 
-  const std::string hash = spec_sha256(*record.request);
-  const std::int64_t choices = static_cast<std::int64_t>(record.spec->integrators.size());
-  JobRun job{id,
-             record.owner,
-             *record.request,
-             *record.spec,
-             hash,
-             *record.cancel,
-             *record.halt,
-             record.resume_from.get(),
-             [&](std::int64_t done, std::int64_t total) {
-               store_.update(id, [&](JobRecord& r) {
-                 r.trajectories_done = done;
-                 r.trajectories_total = total;
-               });
-             },
-             {},
-             [&](const PartialResult& chunk) { metrics_.add_completed(chunk); }};
+  const std::string hash = wire::spec_sha256(*record.request);
+  const std::int64_t choices = static_cast<std::int64_t>(record.problem->spec().integrators.size());
+  JobRun job{.id = id,
+             .owner = record.owner,
+             .request = *record.request,
+             .problem = *record.problem,
+             .spec_hash = hash,
+             .cancel = *record.cancel,
+             .halt = *record.halt,
+             .resume_from = record.resume_from.get(),
+             .progress =
+                 [&](std::int64_t done, std::int64_t total) {
+                   store_.update(id, [&](JobRecord& r) {
+                     r.trajectories_done = done;
+                     r.trajectories_total = total;
+                   });
+                 },
+             .checkpoint = {},  // set below where the store is durable
+             .completed = [&](const PartialResult& chunk) { metrics_.add_completed(chunk); }};
   if (durable_) {
     job.checkpoint = [&](const PartialResult& partial) {
       std::int64_t covered = 0;
       for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
-      const std::string bytes = to_proto(partial, *record.request).SerializeAsString();
+      const std::string bytes = wire::to_proto(partial, *record.request).SerializeAsString();
       persist("a checkpoint", id, [&] { durable_->save_checkpoint(id, bytes, covered * choices); });
     };
   }
@@ -384,7 +384,7 @@ void JobManager::run(const std::string& id) {
       failed += integrator.trajectories_failed;
       steps += integrator.steps_completed;
     }
-    result = std::make_shared<v1::EnsembleResult>(to_proto(core));
+    result = std::make_shared<v1::EnsembleResult>(wire::to_proto(core));
     result->set_job_id(id);
     result->set_label(record.label);
     state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;

@@ -27,9 +27,9 @@ class LocalExecutor final : public Executor {
   std::string name() const override { return "local"; }
 
   EnsembleResult run(const JobRun& job) override {
-    if (job.spec.until.active()) return run_until(job);
-    const std::int64_t n = trajectory_count(job.spec);
-    const std::int64_t choices = static_cast<std::int64_t>(job.spec.integrators.size());
+    if (job.problem.spec().until.active()) return run_until(job);
+    const std::int64_t n = trajectory_count(job.problem.spec());
+    const std::int64_t choices = static_cast<std::int64_t>(job.problem.spec().integrators.size());
     PartialResult done;
     done.spec_hash = job.spec_hash;
     bool any = false;
@@ -66,7 +66,7 @@ class LocalExecutor final : public Executor {
           };
         }
         const auto start = Clock::now();
-        PartialResult part = run_partial(job.spec, {begin, end}, options);
+        PartialResult part = run_partial(job.problem, {begin, end}, options);
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         part.spec_hash = job.spec_hash;
         if (job.completed) job.completed(part);
@@ -83,7 +83,7 @@ class LocalExecutor final : public Executor {
         }
         covered += end - begin;
         unsaved = true;
-        if (job.cancel.load()) return finish_cancelled(job.spec, std::move(done), threads_);
+        if (job.cancel.load()) return finish_cancelled(job.problem, std::move(done), threads_);
         if (job.checkpoint && covered < n &&
             std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
                 checkpoint_seconds_) {
@@ -97,7 +97,7 @@ class LocalExecutor final : public Executor {
         begin = end;
       }
     }
-    return finish(job.spec, done, threads_);
+    return finish(job.problem, done, threads_);
   }
 
  private:
@@ -105,8 +105,8 @@ class LocalExecutor final : public Executor {
   /// time from the end of the checkpointed prefix, the targets checked after each, as
   /// run_ensemble() does, so the run stops at the same round however often it was restarted.
   EnsembleResult run_until(const JobRun& job) {
-    const std::int64_t n = trajectory_count(job.spec);
-    const auto choices = static_cast<std::int64_t>(job.spec.integrators.size());
+    const std::int64_t n = trajectory_count(job.problem.spec());
+    const auto choices = static_cast<std::int64_t>(job.problem.spec().integrators.size());
     PartialResult done;
     done.spec_hash = job.spec_hash;
     if (job.resume_from != nullptr) done = *job.resume_from;
@@ -117,7 +117,7 @@ class LocalExecutor final : public Executor {
           "the checkpoint of a run to a requested precision is not a "
           "prefix of whole rounds");
     }
-    if (m > 0 && until_reached(job.spec, done)) return finish_until(job.spec, done, threads_);
+    if (m > 0 && until_reached(job.problem, done)) return finish_until(job.problem, done, threads_);
     auto last_checkpoint = Clock::now();
     while (m < n) {
       const std::int64_t end = std::min(n, m + kUntilRound);
@@ -129,7 +129,7 @@ class LocalExecutor final : public Executor {
           job.progress(base + d, n * choices);
         };
       }
-      PartialResult part = run_partial(job.spec, {m, end}, options);
+      PartialResult part = run_partial(job.problem, {m, end}, options);
       part.spec_hash = job.spec_hash;
       if (job.completed) job.completed(part);
       if (job.halt.load() && !job.cancel.load()) {
@@ -142,15 +142,15 @@ class LocalExecutor final : public Executor {
         merge_partial(done, part);
       }
       m = end;
-      if (job.cancel.load()) return finish_cancelled(job.spec, std::move(done), threads_);
-      if (until_reached(job.spec, done)) break;
+      if (job.cancel.load()) return finish_cancelled(job.problem, std::move(done), threads_);
+      if (until_reached(job.problem, done)) break;
       if (job.checkpoint && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
                                 checkpoint_seconds_) {
         job.checkpoint(done);
         last_checkpoint = Clock::now();
       }
     }
-    return finish_until(job.spec, std::move(done), threads_);
+    return finish_until(job.problem, std::move(done), threads_);
   }
 
   /// Trajectories for checkpoint_seconds of work at the rate of `trajectories` in `seconds`; at

@@ -12,13 +12,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "nhsim/server/auth.hpp"
 #include "nhsim/server/job_manager.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/metrics.hpp"
 #include "nhsim/server/rpc_metrics.hpp"
 #include "nhsim/server/service.hpp"
 #include "nhsim/server/system_registry.hpp"
+#include "nhsim/wire/auth.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -82,8 +82,8 @@ Server::Server(const ServerOptions& options) {
   }
   const int max_message_bytes = options.max_message_mb << 20;
   if (!options.tokens_file.empty()) {
-    tokens_ = std::make_unique<TokenTable>(TokenTable::load(options.tokens_file));
-  } else if (!is_loopback(options.listen) && !options.insecure) {
+    tokens_ = std::make_unique<wire::TokenTable>(wire::TokenTable::load(options.tokens_file));
+  } else if (!wire::is_loopback(options.listen) && !options.insecure) {
     throw std::invalid_argument(
         "--listen " + options.listen +
         " is reachable from other machines: give --tokens-file (and --tls-cert, --tls-key), or "
@@ -150,11 +150,11 @@ Server::Server(const ServerOptions& options) {
       throw std::runtime_error("cannot listen on " + options.health_listen + " (--health-listen)");
     }
   }
-  if (!tokens_ && !is_loopback(options.listen)) {
+  if (!tokens_ && !wire::is_loopback(options.listen)) {
     log_line("--insecure: serving " + options.listen +
                  " without authentication; any client can read and cancel every job",
              LogLevel::kWarning);
-  } else if (tokens_ && options.tls_cert.empty() && !is_loopback(options.listen)) {
+  } else if (tokens_ && options.tls_cert.empty() && !wire::is_loopback(options.listen)) {
     log_line("tokens travel in plaintext on " + options.listen +
                  "; give --tls-cert and --tls-key unless a TLS proxy terminates the connections",
              LogLevel::kWarning);

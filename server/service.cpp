@@ -12,12 +12,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/custom/definition.hpp"
 #include "nhsim/custom/names.hpp"
-#include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
-#include "nhsim/server/to_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -46,11 +46,11 @@ grpc::Status not_found(const std::string& id) {
 }
 
 /// Whether `caller` may see `record`: its owner and admins may.
-bool visible(const JobRecord& record, const Caller& caller) {
+bool visible(const JobRecord& record, const wire::Caller& caller) {
   return caller.admin || record.owner == caller.identity;
 }
 
-grpc::Status reject(grpc::StatusCode code, const std::string& message, const Caller& who) {
+grpc::Status reject(grpc::StatusCode code, const std::string& message, const wire::Caller& who) {
   log_job("", who.identity,
           "submit rejected (" + absl::StatusCodeToString(static_cast<absl::StatusCode>(code)) +
               "): " + message,
@@ -66,11 +66,11 @@ constexpr const char* kNameFieldIsTheServers =
 }  // namespace
 
 EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
-                                         const TokenTable* tokens, ServiceLimits limits)
+                                         const wire::TokenTable* tokens, ServiceLimits limits)
     : jobs_(jobs), systems_(systems), tokens_(tokens), limits_(limits) {}
 
-std::optional<Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
-  if (tokens_ == nullptr) return kAnonymous;
+std::optional<wire::Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
+  if (tokens_ == nullptr) return wire::kAnonymous;
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
   if (it == metadata.end()) return std::nullopt;
@@ -80,7 +80,7 @@ std::optional<Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& con
 template <typename Body>
 grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context, Body&& body) {
   try {
-    const std::optional<Caller> who = caller(*context);
+    const std::optional<wire::Caller> who = caller(*context);
     if (!who) {
       log_line("unauthenticated call from " + context->peer() + " refused", LogLevel::kWarning);
       return {grpc::StatusCode::UNAUTHENTICATED,
@@ -95,7 +95,7 @@ grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context,
 }
 
 std::optional<JobRecord> EnsembleServiceImpl::visible_job(const std::string& id,
-                                                          const Caller& who) const {
+                                                          const wire::Caller& who) const {
   auto record = jobs_.store().get(id);
   if (!record || !visible(*record, who)) return std::nullopt;
   return record;
@@ -104,8 +104,8 @@ std::optional<JobRecord> EnsembleServiceImpl::visible_job(const std::string& id,
 grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* context,
                                               const v1::ListSystemsRequest* /*request*/,
                                               v1::ListSystemsResponse* response) {
-  return authorized(context, [&](const Caller& who) {
-    for (const auto& system : list_systems()) *response->add_systems() = to_proto(system);
+  return authorized(context, [&](const wire::Caller& who) {
+    for (const auto& system : list_systems()) *response->add_systems() = wire::to_proto(system);
     for (const auto& system : systems_.of(who.identity)) {
       *response->add_systems() = registered_info(system, who);
     }
@@ -116,7 +116,7 @@ grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
                                                  const v1::RegisterSystemRequest* request,
                                                  v1::SystemInfo* response) {
-  return authorized(context, [&](const Caller& who) -> grpc::Status {
+  return authorized(context, [&](const wire::Caller& who) -> grpc::Status {
     const std::string& name = request->name();
     if (const std::string why = unregistrable(name); !why.empty()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "name: " + why);
@@ -129,8 +129,8 @@ grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
                                 std::chrono::system_clock::now().time_since_epoch())
                                 .count()};
     try {
-      compile_custom_system(from_proto(system.definition));  // every check of a submission
-    } catch (const SpecError& e) {                           // "custom_system.<field>: <reason>"
+      compile_custom_system(wire::from_proto(system.definition));  // every check of a submission
+    } catch (const SpecError& e) {  // "custom_system.<field>: <reason>"
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what());
     }
     switch (systems_.add(who.identity, system)) {
@@ -154,7 +154,7 @@ grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::DeleteSystem(grpc::ServerContext* context,
                                                const v1::DeleteSystemRequest* request,
                                                v1::DeleteSystemResponse* /*response*/) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     if (!systems_.remove(who.identity, request->name())) {
       return grpc::Status(grpc::StatusCode::NOT_FOUND,
                           "name: you have no system named '" + shown_id(request->name()) + "'");
@@ -165,12 +165,12 @@ grpc::Status EnsembleServiceImpl::DeleteSystem(grpc::ServerContext* context,
 }
 
 v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& system,
-                                                    const Caller& who) {
+                                                    const wire::Caller& who) {
   // Which integrators apply depends on the kind of definition (M(q), control forces): compiled
   // (it compiled when it was registered; one that no longer does lists no integrators).
   SystemInfo info = custom_system_info();
   try {
-    info = custom_system_info(compile_custom_system(from_proto(system.definition)).get());
+    info = custom_system_info(compile_custom_system(wire::from_proto(system.definition)).get());
   } catch (const SpecError&) {
     info.integrators.clear();
   }
@@ -180,7 +180,7 @@ v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& syst
   for (const auto& invariant : system.definition.invariants()) {
     info.invariants.push_back(invariant.name());
   }
-  return to_proto(info);
+  return wire::to_proto(info);
 }
 
 std::string EnsembleServiceImpl::unregistrable(const std::string& name) {
@@ -199,9 +199,9 @@ std::string EnsembleServiceImpl::unregistrable(const std::string& name) {
 grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* context,
                                                   const v1::ListIntegratorsRequest* /*request*/,
                                                   v1::ListIntegratorsResponse* response) {
-  return authorized(context, [&](const Caller&) {
+  return authorized(context, [&](const wire::Caller&) {
     for (const auto& integrator : list_integrators()) {
-      *response->add_integrators() = to_proto(integrator);
+      *response->add_integrators() = wire::to_proto(integrator);
     }
     return grpc::Status::OK;
   });
@@ -210,7 +210,7 @@ grpc::Status EnsembleServiceImpl::ListIntegrators(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
                                                  const v1::SubmitEnsembleRequest* request,
                                                  v1::Job* response) {
-  return authorized(context, [&](const Caller& who) -> grpc::Status {
+  return authorized(context, [&](const wire::Caller& who) -> grpc::Status {
     // A registered system: the job gets the stored definition as its custom_system.
     if (!request->custom_system().name().empty()) {
       return reject(grpc::StatusCode::INVALID_ARGUMENT, kNameFieldIsTheServers, who);
@@ -225,10 +225,10 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
       }
     }
     const v1::SubmitEnsembleRequest& submitted = resolved ? *resolved : *request;
-    EnsembleSpec spec;
+    std::optional<Problem> problem;
     CostEstimate cost;
     try {
-      spec = from_proto(submitted);
+      EnsembleSpec spec = wire::from_proto(submitted);
       // The trajectory limit comes before validate(), so that an oversized request costs
       // nothing; the step limit needs the steps validated first.
       const std::int64_t trajectories = trajectory_count(spec);
@@ -239,18 +239,19 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
                           std::to_string(limits_.max_trajectories),
                       who);
       }
-      cost = estimate_cost(spec);               // validates the spec first
+      problem.emplace(std::move(spec));  // checks the spec, once for the whole job
+      cost = estimate_cost(*problem);
     } catch (const std::invalid_argument& e) {  // SpecError: "<field>: <reason>"
       return reject(grpc::StatusCode::INVALID_ARGUMENT, e.what(), who);
     }
     if (const std::string over = over_limits(cost); !over.empty()) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over, who);
     }
-    if (const std::string why = jobs_.refuses(spec); !why.empty()) {
+    if (const std::string why = jobs_.refuses(problem->spec()); !why.empty()) {
       return reject(grpc::StatusCode::INVALID_ARGUMENT, why, who);
     }
     try {
-      *response = jobs_.submit(submitted, std::move(spec), who.identity);
+      *response = jobs_.submit(submitted, std::move(*problem), who.identity);
     } catch (const QueueFull& e) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what(), who);
     }
@@ -301,7 +302,7 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
 
 grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
                                          const v1::GetJobRequest* request, v1::Job* response) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     const auto record = visible_job(request->job_id(), who);
     if (!record) return not_found(request->job_id());
     *response = to_job(*record);
@@ -312,7 +313,7 @@ grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
                                            const v1::WatchJobRequest* request,
                                            grpc::ServerWriter<v1::Job>* writer) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     const JobStore& store = jobs_.store();
     const std::string& id = request->job_id();
     if (!visible_job(id, who)) return not_found(id);  // owners never change
@@ -339,7 +340,7 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
 }
 
 grpc::Status EnsembleServiceImpl::result_of(
-    const std::string& job_id, const Caller& who,
+    const std::string& job_id, const wire::Caller& who,
     std::shared_ptr<const v1::EnsembleResult>& result) const {
   const auto record = visible_job(job_id, who);
   if (!record) return not_found(job_id);
@@ -365,7 +366,7 @@ grpc::Status EnsembleServiceImpl::result_of(
 grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* context,
                                             const v1::GetResultRequest* request,
                                             v1::EnsembleResult* response) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     std::shared_ptr<const v1::EnsembleResult> result;
     if (grpc::Status status = result_of(request->job_id(), who, result); !status.ok()) {
       return status;
@@ -386,7 +387,7 @@ grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
                                                const v1::GetResultRequest* request,
                                                grpc::ServerWriter<v1::ResultChunk>* writer) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     std::shared_ptr<const v1::EnsembleResult> result;
     if (grpc::Status status = result_of(request->job_id(), who, result); !status.ok()) {
       return status;
@@ -411,7 +412,7 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* context,
                                             const v1::CancelJobRequest* request,
                                             v1::Job* response) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
     const auto job = jobs_.cancel(request->job_id(), who.identity);
     if (!job) return not_found(request->job_id());
@@ -423,7 +424,7 @@ grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* context,
                                            const v1::ListJobsRequest* request,
                                            v1::ListJobsResponse* response) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     constexpr int kDefaultPage = 100, kMaxPage = 1000;
     const int page = request->page_size() == 0 ? kDefaultPage : request->page_size();
     if (page < 1 || page > kMaxPage) {
@@ -454,7 +455,7 @@ grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* context,
 grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* context,
                                             const v1::DeleteJobRequest* request,
                                             v1::DeleteJobResponse* /*response*/) {
-  return authorized(context, [&](const Caller& who) {
+  return authorized(context, [&](const wire::Caller& who) {
     if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
     switch (jobs_.remove(request->job_id())) {
       case Removal::kRemoved:

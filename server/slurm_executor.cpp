@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/slurm_cli.hpp"
 #include "nhsim/server/subprocess.hpp"
+#include "nhsim/wire/from_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -92,8 +92,8 @@ class SlurmJob {
         job_(job),
         dir_(options.work_dir / job.id),
         name_("nhsim-" + job.id),
-        n_(trajectory_count(job.spec)),
-        choices_(static_cast<std::int64_t>(job.spec.integrators.size())) {
+        n_(trajectory_count(job.problem.spec())),
+        choices_(static_cast<std::int64_t>(job.problem.spec().integrators.size())) {
     const std::int64_t n_shards =
         std::max<std::int64_t>(1, (n_ + options.shard_size - 1) / options.shard_size);
     shards_.resize(static_cast<std::size_t>(n_shards));
@@ -194,14 +194,14 @@ class SlurmJob {
       if (!shard(i).done && fs::exists(part(i))) absorb(i);
     }
     if (!job_.cancel.load()) {
-      EnsembleResult result = finish(job_.spec, merged_, merge_threads);
+      EnsembleResult result = finish(job_.problem, merged_, merge_threads);
       for (std::int64_t i = 0; i < shard_count(); ++i) {
         std::error_code ignored;
         fs::remove(part(i), ignored);
       }
       return result;
     }
-    return finish_cancelled(job_.spec, std::move(merged_), merge_threads);
+    return finish_cancelled(job_.problem, std::move(merged_), merge_threads);
   }
 
  private:
@@ -279,7 +279,7 @@ class SlurmJob {
       throw std::runtime_error(file.string() + ": partial result of another spec");
     }
     try {
-      PartialResult partial = from_proto(wire);
+      PartialResult partial = wire::from_proto(wire);
       if (merged_.ranges.empty() && merged_.choices.empty()) {
         merged_ = partial;
       } else {
@@ -332,7 +332,8 @@ class SlurmExecutor final : public Executor {
   }
 
   EnsembleResult run(const JobRun& job) override {
-    if (const std::string why = refuses(job.spec); !why.empty()) throw std::runtime_error(why);
+    if (const std::string why = refuses(job.problem.spec()); !why.empty())
+      throw std::runtime_error(why);
     SlurmJob slurm(options_, job);
     slurm.start();
     for (;;) {

@@ -1,4 +1,4 @@
-// The ensemble's parallel driver (DESIGN.md "Ensemble semantics"). The pieces it drives:
+// The ensemble's parallel driver (docs/design.md "Ensemble semantics"). The pieces it drives:
 // prepared_spec.cpp (validation), initial_condition_source.cpp (trajectory i's state),
 // observables.cpp (sampling), accumulation.cpp (statistics and their merge) and, where a pair has
 // lane kernels, its LaneStepper (nhsim/lanes.hpp, core/src/lanes/).
@@ -26,7 +26,7 @@
 #include <variant>
 
 #include "accumulation.hpp"
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/lanes.hpp"
 #include "observables.hpp"
@@ -571,6 +571,10 @@ IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& c
 
 }  // namespace
 
+Problem::Problem(EnsembleSpec spec)
+    : spec_(std::make_shared<const EnsembleSpec>(std::move(spec))),
+      prepared_(std::make_shared<const PreparedSpec>(prepare(*spec_))) {}
+
 void validate(const EnsembleSpec& spec) { (void)prepare(spec); }
 
 std::int64_t trajectory_count(const EnsembleSpec& spec) {
@@ -579,7 +583,13 @@ std::int64_t trajectory_count(const EnsembleSpec& spec) {
 
 PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
                           const RunOptions& options) {
-  const PreparedSpec pr = prepare(spec);
+  return run_partial(Problem(spec), range, options);
+}
+
+PartialResult run_partial(const Problem& problem, TrajectoryRange range,
+                          const RunOptions& options) {
+  const EnsembleSpec& spec = problem.spec();
+  const PreparedSpec& pr = problem.prepared();
   PartialResult partial;
   partial.n_trajectories = trajectory_count(spec);
   if (range.begin < 0 || range.end < range.begin || range.end > partial.n_trajectories) {
@@ -601,7 +611,12 @@ PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
 }
 
 EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads) {
-  const PreparedSpec pr = prepare(spec);
+  return finish(Problem(spec), partial, threads);
+}
+
+EnsembleResult finish(const Problem& problem, const PartialResult& partial, int threads) {
+  const EnsembleSpec& spec = problem.spec();
+  const PreparedSpec& pr = problem.prepared();
   check_complete(partial, trajectory_count(spec));
   EnsembleResult result;
   result.system = !spec.custom_system                ? spec.system
@@ -674,8 +689,11 @@ EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, in
   return result;
 }
 
-CostEstimate estimate_cost(const EnsembleSpec& spec) {
-  const PreparedSpec pr = prepare(spec);
+CostEstimate estimate_cost(const EnsembleSpec& spec) { return estimate_cost(Problem(spec)); }
+
+CostEstimate estimate_cost(const Problem& problem) {
+  const EnsembleSpec& spec = problem.spec();
+  const PreparedSpec& pr = problem.prepared();
   CostEstimate cost;
   cost.trajectories = trajectory_count(spec);
   const auto n = static_cast<double>(cost.trajectories);
@@ -713,10 +731,14 @@ CostEstimate estimate_cost(const EnsembleSpec& spec) {
 }
 
 EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial, int threads) {
-  const std::int64_t n = trajectory_count(spec);
+  return finish_cancelled(Problem(spec), std::move(partial), threads);
+}
+
+EnsembleResult finish_cancelled(const Problem& problem, PartialResult partial, int threads) {
+  const std::int64_t n = trajectory_count(problem.spec());
   if (partial.ranges.empty() && partial.choices.empty()) {  // nothing ran: the empty partial
     const std::string hash = partial.spec_hash;
-    partial = run_partial(spec, {0, 0});
+    partial = run_partial(problem, {0, 0});
     partial.spec_hash = hash;
   }
   std::int64_t covered = 0;
@@ -727,7 +749,7 @@ EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial,
   }
   for (ChoicePartial& choice : partial.choices) choice.cancelled += n - covered;
   partial.ranges = {TrajectoryRange{0, n}};
-  return finish(spec, partial, threads);
+  return finish(problem, partial, threads);
 }
 
 namespace {
@@ -768,7 +790,12 @@ EnsembleSpec first_trajectories(const EnsembleSpec& spec, std::int64_t m) {
 
 bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
                    std::vector<double>* relative_stderr) {
-  const PreparedSpec pr = prepare(spec);
+  return until_reached(Problem(spec), prefix, relative_stderr);
+}
+
+bool until_reached(const Problem& problem, const PartialResult& prefix,
+                   std::vector<double>* relative_stderr) {
+  const PreparedSpec& pr = problem.prepared();
   const std::int64_t m = prefix_end(prefix);
   bool reached = !pr.until.empty() && m > 0;
   if (relative_stderr != nullptr) relative_stderr->clear();
@@ -787,12 +814,19 @@ bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
 }
 
 EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads) {
+  return finish_until(Problem(spec), std::move(prefix), threads);
+}
+
+EnsembleResult finish_until(const Problem& problem, PartialResult prefix, int threads) {
+  const EnsembleSpec& spec = problem.spec();
   UntilOutcome until;
   until.requested = spec.until.active();
   until.trajectories_cap = trajectory_count(spec);
-  until.reached = until_reached(spec, prefix, &until.relative_stderr);
+  until.reached = until_reached(problem, prefix, &until.relative_stderr);
   until.trajectories_used = prefix_end(prefix);
   prefix.n_trajectories = until.trajectories_used;
+  // The first m trajectories are a spec of their own (counts and output selections cut), checked
+  // once more here; the run itself used `problem`.
   EnsembleResult result =
       finish(first_trajectories(spec, until.trajectories_used), prefix, threads);
   result.until = std::move(until);
@@ -800,10 +834,15 @@ EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int 
 }
 
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options) {
+  return run_ensemble(Problem(spec), options);
+}
+
+EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options) {
+  const EnsembleSpec& spec = problem.spec();
   const std::int64_t n = trajectory_count(spec);
   if (!spec.until.active()) {
-    const PartialResult partial = run_partial(spec, {0, n}, options);
-    return finish(spec, partial, options.threads);
+    const PartialResult partial = run_partial(problem, {0, n}, options);
+    return finish(problem, partial, options.threads);
   }
   // Rounds in index order, the targets checked after each (UntilSpec).
   const auto choices = static_cast<std::int64_t>(spec.integrators.size());
@@ -816,7 +855,7 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
         options.progress(base + d, n * choices);
       };
     }
-    PartialResult part = run_partial(spec, {m, end}, round);
+    PartialResult part = run_partial(problem, {m, end}, round);
     if (m == 0) {
       done = std::move(part);
     } else {
@@ -824,11 +863,11 @@ EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options)
     }
     m = end;
     if (options.cancel != nullptr && options.cancel->load()) {
-      return finish_cancelled(spec, std::move(done), options.threads);
+      return finish_cancelled(problem, std::move(done), options.threads);
     }
-    if (until_reached(spec, done)) break;
+    if (until_reached(problem, done)) break;
   }
-  return finish_until(spec, std::move(done), options.threads);
+  return finish_until(problem, std::move(done), options.threads);
 }
 
 }  // namespace nhsim

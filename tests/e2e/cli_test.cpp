@@ -108,7 +108,7 @@ TEST_F(CliTest, OutputJsonPrintsTheProtobufJsonOfEveryAnswer) {
   EXPECT_THAT(refused.err, HasSubstr("--output json does not apply to convergence"));
 }
 
-TEST_F(CliTest, CatalogCommandsListTheSystemAndIntegrators) {
+TEST_F(CliTest, CatalogueCommandsListTheSystemAndIntegrators) {
   const CliRun systems = nhsim("systems");
   EXPECT_EQ(systems.exit_code, 0) << systems.err;
   EXPECT_THAT(systems.out, HasSubstr("chaotic_quartic"));

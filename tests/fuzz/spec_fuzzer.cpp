@@ -1,6 +1,6 @@
 // libFuzzer target over the spec path a submission takes: JSON spec text -> protobuf
 // (JsonStringToMessage into nhsim.v1.SubmitEnsembleRequest, as the CLI reads a spec file) ->
-// nhsim::server::from_proto -> nhsim::validate -> nhsim::trajectory_count ->
+// nhsim::wire::from_proto -> nhsim::validate -> nhsim::trajectory_count ->
 // nhsim::estimate_cost (what nhsimd's SubmitEnsemble computes before admitting a job).
 //
 // Documented outcomes: the JSON does not parse (a status), or the spec is refused with a
@@ -16,8 +16,8 @@
 #include <string>
 
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
 #include "nhsim/v1/ensemble.pb.h"
+#include "nhsim/wire/from_proto.hpp"
 #include "outcome.hpp"
 
 namespace {
@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       google::protobuf::StringPiece(reinterpret_cast<const char*>(data), size), &request, options);
   if (!status.ok()) return 0;  // not a spec: the CLI refuses it before anything else runs
   nhsim::fuzz::expect_accepted_or_refused("spec_fuzzer", [&] {
-    const nhsim::EnsembleSpec spec = nhsim::server::from_proto(request);
+    const nhsim::EnsembleSpec spec = nhsim::wire::from_proto(request);
     nhsim::validate(spec);
     const std::int64_t trajectories = nhsim::trajectory_count(spec);
     check_cost(nhsim::estimate_cost(spec), trajectories);

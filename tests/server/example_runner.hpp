@@ -12,15 +12,15 @@
 
 #include "nhsim/client/files.hpp"
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/to_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/to_proto.hpp"
 
 namespace nhsim::server::test {
 
 /// The wire result of examples/<name>.
 inline v1::EnsembleResult run_example(const std::string& name) {
   const auto request = client::load_spec(std::filesystem::path(NHSIM_EXAMPLES_DIR) / name);
-  return to_proto(run_ensemble(from_proto(request)));
+  return wire::to_proto(run_ensemble(wire::from_proto(request)));
 }
 
 /// The statistics of `observable` in `r`; std::runtime_error if it was not sampled.
@@ -40,7 +40,7 @@ inline double max_of(const v1::SeriesStats& s) {
 
 /// The gyroscopic top run by [ggl, rk2] (examples/top_precession.json, built in, and
 /// examples/custom_gyroscopic_top.json, the same top as a custom_system): ggl keeps L3 to 1e-14
-/// (measured drift 4.6e-16) and g(q) = 0 to 1e-14 (measured 1.2e-15, seed 003 Fig. 7); rk2,
+/// (measured drift 4.6e-16) and g(q) = 0 to 1e-14 (measured 1.2e-15, [Kinon2023] Fig. 7); rk2,
 /// explicit, drifts off g(q) = 0 (measured 2.5). Call under ASSERT_NO_FATAL_FAILURE.
 inline void expect_top_keeps_l3_and_g(const v1::EnsembleResult& result) {
   ASSERT_EQ(result.integrators_size(), 2);

@@ -1,4 +1,4 @@
-// Runs the seed 003 example specs (GGL variational integrator, gyroscopic top, double four-bar
+// Runs the [Kinon2023] example specs (GGL variational integrator, gyroscopic top, double four-bar
 // linkage) on the core runner, as nhsimd would, and asserts the paper's results.
 #include <gtest/gtest.h>
 
@@ -24,7 +24,7 @@ double max_abs_change(const v1::SeriesStats& s) {
   return m;
 }
 
-// seed 003 Fig. 4, 6, 10 (T = 2 s, h = 0.002 s): L3 conserved to round-off, phi3 oscillates
+// [Kinon2023] Fig. 4, 6, 10 (T = 2 s, h = 0.002 s): L3 conserved to round-off, phi3 oscillates
 // about 0.0375 m, g(q) = 0 to round-off (Fig. 7); rk2 (explicit, index 1) drifts off g(q) = 0.
 TEST(ExamplesSeed003, TopPrecessionKeepsL3AndPhi3) {
   const auto result = run_example("top_precession.json");
@@ -46,7 +46,7 @@ TEST(ExamplesSeed003, TopPrecessionKeepsL3AndPhi3) {
   EXPECT_GT(max_of(series(ggl, "velocity_constraint_residual")), 1e-3);
 }
 
-// seed 003 Fig. 9: first-order h-convergence of phi3 at t = 0.001 s.
+// [Kinon2023] Fig. 9: first-order h-convergence of phi3 at t = 0.001 s.
 TEST(ExamplesSeed003, TopConvergenceIsFirstOrder) {
   const auto result = run_example("top_convergence.json");
   ASSERT_EQ(result.integrators_size(), 6);
@@ -66,7 +66,7 @@ TEST(ExamplesSeed003, TopConvergenceIsFirstOrder) {
   }
 }
 
-// seed 003 Fig. 16, 18-21 (T = 10 s, h = 1e-3 s, tolerance 1e-9): the full run, ~1.5 s.
+// [Kinon2023] Fig. 16, 18-21 (T = 10 s, h = 1e-3 s, tolerance 1e-9): the full run, ~1.5 s.
 TEST(ExamplesSeed003, FourBarConstraintsAndEnergyIncrements) {
   const auto result = run_example("four_bar.json");
   const auto& ggl = result.integrators(0);
@@ -86,7 +86,7 @@ TEST(ExamplesSeed003, FourBarConstraintsAndEnergyIncrements) {
   EXPECT_EQ(rk2.trajectories_ok() + rk2.failures_size(), 1);
 }
 
-// seed 003 Fig. 22: with dampers the energy decreases monotonically.
+// [Kinon2023] Fig. 22: with dampers the energy decreases monotonically.
 TEST(ExamplesSeed003, FourBarDampedLosesEnergyMonotonically) {
   const auto result = run_example("four_bar_damped.json");
   const auto& ggl = result.integrators(0);

@@ -1,4 +1,4 @@
-// Runs the seed 004 example specs (examples/nontwisting_*.json) on the core runner, as nhsimd
+// Runs the [Gebhardt2020] example specs (examples/nontwisting_*.json) on the core runner, as nhsimd
 // would, and asserts the paper's results: non-twisting body, energy-momentum (em) against the
 // discrete Lagrange-d'Alembert integrator (dla), cases 1-3 of §6 on [0, 5] s, h = 0.005 s.
 #include <gtest/gtest.h>
@@ -138,7 +138,7 @@ TEST(ExamplesSeed004, DlaCase2FailsWhereTheTurnPerStepPassesOneRadian) {
   em_spec.mutable_integrators(0)->set_sample_every(1);
   em_spec.mutable_outputs()->mutable_sampled()->add_indices(0);
   em_spec.mutable_outputs()->set_sampled_state(true);
-  const EnsembleResult em = run_ensemble(from_proto(em_spec));
+  const EnsembleResult em = run_ensemble(wire::from_proto(em_spec));
   const SampledTrajectory& path = em.integrators[0].outputs.sampled.at(0);
   const auto& par = em.parameters;
   Eigen::Matrix3d e;
@@ -171,7 +171,7 @@ TEST(ExamplesSeed004, DlaCase2FailsWhereTheTurnPerStepPassesOneRadian) {
   *second = dla_spec.integrators(0);
   second->set_h(0.0025);
   second->set_sample_every(40);
-  const EnsembleResult dla = run_ensemble(from_proto(dla_spec));
+  const EnsembleResult dla = run_ensemble(wire::from_proto(dla_spec));
   ASSERT_EQ(dla.integrators[0].trajectories_failed, 1);
   // Within three steps of em's crossing (dla's own |w| differs a little: E != I).
   EXPECT_NEAR(dla.integrators[0].failures.at(0).time, first_over_one, 0.015);

@@ -14,8 +14,8 @@
 #include "nhsim/client/files.hpp"
 #include "nhsim/client/report.hpp"
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/to_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -40,7 +40,7 @@ TEST(Examples, EverySpecParsesAndValidates) {
     SCOPED_TRACE(path.filename().string());
     try {
       const auto request = client::load_spec(path);
-      const EnsembleSpec spec = from_proto(request);
+      const EnsembleSpec spec = wire::from_proto(request);
       validate(spec);
       EXPECT_GT(trajectory_count(spec), 0);
       EXPECT_FALSE(request.label().empty()) << "every example says what it reproduces";
@@ -82,10 +82,10 @@ TEST(Examples, CustomContactOscillatorGonzalezRConservesEnergyAndConstraint) {
 }
 
 // A user-defined system whose mass matrix depends on q: the Chaplygin sleigh on an inclined
-// plane. gonzalez_r and gonzalez_r_fd keep energy and constraint to round-off (seed 001 §3.3:
-// Pi skew, the frame exact, whichever frame derivative) while the sleigh slides and turns. Its
-// kinetic and potential energies grow to about m g sin(alpha) x1 (x1 ~ 1000 m by t = 50), so the
-// energy is kept to round-off of that scale, not of H0.
+// plane. gonzalez_r and gonzalez_r_fd keep energy and constraint to round-off ([Celledoni2019]
+// §3.3: Pi skew, the frame exact, whichever frame derivative) while the sleigh slides and turns.
+// Its kinetic and potential energies grow to about m g sin(alpha) x1 (x1 ~ 1000 m by t = 50), so
+// the energy is kept to round-off of that scale, not of H0.
 TEST(Examples, CustomSleighInclineKeepsEnergyAndConstraint) {
   const auto result = run_example("custom_sleigh_incline.json");
   ASSERT_EQ(result.integrators_size(), 2);
@@ -101,15 +101,15 @@ TEST(Examples, CustomSleighInclineKeepsEnergyAndConstraint) {
   }
 }
 
-// The gyroscopic top of seed 003 §5.1 written as custom_system, with holonomic constraints: as
+// The gyroscopic top of [Kinon2023] §5.1 written as custom_system, with holonomic constraints: as
 // on the built-in (ExamplesSeed003.TopPrecessionKeepsL3AndPhi3), ggl keeps g(q) = 0 and the
 // momentum map L3 to round-off, and rk2, which keeps only G(q) M^-1 p = 0, drifts off g(q) = 0.
 TEST(Examples, CustomGyroscopicTopKeepsTheConstraintsAndL3) {
   test::expect_top_keeps_l3_and_g(run_example("custom_gyroscopic_top.json"));
 }
 
-// seed 001 Fig. 2 top left: all five methods are second order (errors at t = 10 against rk4 at
-// h = 0.001, whose own error is ~1e-12, far below the smallest error measured here).
+// [Celledoni2019] Fig. 2 top left: all five methods are second order (errors at t = 10 against rk4
+// at h = 0.001, whose own error is ~1e-12, far below the smallest error measured here).
 TEST(Examples, ChaoticFig2OrderPlotIsSecondOrderForAllFiveMethods) {
   const auto result = run_example("chaotic_fig2_order.json");
   for (const auto& r : result.integrators()) ASSERT_EQ(r.trajectories_ok(), 1);
@@ -124,8 +124,8 @@ TEST(Examples, ChaoticFig2OrderPlotIsSecondOrderForAllFiveMethods) {
   EXPECT_EQ(orders, 10);  // five methods, two halvings each
 }
 
-// seed 001 Fig. 2 top right and bottom left on one trajectory: the constraint at round-off for
-// si_dla, spark2 and the discrete gradients (i_dla keeps its midpoint discrete constraint, not
+// [Celledoni2019] Fig. 2 top right and bottom left on one trajectory: the constraint at round-off
+// for si_dla, spark2 and the discrete gradients (i_dla keeps its midpoint discrete constraint, not
 // the canonical one at the nodes: O(h^2), documented in i_dla.hpp); the relative energy error
 // at round-off only for the discrete gradient methods.
 TEST(Examples, ChaoticFig2TrajectoryConstraintAndEnergyPanels) {

@@ -1,6 +1,6 @@
-// server/from_proto.cpp: the wire spec becomes the core spec field by field, with the wire
+// server/wire::from_proto.cpp: the wire spec becomes the core spec field by field, with the wire
 // defaults documented in from_proto.hpp.
-#include "nhsim/server/from_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ v1::SubmitEnsembleRequest shell_request() {
 }
 
 TEST(FromProto, CopiesEveryFieldUnderTheSameName) {
-  const EnsembleSpec spec = from_proto(shell_request());
+  const EnsembleSpec spec = wire::from_proto(shell_request());
   EXPECT_EQ(spec.system, "chaotic_quartic");
   EXPECT_EQ(spec.parameters, (std::map<std::string, double>{{"n", 2.0}}));
   ASSERT_TRUE(std::holds_alternative<EnergyShellGenerator>(spec.initial_conditions));
@@ -56,7 +56,7 @@ TEST(FromProto, CopiesEveryFieldUnderTheSameName) {
 }
 
 TEST(FromProto, UnsetOptionalFieldsKeepTheCoreDefaults) {
-  const EnsembleSpec spec = from_proto(shell_request());
+  const EnsembleSpec spec = wire::from_proto(shell_request());
   const EnergyShellGenerator core_defaults;
   EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).q_std, core_defaults.q_std);
   EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).max_attempts,
@@ -75,13 +75,13 @@ TEST(FromProto, ExplicitValuesOfOptionalFieldsPassThroughEvenWhenZero) {
   shell->set_q_std(0.0);
   shell->set_max_attempts(0);
   request.mutable_integrators(0)->set_sample_every(0);
-  const EnsembleSpec spec = from_proto(request);
+  const EnsembleSpec spec = wire::from_proto(request);
   EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).q_std, 0.0);
   EXPECT_EQ(std::get<EnergyShellGenerator>(spec.initial_conditions).max_attempts, 0);
   EXPECT_EQ(spec.integrators[0].sample_every, 0);  // for validate() to reject
   shell->set_q_std(0.25);
   shell->set_max_attempts(5);
-  const EnsembleSpec spec2 = from_proto(request);
+  const EnsembleSpec spec2 = wire::from_proto(request);
   EXPECT_EQ(std::get<EnergyShellGenerator>(spec2.initial_conditions).q_std, 0.25);
   EXPECT_EQ(std::get<EnergyShellGenerator>(spec2.initial_conditions).max_attempts, 5);
 }
@@ -98,7 +98,7 @@ TEST(FromProto, CopiesExplicitStatesInOrder) {
   b->add_q(4.0);
   b->add_p(5.0);
   b->add_p(6.0);
-  const EnsembleSpec spec = from_proto(request);
+  const EnsembleSpec spec = wire::from_proto(request);
   ASSERT_TRUE(std::holds_alternative<ExplicitStates>(spec.initial_conditions));
   ASSERT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states.size(), 2U);
   EXPECT_EQ(std::get<ExplicitStates>(spec.initial_conditions).states[0].q,
@@ -115,7 +115,7 @@ TEST(FromProto, RejectsTwoInitialConditionSourcesAndMapsNoneToZeroStates) {
   auto both = shell_request();
   both.mutable_initial_conditions()->add_states()->add_q(1.0);
   try {
-    from_proto(both);
+    wire::from_proto(both);
     FAIL() << "both states and energy_shell accepted";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.field(), "initial_conditions");
@@ -125,7 +125,7 @@ TEST(FromProto, RejectsTwoInitialConditionSourcesAndMapsNoneToZeroStates) {
   auto neither = shell_request();
   neither.clear_initial_conditions();
   neither.mutable_integrators(1)->set_h(0.025);  // valid up to the initial conditions
-  const EnsembleSpec none = from_proto(neither);
+  const EnsembleSpec none = wire::from_proto(neither);
   ASSERT_TRUE(std::holds_alternative<ExplicitStates>(none.initial_conditions));
   try {
     validate(none);
@@ -137,8 +137,8 @@ TEST(FromProto, RejectsTwoInitialConditionSourcesAndMapsNoneToZeroStates) {
   // An empty energy_shell message is present: the count (0) is for validate() to reject.
   auto empty_shell = shell_request();
   empty_shell.mutable_initial_conditions()->mutable_energy_shell()->Clear();
-  EXPECT_TRUE(
-      std::holds_alternative<EnergyShellGenerator>(from_proto(empty_shell).initial_conditions));
+  EXPECT_TRUE(std::holds_alternative<EnergyShellGenerator>(
+      wire::from_proto(empty_shell).initial_conditions));
 }
 
 TEST(FromProto, CopiesAVelocityPerturbation) {
@@ -151,7 +151,7 @@ TEST(FromProto, CopiesAVelocityPerturbation) {
   vp->set_v_std(0.25);
   vp->set_seed(99);
   vp->set_count(64);
-  const EnsembleSpec spec = from_proto(request);
+  const EnsembleSpec spec = wire::from_proto(request);
   ASSERT_TRUE(std::holds_alternative<VelocityPerturbation>(spec.initial_conditions));
   const auto& vp_core = std::get<VelocityPerturbation>(spec.initial_conditions);
   EXPECT_EQ(vp_core.base.q, (std::vector<double>{1.0, 2.0}));
@@ -163,7 +163,7 @@ TEST(FromProto, CopiesAVelocityPerturbation) {
   auto both = request;
   both.mutable_initial_conditions()->mutable_energy_shell()->set_count(3);
   try {
-    from_proto(both);
+    wire::from_proto(both);
     FAIL() << "energy_shell and velocity_perturbation accepted together";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.field(), "initial_conditions");
@@ -189,7 +189,7 @@ TEST(FromProto, CopiesControlsInOrderWithTheirKinds) {
   c3->set_kind(v1::Control::CONSTANT);
   c3->set_value(-2.0);
   request.add_controls()->set_kind(v1::Control::SINE);
-  const EnsembleSpec spec = from_proto(request);
+  const EnsembleSpec spec = wire::from_proto(request);
   ASSERT_EQ(spec.controls.size(), 5U);
   EXPECT_EQ(spec.controls[0].kind, ControlSpec::Kind::kCosine);
   EXPECT_EQ(spec.controls[0].amplitude, 1.5);
@@ -203,10 +203,10 @@ TEST(FromProto, CopiesControlsInOrderWithTheirKinds) {
   EXPECT_EQ(spec.controls[3].kind, ControlSpec::Kind::kConstant);
   EXPECT_EQ(spec.controls[3].value, -2.0);
   EXPECT_EQ(spec.controls[4].kind, ControlSpec::Kind::kSine);
-  EXPECT_TRUE(from_proto(shell_request()).controls.empty());
+  EXPECT_TRUE(wire::from_proto(shell_request()).controls.empty());
 }
 
-// Loads (seed 004 eq. (84)): copied in order; validation names the exact field.
+// Loads ([Gebhardt2020] eq. (84)): copied in order; validation names the exact field.
 v1::SubmitEnsembleRequest load_request() {
   v1::SubmitEnsembleRequest request;
   request.set_system("nontwisting_body");
@@ -228,7 +228,7 @@ v1::SubmitEnsembleRequest load_request() {
 
 std::string field_of(const v1::SubmitEnsembleRequest& request) {
   try {
-    validate(from_proto(request));
+    validate(wire::from_proto(request));
   } catch (const SpecError& e) {
     return e.field();
   }
@@ -237,7 +237,7 @@ std::string field_of(const v1::SubmitEnsembleRequest& request) {
 
 TEST(FromProto, CopiesLoadsAndValidationNamesTheField) {
   const auto request = load_request();
-  const EnsembleSpec spec = from_proto(request);
+  const EnsembleSpec spec = wire::from_proto(request);
   ASSERT_EQ(spec.loads.size(), 1U);
   EXPECT_EQ(spec.loads[0].direction, (std::vector<double>{-2472.5, -1075.0, 0.0}));
   EXPECT_EQ(spec.loads[0].profile.kind, ControlSpec::Kind::kTable);

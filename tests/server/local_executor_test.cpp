@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "nhsim/server/executor.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/spec_hash.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -44,7 +44,17 @@ class LocalExecutorTest : public ::testing::Test {
  protected:
   EnsembleResult run(double checkpoint_seconds, int halt_after_chunks = 0) {
     const std::unique_ptr<Executor> executor = make_local_executor(2, checkpoint_seconds);
-    JobRun job{id_, owner_, request_, spec_, hash_, cancel_, halt_, nullptr, {}, {}, {}};
+    JobRun job{.id = id_,
+               .owner = owner_,
+               .request = request_,
+               .problem = problem_,
+               .spec_hash = hash_,
+               .cancel = cancel_,
+               .halt = halt_,
+               .resume_from = nullptr,
+               .progress = {},
+               .checkpoint = {},
+               .completed = {}};
     job.checkpoint = [&](const PartialResult& partial) {
       EXPECT_EQ(partial.spec_hash, hash_);
       checkpoints_.push_back(covered(partial));
@@ -59,8 +69,9 @@ class LocalExecutorTest : public ::testing::Test {
   const std::string id_ = std::string(32, 'a');
   const std::string owner_ = "test";
   const v1::SubmitEnsembleRequest request_ = short_request();
-  const EnsembleSpec spec_ = from_proto(request_);
-  const std::string hash_ = spec_sha256(request_);
+  const EnsembleSpec spec_ = wire::from_proto(request_);
+  const Problem problem_{spec_};
+  const std::string hash_ = wire::spec_sha256(request_);
   std::atomic<bool> cancel_{false};
   std::atomic<bool> halt_{false};
   std::vector<std::int64_t> chunks_;       ///< trajectories of each completed chunk

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
-#include "nhsim/server/spec_hash.hpp"
-#include "nhsim/server/to_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/spec_hash.hpp"
+#include "nhsim/wire/to_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -51,8 +51,8 @@ RunOptions one_thread() {
 }
 
 PartialResult shard(const v1::SubmitEnsembleRequest& request, TrajectoryRange range) {
-  PartialResult partial = run_partial(from_proto(request), range, one_thread());
-  partial.spec_hash = spec_sha256(request);
+  PartialResult partial = run_partial(wire::from_proto(request), range, one_thread());
+  partial.spec_hash = wire::spec_sha256(request);
   return partial;
 }
 
@@ -69,7 +69,7 @@ std::string deterministic_bytes(const google::protobuf::Message& message) {
 
 /// The result's proto without its timings.
 v1::EnsembleResult statistics(const EnsembleResult& result) {
-  v1::EnsembleResult out = to_proto(result);
+  v1::EnsembleResult out = wire::to_proto(result);
   for (auto& integrator : *out.mutable_integrators()) {
     integrator.clear_wall_seconds();
     integrator.clear_steps_per_second();
@@ -79,22 +79,22 @@ v1::EnsembleResult statistics(const EnsembleResult& result) {
 
 TEST(PartialResultProto, ThroughTheWireItMergesAndFinishesToTheSameBits) {
   const v1::SubmitEnsembleRequest request = spec_request();
-  const EnsembleSpec spec = from_proto(request);
+  const EnsembleSpec spec = wire::from_proto(request);
   const PartialResult a = shard(request, {0, 170});
   const PartialResult b = shard(request, {170, 450});
 
   v1::PartialResult wire_a;
-  ASSERT_TRUE(wire_a.ParseFromString(to_proto(a, request).SerializeAsString()));
-  const PartialResult a_back = from_proto(wire_a);
+  ASSERT_TRUE(wire_a.ParseFromString(wire::to_proto(a, request).SerializeAsString()));
+  const PartialResult a_back = wire::from_proto(wire_a);
   ASSERT_EQ(a_back.choices[0].initial_states.size(), 170u);
   ASSERT_EQ(a_back.choices[1].summary.size(), 170u);
-  EXPECT_EQ(deterministic_bytes(to_proto(a_back, request)), deterministic_bytes(wire_a));
-  EXPECT_EQ(wire_a.spec_sha256(), spec_sha256(request));
-  EXPECT_EQ(wire_a.format_version(), kPartialResultFormat);
+  EXPECT_EQ(deterministic_bytes(wire::to_proto(a_back, request)), deterministic_bytes(wire_a));
+  EXPECT_EQ(wire_a.spec_sha256(), wire::spec_sha256(request));
+  EXPECT_EQ(wire_a.format_version(), wire::kPartialResultFormat);
 
   PartialResult direct = b;
   merge_partial(direct, a);
-  PartialResult through_wire = from_proto(to_proto(b, request));
+  PartialResult through_wire = wire::from_proto(wire::to_proto(b, request));
   merge_partial(through_wire, a_back);
   const v1::EnsembleResult expected = statistics(run_ensemble(spec, one_thread()));
   EXPECT_EQ(expected.initial_states_size(), 450);
@@ -112,10 +112,10 @@ TEST(PartialResultProto, ThroughTheWireItMergesAndFinishesToTheSameBits) {
       statistics(finish(spec, direct, 1)), expected));
 }
 
-/// The what() of the std::invalid_argument that from_proto(partial) throws; "" if none.
+/// The what() of the std::invalid_argument that wire::from_proto(partial) throws; "" if none.
 std::string refusal(const v1::PartialResult& partial) {
   try {
-    (void)from_proto(partial);
+    (void)wire::from_proto(partial);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -124,7 +124,7 @@ std::string refusal(const v1::PartialResult& partial) {
 
 TEST(PartialResultProto, MalformedPartialsAreRefusedNamingTheField) {
   const v1::SubmitEnsembleRequest request = spec_request();
-  const v1::PartialResult good = to_proto(shard(request, {0, 20}), request);
+  const v1::PartialResult good = wire::to_proto(shard(request, {0, 20}), request);
   ASSERT_EQ(refusal(good), "");
 
   v1::PartialResult newer = good;
@@ -158,14 +158,14 @@ TEST(SpecHash, IdentifiesTheSpecWhateverTheMapOrder) {
   b.mutable_parameters()->clear();
   (*b.mutable_parameters())["alpha"] = 0.5;
   (*b.mutable_parameters())["n"] = 3;
-  const std::string hash = spec_sha256(a);
+  const std::string hash = wire::spec_sha256(a);
   EXPECT_EQ(hash.size(), 64u);
   EXPECT_EQ(hash.find_first_not_of("0123456789abcdef"), std::string::npos);
-  EXPECT_EQ(spec_sha256(b), hash);
+  EXPECT_EQ(wire::spec_sha256(b), hash);
   b.set_label("another label");
-  EXPECT_NE(spec_sha256(b), hash);
+  EXPECT_NE(wire::spec_sha256(b), hash);
   // SHA-256 of the empty message (no bytes).
-  EXPECT_EQ(spec_sha256(v1::SubmitEnsembleRequest()),
+  EXPECT_EQ(wire::spec_sha256(v1::SubmitEnsembleRequest()),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "nhsim/client/client.hpp"
-#include "nhsim/server/auth.hpp"
 #include "nhsim/server/server.hpp"
+#include "nhsim/wire/auth.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -98,8 +98,8 @@ class RegisteredSystemsTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern), nullptr);
     dir_ = pattern;
     std::ofstream tokens(dir_ / "tokens");
-    tokens << token_line(kAliceToken, "alice", false) << "\n"
-           << token_line(kBobToken, "bob", false) << "\n";
+    tokens << wire::token_line(kAliceToken, "alice", false) << "\n"
+           << wire::token_line(kBobToken, "bob", false) << "\n";
   }
   void TearDown() override {
     server_.reset();

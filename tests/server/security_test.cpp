@@ -18,8 +18,8 @@
 #include "nhsim/client/client.hpp"
 #include "nhsim/client/files.hpp"
 #include "nhsim/client/health.hpp"
-#include "nhsim/server/auth.hpp"
 #include "nhsim/server/server.hpp"
+#include "nhsim/wire/auth.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -86,9 +86,9 @@ class SecurityTest : public ::testing::Test {
     ASSERT_EQ(std::system(script.c_str()), 0) << "openssl failed; see " << *dir_ << "/openssl.log";
     std::ofstream tokens(*dir_ / "tokens");
     tokens << "# test identities\n"
-           << token_line(kAliceToken, "alice", false) << "\n"
-           << token_line(kBobToken, "bob", false) << "\n\n"
-           << token_line(kAdminToken, "ops", true) << "  # the operator\n";
+           << wire::token_line(kAliceToken, "alice", false) << "\n"
+           << wire::token_line(kBobToken, "bob", false) << "\n\n"
+           << wire::token_line(kAdminToken, "ops", true) << "  # the operator\n";
   }
   static void TearDownTestSuite() {
     std::error_code ignored;
@@ -315,22 +315,22 @@ TEST_F(SecurityTest, ANonLoopbackAddressNeedsAuthenticationOrInsecure) {
 TEST(Auth, LoopbackAddresses) {
   for (const char* address :
        {"127.0.0.1:1", "127.1.2.3:1", "localhost:1", "[::1]:1", "unix:/tmp/nhsim.sock"}) {
-    EXPECT_TRUE(is_loopback(address)) << address;
+    EXPECT_TRUE(wire::is_loopback(address)) << address;
   }
   for (const char* address :
        {"0.0.0.0:1", "[::]:1", "10.0.0.1:1", "example.org:1", "127.example.org:1", ":1"}) {
-    EXPECT_FALSE(is_loopback(address)) << address;
+    EXPECT_FALSE(wire::is_loopback(address)) << address;
   }
 }
 
 TEST(Auth, TokensFilesAreCheckedLineByLine) {
   const std::string hash(64, 'a');
-  const TokenTable table = TokenTable::parse(
+  const wire::TokenTable table = wire::TokenTable::parse(
       hash + " alice\n# x\n" + std::string(64, 'b') + " ops admin # comment\n", "tokens");
   EXPECT_EQ(table.size(), 2u);
   const auto expect_refused = [](const std::string& text, const std::string& why) {
     try {
-      TokenTable::parse(text, "tokens");
+      wire::TokenTable::parse(text, "tokens");
       ADD_FAILURE() << "accepted: " << text;
     } catch (const std::runtime_error& e) {
       EXPECT_THAT(e.what(), HasSubstr(why)) << text;
@@ -342,8 +342,9 @@ TEST(Auth, TokensFilesAreCheckedLineByLine) {
   expect_refused(hash + " alice root\n", "line 1: expected \"<sha256> <identity> [admin]\"");
   expect_refused(hash + " alice\n" + hash + " bob\n", "line 2: this token hash appears twice");
   expect_refused("# nobody\n", "tokens: no tokens");
-  EXPECT_THROW(token_line("t", "", false), std::invalid_argument);
-  const TokenTable one = TokenTable::parse(token_line("secret", "carol", true), "tokens");
+  EXPECT_THROW(wire::token_line("t", "", false), std::invalid_argument);
+  const wire::TokenTable one =
+      wire::TokenTable::parse(wire::token_line("secret", "carol", true), "tokens");
   const auto carol = one.authenticate("Bearer secret");
   ASSERT_TRUE(carol.has_value());
   EXPECT_EQ(carol->identity, "carol");

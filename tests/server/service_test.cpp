@@ -22,13 +22,13 @@
 #include <string>
 #include <thread>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/client/client.hpp"
 #include "nhsim/client/files.hpp"
 #include "nhsim/client/health.hpp"
 #include "nhsim/ensemble.hpp"
-#include "nhsim/server/from_proto.hpp"
 #include "nhsim/server/server.hpp"
+#include "nhsim/wire/from_proto.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -229,7 +229,7 @@ TEST_F(ServiceTest, ResultIsBitIdenticalToTheInProcessCoreRun) {
   // The server ran with 2 threads; the reference runs with 1 (results do not depend on it).
   RunOptions options;
   options.threads = 1;
-  const EnsembleResult core = run_ensemble(from_proto(spec), options);
+  const EnsembleResult core = run_ensemble(wire::from_proto(spec), options);
   // The comparison is not vacuous: the run has samples, observables and trajectories.
   ASSERT_EQ(core.integrators.size(), 2U);
   EXPECT_EQ(core.integrators[0].sample_times.size(), 5U);  // t = 0, 0.5, 1, 1.5, 2
@@ -248,7 +248,7 @@ TEST_F(ServiceTest, ExplicitStatesOnTheConstraintDistributionAreAccepted) {
             2);
 }
 
-// The non-twisting body ensemble (seed 004 §6, issue 5): perturbed initial angular velocities
+// The non-twisting body ensemble ([Gebhardt2020] §6, issue 5): perturbed initial angular velocities
 // of case 1 through the service. The served result is the core's, bit for bit, and the physics
 // holds for every member: Pi3 = 0 to the Newton-tolerance level, the kinetic energy and Pi1, Pi2
 // constant (no load), the directors orthonormal to round-off.
@@ -262,7 +262,7 @@ TEST_F(ServiceTest, NontwistingBodyEnsembleOfPerturbedAngularVelocities) {
   const v1::EnsembleResult served = client_->result(submitted.job_id());
   RunOptions options;
   options.threads = 1;
-  const EnsembleResult core = run_ensemble(from_proto(spec), options);
+  const EnsembleResult core = run_ensemble(wire::from_proto(spec), options);
   ASSERT_EQ(core.integrators.size(), 2U);
   expect_same_result(core, served);
   auto stats = [](const IntegratorResult& r, const std::string& name) -> const SeriesStats& {
@@ -385,8 +385,8 @@ TEST_F(ServiceTest, ZeroTrajectoriesIsInvalid) {
   expect_invalid(submit_status(none), "initial_conditions");
 }
 
-/// The Fig. 4 snakeboard spec of seed 002 (one explicit state on the constraint distribution,
-/// nh_rattle, the two harmonic controls).
+/// The Fig. 4 snakeboard spec of [Kobilarov2010] (one explicit state on the constraint
+/// distribution, nh_rattle, the two harmonic controls).
 v1::SubmitEnsembleRequest snakeboard_spec() {
   v1::SubmitEnsembleRequest spec;
   spec.set_system("snakeboard");
@@ -599,7 +599,8 @@ TEST_F(ServiceTest, AResultOverTheResultLimitIsRefusedAtSubmission) {
   spec.set_t_final(0.05 * 30'000);
   const auto status = submit_status(spec);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_THAT(status.error_message(), StartsWith("integrators: the result would have about 11 MiB"));
+  EXPECT_THAT(status.error_message(),
+              StartsWith("integrators: the result would have about 11 MiB"));
   EXPECT_THAT(status.error_message(), HasSubstr("--max-result-mb=1"));
   spec.mutable_integrators(0)->set_sample_every(100);  // 301 sample times: fits
   EXPECT_TRUE(submit_status(spec).ok());
@@ -827,9 +828,9 @@ TEST_F(ServiceTest, ResultOfARunningJobIsAFailedPrecondition) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Catalog, health, metrics
+// Catalogue, health, metrics
 
-TEST_F(ServiceTest, ListsTheCatalogOfTheCore) {
+TEST_F(ServiceTest, ListsTheCatalogueOfTheCore) {
   const auto systems = client_->list_systems();
   ASSERT_EQ(static_cast<std::size_t>(systems.systems_size()), list_systems().size());
   bool found = false;

@@ -16,12 +16,12 @@
 #include <utility>
 #include <vector>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/client/files.hpp"
 #include "nhsim/custom/model.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"
-#include "nhsim/server/from_proto.hpp"
+#include "nhsim/wire/from_proto.hpp"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define NHSIM_COUNT_MALLOC 0
@@ -113,7 +113,7 @@ TEST(StepLoop, TakesNoHeapMemoryForAnyExampleChoice) {
   std::sort(specs.begin(), specs.end());
   ASSERT_GT(specs.size(), 20u);
   for (const auto& path : specs) {
-    const EnsembleSpec spec = server::from_proto(client::load_spec(path));
+    const EnsembleSpec spec = wire::from_proto(client::load_spec(path));
     std::unique_ptr<SystemModel> model;
     if (spec.custom_system) {  // a user-defined system (issue 16): its register tapes
       model = make_custom_model(compile_custom_system(*spec.custom_system));

@@ -1,5 +1,6 @@
-// server/to_proto.cpp: core results and catalog entries become proto messages field by field.
-#include "nhsim/server/to_proto.hpp"
+// server/wire::to_proto.cpp: core results and catalogue entries become proto messages field by
+// field.
+#include "nhsim/wire/to_proto.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +47,7 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   ir.steps_per_second = 60.0;
   result.integrators = {ir};
 
-  const v1::EnsembleResult out = to_proto(result);
+  const v1::EnsembleResult out = wire::to_proto(result);
   EXPECT_EQ(out.system(), "chaotic_quartic");
   ASSERT_EQ(out.parameters().size(), 1U);
   EXPECT_EQ(out.parameters().at("n"), 3.0);
@@ -93,7 +94,7 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   EXPECT_EQ(o.steps_per_second(), 60.0);
 }
 
-TEST(ToProto, CopiesCatalogEntries) {
+TEST(ToProto, CopiesCatalogueEntries) {
   SystemInfo system{.name = "s",
                     .description = "d",
                     .source = "seed",
@@ -107,7 +108,7 @@ TEST(ToProto, CopiesCatalogEntries) {
                     .invariants = {"momentum"},
                     .integrators = {"gonzalez", "rk4"},
                     .newton_tol_defaults = {{"gonzalez", 1e-10}}};
-  const v1::SystemInfo s = to_proto(system);
+  const v1::SystemInfo s = wire::to_proto(system);
   EXPECT_EQ(s.name(), "s");
   EXPECT_EQ(s.description(), "d");
   EXPECT_EQ(s.source(), "seed");
@@ -135,7 +136,7 @@ TEST(ToProto, CopiesCatalogEntries) {
                             .requires_ = {"reduced form"},
                             .default_newton_tol = 1e-14,
                             .default_newton_max_iter = 50};
-  const v1::IntegratorInfo i = to_proto(integrator);
+  const v1::IntegratorInfo i = wire::to_proto(integrator);
   EXPECT_EQ(i.name(), "gonzalez");
   EXPECT_EQ(i.description(), "dg");
   EXPECT_EQ(i.source(), "eq. 12");

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from nhsim._stubs import ensemble_pb2
-from nhsim.results import as_proto
+from nhsim.messages import as_proto
 
 #: The columns of trajectory_summary_frame, in order.
 TRAJECTORY_SUMMARY_COLUMNS = ["choice", "integrator", "h", "trajectory", "status", "final_time",

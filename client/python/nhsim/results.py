@@ -8,7 +8,6 @@ run at several step sizes).
 """
 
 import math
-import os
 import pathlib
 import warnings
 
@@ -17,7 +16,9 @@ import pandas as pd
 from google.protobuf import json_format
 from google.protobuf.descriptor import FieldDescriptor
 
+from nhsim import outputs
 from nhsim._stubs import ensemble_pb2
+from nhsim.messages import as_proto, read_result_message  # as_proto: public here too
 
 #: The columns of to_dataframe, in order.
 STATS_COLUMNS = ["choice", "integrator", "h", "observable", "t", "count", "mean", "variance",
@@ -129,27 +130,22 @@ class Result:
     # Per-trajectory outputs (nhsim.outputs), where the spec asked for them.
     def initial_states(self):
         """See nhsim.outputs.initial_states_frame()."""
-        from nhsim import outputs  # pylint: disable=import-outside-toplevel (a cycle)
         return outputs.initial_states_frame(self)
 
     def final_states(self):
         """See nhsim.outputs.final_states_frame()."""
-        from nhsim import outputs  # pylint: disable=import-outside-toplevel
         return outputs.final_states_frame(self)
 
     def sampled(self):
         """See nhsim.outputs.sampled_frame()."""
-        from nhsim import outputs  # pylint: disable=import-outside-toplevel
         return outputs.sampled_frame(self)
 
     def trajectory_summary(self):
         """See nhsim.outputs.trajectory_summary_frame()."""
-        from nhsim import outputs  # pylint: disable=import-outside-toplevel
         return outputs.trajectory_summary_frame(self)
 
     def histograms(self):
         """See nhsim.outputs.histograms_frame()."""
-        from nhsim import outputs  # pylint: disable=import-outside-toplevel
         return outputs.histograms_frame(self)
 
     def save(self, path):
@@ -160,36 +156,12 @@ class Result:
 
 
 def load_result(path):
-    """Reads a result file: the protobuf JSON of an EnsembleResult (`nhsim result JOB --json
-    FILE`, `nhsim submit --wait --json FILE`, Result.save) or its binary serialization.
+    """Reads a result file (nhsim.messages.read_result_message) as a Result.
 
-    Returns:
-        Result.
     Raises:
-        ValueError: the file is neither.
+        ValueError: the file is not an nhsim result.
     """
-    data = pathlib.Path(path).read_bytes()
-    proto = ensemble_pb2.EnsembleResult()
-    try:
-        if data.lstrip()[:1] == b"{":
-            json_format.Parse(data.decode("utf-8"), proto)
-        else:
-            proto.ParseFromString(data)
-    except Exception as error:  # ParseError, DecodeError, UnicodeDecodeError
-        raise ValueError(f"{os.fspath(path)}: not an nhsim result ({error})") from error
-    return Result(proto)
-
-
-def as_proto(result):
-    """The EnsembleResult message of a Result, an EnsembleResult or a result file's path."""
-    if isinstance(result, Result):
-        return result.proto
-    if isinstance(result, ensemble_pb2.EnsembleResult):
-        return result
-    if isinstance(result, (str, os.PathLike)):
-        return load_result(result).proto
-    raise TypeError(f"expected an nhsim.Result, an EnsembleResult or a path, "
-                    f"got {type(result).__name__}")
+    return Result(read_result_message(path))
 
 
 def choice_labels(result):
@@ -296,8 +268,8 @@ def summary_frame(result):
         max_abs_energy_error (max over samples and trajectories of |H(t) - H(0)|),
         final_energy_error_variance (at the last sample time), the growth model Var(H - H0) =
         a + b t: growth_a (energy unit^2), growth_b (energy unit^2 / time unit),
-        growth_b_over_h4 (seed 001's constant), growth_exponent (k of Var ~ t^k), each with
-        its jackknife standard error (_stderr), and the fit's growth_samples, growth_t_min,
+        growth_b_over_h4 (the constant of [Celledoni2019]), growth_exponent (k of Var ~ t^k),
+        each with its jackknife standard error (_stderr), and the fit's growth_samples, growth_t_min,
         growth_t_max, growth_batches; the older fit through the origin for comparison
         (variance_slope, variance_slope_over_h4, variance_slope_stderr, variance_fit_*); from
         constraint_residual: max_constraint_residual. NaN where the series is absent or no

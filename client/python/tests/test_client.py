@@ -49,7 +49,7 @@ def finished(server, tmp_path_factory):
     client.close()
 
 
-def test_catalog(server):
+def test_catalogue(server):
     with nhsim.Client(server.address) as client:
         systems = {s.name: s for s in client.systems()}
         integrators = {i.name: i for i in client.integrators()}

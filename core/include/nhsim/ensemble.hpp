@@ -1,7 +1,7 @@
 // Ensemble specification, result and runner: the contract between nhsim_core and its callers.
 //
 // An ensemble is one system with parameters, a set of initial conditions and one or more
-// integrator choices; every initial condition runs with every choice (DESIGN.md, "Ensemble
+// integrator choices; every initial condition runs with every choice (docs/design.md, "Ensemble
 // semantics"). The core knows nothing of gRPC or protobuf: server/ converts to and from these
 // plain structs, one file per direction.
 #pragma once
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -64,7 +65,7 @@ struct EnsembleSpec {
   /// Control inputs, one per input of the system in its order (e.g. snakeboard: u_psi, u_phi).
   /// Empty = every input zero. A system without inputs accepts only an empty list.
   std::vector<ControlSpec> controls;
-  /// External loads (seed 004 eq. (84)); summed. Empty = unloaded. A system without loads
+  /// External loads ([Gebhardt2020] eq. (84)); summed. Empty = unloaded. A system without loads
   /// accepts only an empty list (SpecError "loads").
   std::vector<LoadSpec> loads;
   /// Per-trajectory outputs and histograms beyond the statistics; empty = none.
@@ -110,7 +111,7 @@ struct SeriesStats {
   std::vector<double> q50_lower, q50_upper;
   std::vector<double> q95_lower, q95_upper;
   /// Var(t) = a + b t over the batch sample times, with jackknife standard errors
-  /// (nhsim/variance_growth.hpp): b / h^4 is seed 001's random-walk constant (Fig. 2).
+  /// (nhsim/variance_growth.hpp): b / h^4 is [Celledoni2019]'s random-walk constant (Fig. 2).
   VarianceGrowth variance_growth;
   /// Least-squares slope of variance against t through the origin: sum(t v) / sum(t^2). Kept
   /// for comparison; the growth model above is the one the data support (docs/statistics.md).
@@ -237,7 +238,7 @@ struct ChoicePartial {
 };
 
 /// The statistics of a set of trajectory index ranges of one spec, for every integrator choice
-/// (DESIGN.md "Ensemble semantics": the one mechanism behind shards, checkpoints and merges).
+/// (docs/design.md "Ensemble semantics": the one mechanism behind shards, checkpoints and merges).
 /// Merging partials in any order and grouping gives the same bits.
 struct PartialResult {
   /// Identifies the spec; set by the caller (the service and the CLI use the SHA-256 of the
@@ -255,8 +256,31 @@ class PartialMismatch : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+struct PreparedSpec;  // core/src/prepared_spec.hpp
+
+/// A spec checked once and bound to its system model (parameters completed, controls and loads
+/// bound, observables, outputs and `until` resolved, user-defined systems compiled): what a job
+/// carries from submission to its result, so that no chunk, round or finish() checks or compiles
+/// it again. Immutable; copies share it, and threads may use one Problem at once.
+class Problem {
+ public:
+  /// Checks `spec` (validate()'s checks, in its order). Throws SpecError naming the first bad
+  /// field.
+  explicit Problem(EnsembleSpec spec);
+  const EnsembleSpec& spec() const { return *spec_; }
+  /// The resolved spec; for the core's own use.
+  const PreparedSpec& prepared() const { return *prepared_; }
+
+ private:
+  std::shared_ptr<const EnsembleSpec> spec_;
+  std::shared_ptr<const PreparedSpec> prepared_;
+};
+
 /// Runs trajectories [range.begin, range.end) of the spec; 0 <= begin <= end <= the
-/// trajectory count, else SpecError "range". Throws SpecError on an invalid spec.
+/// trajectory count, else SpecError "range". Throws SpecError on an invalid spec
+/// (the Problem overload: only for the range).
+PartialResult run_partial(const Problem& problem, TrajectoryRange range,
+                          const RunOptions& options = {});
 PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
                           const RunOptions& options = {});
 
@@ -267,22 +291,24 @@ void merge_partial(PartialResult& into, const PartialResult& from);
 /// The ensemble result of a partial that covers every trajectory of `spec`, its quantiles
 /// computed on `threads` threads (0 = oneTBB default). Throws PartialMismatch naming the first
 /// missing range, or the shape that does not fit the spec; SpecError on an invalid spec.
+EnsembleResult finish(const Problem& problem, const PartialResult& partial, int threads = 0);
 EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads = 0);
 
 /// The result of a cancelled ensemble: as finish(), but the trajectories `partial` does not
 /// cover count as cancelled (result.cancelled is then true). `partial` may cover nothing
 /// (an empty PartialResult). Throws PartialMismatch for a shape that does not fit the spec;
 /// SpecError on an invalid spec.
+EnsembleResult finish_cancelled(const Problem& problem, PartialResult partial, int threads = 0);
 EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial, int threads = 0);
 
-/// Checks a spec without running it. Throws SpecError naming the field. Applies the same
-/// checks run_ensemble() applies.
+/// Checks a spec without running it (Problem(spec) keeps what the checks built). Throws
+/// SpecError naming the field. Applies the same checks run_ensemble() applies.
 void validate(const EnsembleSpec& spec);
 
 /// Number of trajectories the spec asks for (explicit states or generator count).
 std::int64_t trajectory_count(const EnsembleSpec& spec);
 
-/// What a spec will cost, known before it runs (DESIGN.md "Admission control").
+/// What a spec will cost, known before it runs (docs/design.md "Admission control").
 struct CostEstimate {
   std::int64_t trajectories = 0;
   double trajectory_steps = 0;  ///< trajectories x sum over choices of t_final / h
@@ -304,17 +330,21 @@ struct CostEstimate {
 };
 
 /// The cost of running `spec`. Throws SpecError like validate().
+CostEstimate estimate_cost(const Problem& problem);
 CostEstimate estimate_cost(const EnsembleSpec& spec);
 
 /// For a spec with `until`: the relative standard error of each target over the trajectories
 /// of `prefix`, a partial that covers [0, m) (NaN where a statistic is undefined), and whether
 /// every target holds. Throws SpecError on an invalid spec, PartialMismatch unless `prefix`
 /// covers exactly [0, m) for some m.
+bool until_reached(const Problem& problem, const PartialResult& prefix,
+                   std::vector<double>* relative_stderr = nullptr);
 bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
                    std::vector<double>* relative_stderr = nullptr);
 
 /// The result of a run to a requested precision over `prefix` (a partial covering [0, m)): the
 /// statistics of the first m trajectories, with result.until filled in. Throws as finish().
+EnsembleResult finish_until(const Problem& problem, PartialResult prefix, int threads = 0);
 EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads = 0);
 
 /// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})); with `until`, rounds
@@ -322,6 +352,7 @@ EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int 
 /// result is bit-identical for any thread count, and to any split into partials, merged.
 /// Throws SpecError on an invalid spec; never throws for a failing trajectory (it is counted
 /// in trajectories_failed and listed in failures).
+EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options = {});
 EnsembleResult run_ensemble(const EnsembleSpec& spec, const RunOptions& options = {});
 
 }  // namespace nhsim

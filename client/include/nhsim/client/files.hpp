@@ -1,4 +1,4 @@
-// Spec files in, result files out: the protobuf JSON mapping (DESIGN.md, "Service contract").
+// Spec files in, result files out: the protobuf JSON mapping (docs/design.md, "Service contract").
 #pragma once
 
 #include <google/protobuf/message.h>

@@ -1,4 +1,4 @@
-// Human-readable views of results, jobs and the catalog, and the CSV export of results.
+// Human-readable views of results, jobs and the catalogue, and the CSV export of results.
 #pragma once
 
 #include <cstdint>

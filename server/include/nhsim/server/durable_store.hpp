@@ -1,5 +1,5 @@
 // The durable half of the job store: every job's spec, state, latest checkpoint (a partial
-// result) and final result in an embedded SQLite database in WAL mode (DESIGN.md "Jobs and the
+// result) and final result in an embedded SQLite database in WAL mode (docs/design.md "Jobs and the
 // service": a job accepted is a job answered, even across a crash). Written through by the job
 // manager; read once, at start, to recover. Thread-safe.
 #pragma once

@@ -1,5 +1,5 @@
-// Where a job's trajectories run (DESIGN.md "Jobs and the service": executors). The job manager
-// hands a running job to its executor and records what comes back; results do not depend on
+// Where a job's trajectories run (docs/design.md "Jobs and the service": executors). The job
+// manager hands a running job to its executor and records what comes back; results do not depend on
 // the executor, bit for bit.
 #pragma once
 
@@ -20,8 +20,8 @@ struct JobRun {
   const std::string& id;                            ///< job id (32 hex digits)
   const std::string& owner;                         ///< identity of the submitter, for logs
   const nhsim::v1::SubmitEnsembleRequest& request;  ///< as submitted (label included)
-  const nhsim::EnsembleSpec& spec;                  ///< from_proto(request), validated
-  const std::string& spec_hash;                     ///< spec_sha256(request)
+  const nhsim::Problem& problem;                    ///< wire::from_proto(request), checked
+  const std::string& spec_hash;                     ///< wire::spec_sha256(request)
   const std::atomic<bool>& cancel;                  ///< set by CancelJob
   /// Set by CancelJob and at shutdown; an executor stops promptly when it is set.
   const std::atomic<bool>& halt;

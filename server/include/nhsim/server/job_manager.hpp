@@ -65,13 +65,14 @@ class JobManager {
   JobManager(const JobManager&) = delete;
   JobManager& operator=(const JobManager&) = delete;
 
-  /// Queues `request`, whose core spec `spec` = from_proto(request) the caller has validated
-  /// (nhsim::validate) and checked against the limits, as a job of `owner`. Returns the new
+  /// Queues `request`, whose checked core spec `problem` = Problem(wire::from_proto(request)) the
+  /// caller has checked against the limits, as a job of `owner`; the job carries `problem` to its
+  /// executor. Returns the new
   /// job, state QUEUED, with a fresh random id (128 bits from the OS CSPRNG, 32 hex digits).
   /// With a durable store the job is stored before this returns; throws std::runtime_error if
   /// it cannot be, QueueFull when max_queued_jobs jobs wait already or `owner` has
   /// max_jobs_per_client unfinished jobs.
-  nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::EnsembleSpec spec,
+  nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::Problem problem,
                         const std::string& owner);
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel

@@ -32,10 +32,10 @@ std::string state_name(nhsim::v1::JobState state);
 struct JobRecord {
   std::string id;
   std::uint64_t seq = 0;  ///< submission order (recovered jobs keep theirs); list() sorts by it
-  /// The identity that submitted the job (Caller::identity); only it and admins see the job.
+  /// The identity that submitted the job (wire::Caller::identity); only it and admins see the job.
   std::string owner;
   std::string label;
-  std::shared_ptr<const nhsim::EnsembleSpec> spec;
+  std::shared_ptr<const nhsim::Problem> problem;  ///< the spec, checked once at submission
   std::shared_ptr<const nhsim::v1::SubmitEnsembleRequest> request;  ///< as submitted
   nhsim::v1::JobState state = nhsim::v1::QUEUED;
   std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices

@@ -18,13 +18,16 @@ namespace grpc {
 class Server;
 }  // namespace grpc
 
+namespace nhsim::wire {
+class TokenTable;
+}  // namespace nhsim::wire
+
 namespace nhsim::server {
 
 class EnsembleServiceImpl;
 class JobManager;
 class Metrics;
 class SystemRegistry;
-class TokenTable;
 
 /// nhsimd's settings; the defaults are nhsimd's defaults.
 struct ServerOptions {
@@ -55,9 +58,9 @@ struct ServerOptions {
   std::filesystem::path data_dir;
   /// Work per checkpoint of the local executor, seconds.
   double checkpoint_seconds = 5.0;
-  /// Tokens file (TokenTable): every EnsembleService call needs a bearer token from it. Empty:
-  /// no authentication, every caller is kAnonymous; allowed on loopback addresses only, unless
-  /// `insecure`.
+  /// Tokens file (wire::TokenTable): every EnsembleService call needs a bearer token from it.
+  /// Empty: no authentication, every caller is wire::kAnonymous; allowed on loopback addresses
+  /// only, unless `insecure`.
   std::filesystem::path tokens_file;
   /// Serve `listen` without authentication although it is not a loopback address.
   bool insecure = false;
@@ -105,7 +108,7 @@ class Server {
   void watch_health(std::string last_problem);
 
   std::unique_ptr<Metrics> metrics_;
-  std::unique_ptr<TokenTable> tokens_;
+  std::unique_ptr<wire::TokenTable> tokens_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<SystemRegistry> systems_;
   std::unique_ptr<EnsembleServiceImpl> service_;

@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "nhsim/server/auth.hpp"
 #include "nhsim/server/job_manager.hpp"
 #include "nhsim/server/system_registry.hpp"
 #include "nhsim/v1/ensemble.grpc.pb.h"
+#include "nhsim/wire/auth.hpp"
 
 namespace nhsim::server {
 
@@ -33,8 +33,8 @@ struct ServiceLimits {
 class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
  public:
   /// `jobs`, `systems` and `tokens` must outlive the service; `tokens` null: no
-  /// authentication, every caller is kAnonymous.
-  EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems, const TokenTable* tokens,
+  /// authentication, every caller is wire::kAnonymous.
+  EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems, const wire::TokenTable* tokens,
                       ServiceLimits limits);
 
   grpc::Status ListSystems(grpc::ServerContext* context,
@@ -70,24 +70,25 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
 
  private:
   /// The caller of the call; std::nullopt without a valid token.
-  std::optional<Caller> caller(const grpc::ServerContext& context) const;
+  std::optional<wire::Caller> caller(const grpc::ServerContext& context) const;
   /// Runs `body(caller)` for an authenticated caller, else answers UNAUTHENTICATED; an
   /// unexpected exception answers INTERNAL instead of escaping into gRPC.
   template <typename Body>
   grpc::Status authorized(const grpc::ServerContext* context, Body&& body);
   /// ListSystems' entry of a registered system.
-  static nhsim::v1::SystemInfo registered_info(const RegisteredSystem& system, const Caller& who);
+  static nhsim::v1::SystemInfo registered_info(const RegisteredSystem& system,
+                                               const wire::Caller& who);
   /// Why `name` cannot be registered (not an identifier, a catalogue name); empty when it can.
   static std::string unregistrable(const std::string& name);
   /// The job, if `who` may see it.
-  std::optional<JobRecord> visible_job(const std::string& id, const Caller& who) const;
+  std::optional<JobRecord> visible_job(const std::string& id, const wire::Caller& who) const;
   /// The result of a job that has one; else the status GetResult answers.
-  grpc::Status result_of(const std::string& job_id, const Caller& who,
+  grpc::Status result_of(const std::string& job_id, const wire::Caller& who,
                          std::shared_ptr<const nhsim::v1::EnsembleResult>& result) const;
 
   JobManager& jobs_;
   SystemRegistry& systems_;
-  const TokenTable* tokens_;
+  const wire::TokenTable* tokens_;
 
   /// Why a job of this cost is refused (RESOURCE_EXHAUSTED: "<field>: <estimate> exceed
   /// <limit>"); empty when it fits every limit.

@@ -2,7 +2,7 @@
 // `nhsim run spec.json --shard i/N --out part-i.pb` with the nhsim binary of this build; nhsimd
 // follows the tasks (squeue and the partial files), retries a failed task a bounded number of
 // times, cancels with scancel and merges the partials as they arrive. The merged result is
-// bit-identical to the local executor's (associative partial results, DESIGN.md "Ensemble
+// bit-identical to the local executor's (associative partial results, docs/design.md "Ensemble
 // semantics"). Slurm is driven through its command-line tools (sbatch, squeue, scancel), its
 // stable interface; SLURM_CONF and PATH come from nhsimd's environment.
 #pragma once

@@ -1,4 +1,4 @@
-// Who is calling: bearer tokens mapped to identities (DESIGN.md "Jobs and the service",
+// Who is calling: bearer tokens mapped to identities (docs/design.md "Jobs and the service",
 // security). The server keeps only SHA-256 hashes of the tokens, read from a tokens file; the
 // CLI's `nhsim token` makes a token and its line. Also the CSPRNG that makes tokens and job ids.
 #pragma once
@@ -10,7 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
-namespace nhsim::server {
+namespace nhsim::wire {
 
 /// An authenticated caller. Jobs belong to the identity that submitted them; `admin` may see,
 /// list, cancel and delete every job.
@@ -59,4 +59,4 @@ class TokenTable {
 /// sockets. `address` is a gRPC listen address "host:port".
 bool is_loopback(const std::string& address);
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

@@ -1,4 +1,4 @@
-#include "nhsim/server/auth.hpp"
+#include "nhsim/wire/auth.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,9 +12,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/wire/spec_hash.hpp"
 
-namespace nhsim::server {
+namespace nhsim::wire {
 namespace {
 
 bool valid_identity(std::string_view identity) {
@@ -128,4 +128,4 @@ bool is_loopback(const std::string& address) {
   return ::inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

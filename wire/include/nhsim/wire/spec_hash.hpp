@@ -1,4 +1,4 @@
-// The identity of a spec: which partial results belong together (DESIGN.md "Ensemble
+// The identity of a spec: which partial results belong together (docs/design.md "Ensemble
 // semantics": merging refuses partials of different specs).
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include "nhsim/v1/ensemble.pb.h"
 
-namespace nhsim::server {
+namespace nhsim::wire {
 
 /// Lower-case hex SHA-256 (64 characters) of `bytes` (OpenSSL EVP). Throws std::runtime_error if
 /// OpenSSL fails.
@@ -20,4 +20,4 @@ std::string sha256_hex(std::string_view bytes);
 /// build that wrote them.
 std::string spec_sha256(const nhsim::v1::SubmitEnsembleRequest& spec);
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

@@ -1,13 +1,13 @@
-// Wire → core conversion (DESIGN.md: conversion lives in one file per direction).
-#include "nhsim/server/from_proto.hpp"
+// Wire → core conversion (docs/design.md: conversion lives in one file per direction).
+#include "nhsim/wire/from_proto.hpp"
 
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "nhsim/server/to_proto.hpp"  // kPartialResultFormat
+#include "nhsim/wire/to_proto.hpp"  // kPartialResultFormat
 
-namespace nhsim::server {
+namespace nhsim::wire {
 namespace {
 
 CanonicalState from_proto(const v1::CanonicalState& state) {
@@ -373,4 +373,4 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   return spec;
 }
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

@@ -1,5 +1,5 @@
 // SHA-256 of bytes and of the deterministically serialised spec, by OpenSSL's EVP interface.
-#include "nhsim/server/spec_hash.hpp"
+#include "nhsim/wire/spec_hash.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -8,7 +8,7 @@
 #include <array>
 #include <stdexcept>
 
-namespace nhsim::server {
+namespace nhsim::wire {
 
 std::string sha256_hex(std::string_view bytes) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
@@ -37,4 +37,4 @@ std::string spec_sha256(const v1::SubmitEnsembleRequest& spec) {
   return sha256_hex(bytes);
 }
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

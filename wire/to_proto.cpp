@@ -1,7 +1,7 @@
-// Core → wire conversion (DESIGN.md: conversion lives in one file per direction).
-#include "nhsim/server/to_proto.hpp"
+// Core → wire conversion (docs/design.md: conversion lives in one file per direction).
+#include "nhsim/wire/to_proto.hpp"
 
-namespace nhsim::server {
+namespace nhsim::wire {
 namespace {
 
 template <typename T, typename Repeated>
@@ -285,4 +285,4 @@ v1::IntegratorInfo to_proto(const IntegratorInfo& integrator) {
   return out;
 }
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

@@ -5,7 +5,7 @@
 #include "nhsim/v1/ensemble.pb.h"
 #include "nhsim/v1/partial_result.pb.h"
 
-namespace nhsim::server {
+namespace nhsim::wire {
 
 /// Converts the spec fields of `request` to a core EnsembleSpec, field by field under the same
 /// names (the label is not part of the spec; the server keeps it with the job).
@@ -31,4 +31,4 @@ nhsim::CustomSystemSpec from_proto(const nhsim::v1::CustomSystem& system);
 /// an exact sum or sketch whose parts are inconsistent, or failure counts that do not add up.
 nhsim::PartialResult from_proto(const nhsim::v1::PartialResult& partial);
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire

@@ -1,14 +1,14 @@
-// Core → wire: the one place where core results and catalog entries become proto messages.
+// Core → wire: the one place where core results and catalogue entries become proto messages.
 #pragma once
 
 #include <cstdint>
 
-#include "nhsim/catalog.hpp"
+#include "nhsim/catalogue.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/v1/ensemble.pb.h"
 #include "nhsim/v1/partial_result.pb.h"
 
-namespace nhsim::server {
+namespace nhsim::wire {
 
 /// Field-by-field copies under the same names. `sample_every` is always set explicitly.
 /// IntegratorInfo::requires_ becomes `requirements` (`requires` is a C++20 keyword).
@@ -28,4 +28,4 @@ inline constexpr std::uint32_t kPartialResultFormat = 2;
 nhsim::v1::PartialResult to_proto(const nhsim::PartialResult& partial,
                                   const nhsim::v1::SubmitEnsembleRequest& spec);
 
-}  // namespace nhsim::server
+}  // namespace nhsim::wire
