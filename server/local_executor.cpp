@@ -43,8 +43,7 @@ class LocalExecutor final : public Executor {
     // chunk is what that rate, over all chunks so far, gives for checkpoint_seconds of work, and
     // takes the rest of the gap when less than half a chunk would be left. A chunk ends when its
     // slowest block does, with the other cores idle, so a job runs in as few chunks as its
-    // checkpoints need (a 10^4-trajectory rk4 job of 4 s ran 3-5 % longer in the six chunks
-    // that growing each chunk at most fourfold gave, docs/performance.md). A checkpoint is written
+    // checkpoints need (more, smaller chunks measured slower). A checkpoint is written
     // once checkpoint_seconds have passed since the last (each is a few MB with fsync).
     const int threads = threads_ > 0 ? threads_ : cores();
     std::int64_t chunk = 8 * std::max(threads, 1);

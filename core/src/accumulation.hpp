@@ -88,9 +88,8 @@ void add_block_samples(ChoicePartial& into, const BlockOutcome& block, CellStrip
 /// locks. The bits are the same either way (the statistics are associative).
 class BlockSampleSink {
  public:
-  /// Trajectories per thread from which the copies pay for their setup and merge (si_dla on
-  /// 2 threads, docs/performance.md: 9-13 % faster at 10^4 trajectories, no change at 2000,
-  /// 4 % slower at 200).
+  /// Trajectories per thread from which the copies pay for their setup and merge (measured with
+  /// si_dla on 2 threads: faster at 10^4 trajectories, no change at 2000, slower at 200).
   static constexpr std::int64_t kMinTrajectoriesPerCopy = 1024;
   /// Memory the slots' copies of the cells may take (CellStats' fixed part; the sketches grow
   /// beyond it as they fill).

@@ -2,7 +2,7 @@
 // `PartialPivLU<Matrix<double, N, N>>(a).inverse()` (N from 2 to 16) in this build (SSE2, no FMA:
 // -ffp-contract=off), without its blocked machinery: the simplified Newton iteration's reused
 // inverse Jacobian (newton.hpp), in the scalar path and in SIMD lanes (core/src/lanes/), faster
-// than Eigen's for these sizes (9x at N = 2, 2.7x at 8, 2.1x at 13: docs/performance.md). Eigen
+// than Eigen's for these sizes (measured 9x at N = 2, 2.7x at 8, 2.1x at 13). Eigen
 // evaluates:
 //  * PartialPivLU's unblocked_lu (Eigen/src/LU/PartialPivLU.h, every fixed size up to 16): for
 //    k = 0..N-2, the pivot is the first row r >= k of largest |a(r, k)|; unless that is 0, rows k

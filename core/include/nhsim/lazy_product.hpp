@@ -1,7 +1,6 @@
 // y = A x for a fixed-size square A with the bits of Eigen 3.4's `y.noalias() = A.lazyProduct(x)`
 // for a 16-byte aligned y, wherever y lies, and faster: the simplified Newton iteration's product
-// with its reused inverse Jacobian (newton.hpp), a third of a gonzalez step before this
-// (docs/performance.md).
+// with its reused inverse Jacobian (newton.hpp), a third of a gonzalez step before this.
 //
 // Eigen evaluates that product (for the sizes below) a packet of two rows at a time: each packet
 // a chain of N dependent additions over the columns, in order, one packet after the other, so

@@ -240,7 +240,7 @@ class SimplifiedNewton {
   /// inv_ = jac_^-1 as lu_.compute(jac_) and lu_.inverse() give it (jac_ is overwritten): for the
   /// fixed sizes 2 to 16, Eigen's operations in Eigen's order without its blocked machinery
   /// (eigen_order_inverse.hpp), faster. Not inlined: inlined, its unrolled code slowed solve()'s
-  /// iteration loop (gonzalez's step by 15-30 %, docs/performance.md).
+  /// iteration loop (gonzalez's step by 15-30 %, measured).
   [[gnu::noinline]] void factorise() {
     if constexpr (NX != Eigen::Dynamic && NX >= 2 && NX <= 16) {
       inverse_in_eigen_order<ScalarElements, NX>(jac_.data(), inv_.data());

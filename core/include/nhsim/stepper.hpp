@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 
@@ -59,15 +60,32 @@ inline bool all_finite(const V& v) {
   return std::isfinite(v.sum());
 }
 
-/// Adapts a Method (the per-trajectory integrator state over system S) to the Stepper
-/// interface. Method must provide:
-///   void set_canonical(const VecQ& q, const VecQ& p);
-///   StepStatus step(double& residual);           // one step of size h, allocation-free
-///   void canonical(VecQ& q, VecQ& p) const;      // current state in canonical coordinates
-///   bool state_finite() const;
-///   std::int64_t newton_iterations() const;
+/// The contract of an integrator's method: the per-trajectory state of integrator I on system S
+/// (I::Method<S>), built from the system, the step h [s] and the Newton settings (read only by
+/// implicit methods):
+///   set_canonical(q, p)  sets the state from canonical coordinates (q, p of length nq);
+///   step(residual)       takes one step of size h, allocation-free; kOk, or kNewtonFailed with
+///                        the last increment norm in `residual` and the state unchanged;
+///   canonical(q, p)      the current state in canonical coordinates;
+///   state_finite()       whether every component of the state is finite;
+///   newton_iterations()  Newton iterations since construction (0 for explicit methods).
+template <class M, class S>
+concept StepperMethod = std::constructible_from<M, const S&, double, NewtonSettings> &&
+    requires(M& m, const M& cm, const typename S::VecQ& q, typename S::VecQ& out,
+             double& residual) {
+  m.set_canonical(q, q);
+  { m.step(residual) } -> std::same_as<StepStatus>;
+  cm.canonical(out, out);
+  { cm.state_finite() } -> std::convertible_to<bool>;
+  { cm.newton_iterations() } -> std::convertible_to<std::int64_t>;
+};
+
+/// Adapts a Method (StepperMethod: the per-trajectory integrator state over system S) to the
+/// Stepper interface.
 template <class S, class Method>
 class alignas(64) StepperImpl final : public Stepper {
+  static_assert(StepperMethod<Method, S>, "an integrator's Method<S> must be a StepperMethod");
+
  public:
   using VecQ = typename S::VecQ;
   template <class... Args>

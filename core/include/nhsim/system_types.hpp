@@ -81,4 +81,33 @@ struct HolonomicTypes : CanonicalTypes<NQ_, NC_> {
   using MatGQ = Eigen::Matrix<double, NG, NQ_>;
 };
 
+/// V(q) = 0 [J] and dV/dq = 0, for a system without a potential (the free particle, the sleighs,
+/// the rolling disk, the snakeboard, the director bodies without load, the Suslov problem).
+struct ZeroPotential {
+  template <class VQ>
+  double potential(const VQ& /*q*/) const {
+    return 0.0;
+  }
+  template <class VQ, class Out>
+  void grad_potential(const VQ& /*q*/, Out& g) const {
+    g.setZero();
+  }
+};
+
+/// M = I, constant (kConstantMass, kIdentityMass): the canonical momenta are the velocities.
+struct IdentityMass {
+  static constexpr bool kConstantMass = true;
+  static constexpr bool kIdentityMass = true;
+  /// v = M^-1 p = p (v, p of length nq).
+  template <class VQ, class VP, class Out>
+  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
+    v = p;
+  }
+  /// M = I, nq x nq (q of length nq).
+  template <class VQ>
+  Eigen::MatrixXd mass_matrix_dyn(const VQ& q) const {
+    return Eigen::MatrixXd::Identity(q.size(), q.size());
+  }
+};
+
 }  // namespace nhsim

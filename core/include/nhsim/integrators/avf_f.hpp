@@ -46,6 +46,7 @@
 #include "nhsim/integrators/avf.hpp"
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/integrators/descriptors/avf_f.hpp"
+#include "nhsim/integrators/newton_method.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -56,8 +57,10 @@ namespace nhsim {
 /// constant mass matrix). State: q, p of length nq; the last solution (dq, dp, h lambda), length
 /// 2 nq + nc, and the two before it are kept for the predictor.
 template <class S>
-class AvfFMethod {
+class AvfFMethod : public NewtonMethodBase<AvfFMethod<S>> {
  public:
+  friend NewtonMethodBase<AvfFMethod>;
+
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
@@ -98,14 +101,6 @@ class AvfFMethod {
     solutions_.reset();
     newton_.invalidate();
   }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = q_;
-    p = p_;
-  }
-  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
-  std::int64_t newton_iterations() const { return newton_.iterations(); }
-  const SimplifiedNewton<NX>& newton() const { return newton_; }
-  SimplifiedNewton<NX>& newton() { return newton_; }
 
   /// What a step starts from besides (q, p): the predictor's last solutions of (dq, dp, h lambda)
   /// (SolutionHistory), which lane steppers read after a step and restore before one.
@@ -131,15 +126,11 @@ class AvfFMethod {
       segment_n<NQ>(x_, nq_, nq_) = h_ * gp_;
       segment_n<NC>(x_, 2 * nq_, nc_) = lam;
     }
-    auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, true, r); };
-    auto jacobian = [this](const VecX& x, MatX& jac) {
-      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, false, r); }, x,
-                                  r0_, r1_, xt_, jac);
-    };
     // Round-off floor from the state: a wound-up angle in q reaches the residual through
     // grad V and mu (newton.hpp).
-    const StepStatus st = newton_.solve(
-        x_, residual, jacobian, ns_, residual_out,
+    const StepStatus st = this->solve(
+        x_, [this](const VecX& x, VecX& r) { eval_residual(x, true, r); },
+        [this](const VecX& x, VecX& r) { eval_residual(x, false, r); }, residual_out,
         std::max(q_.template lpNorm<Eigen::Infinity>(), p_.template lpNorm<Eigen::Infinity>()));
     if (st != StepStatus::kOk) return st;
     solutions_.push(x_);

@@ -36,6 +36,7 @@
 #include <cstdint>
 
 #include "nhsim/integrators/canonical_util.hpp"
+#include "nhsim/integrators/newton_method.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_types.hpp"
@@ -105,8 +106,10 @@ void project_onto_distribution(const S& sys, const typename S::VecQ& q, const ty
 ///   void legendre_plus(const S&, const VecQ& q0, const VecQ& q1, double h, VecQ& out) const;
 ///   void discrete_constraint(const S&, const VecQ& q0, const VecQ& q1, double h, VecC& w) const;
 template <class S, class D>
-class MomentumMatchingMethod {
+class MomentumMatchingMethod : public NewtonMethodBase<MomentumMatchingMethod<S, D>> {
  public:
+  friend NewtonMethodBase<MomentumMatchingMethod>;
+
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
@@ -151,16 +154,8 @@ class MomentumMatchingMethod {
     lam_.setZero();
     newton_.invalidate();
   }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = q_;
-    p = p_;
-  }
-  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
-  std::int64_t newton_iterations() const { return newton_.iterations(); }
   /// q_{k-1} (valid after the first step).
   const VecQ& previous_q() const { return qprev_; }
-  const SimplifiedNewton<NX>& newton() const { return newton_; }
-  SimplifiedNewton<NX>& newton() { return newton_; }
 
   /// What a step starts from besides (q_k, p_k): q_{k-1} (valid once a step was taken), the last
   /// multiplier lambda (the predictor's; 0 after set_canonical) and the step count k. Lane
@@ -206,12 +201,8 @@ class MomentumMatchingMethod {
       segment_n<NQ>(x_, 0, nq_) = q_ + h_ * v_;
     }
     segment_n<NC>(x_, nq_, nc_) = lam_;
-    auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
-    auto jacobian = [this](const VecX& x, MatX& jac) {
-      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, r); }, x, r0_,
-                                  r1_, xt_, jac);
-    };
-    const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
+    const auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
+    const StepStatus st = this->solve(x_, residual, residual, residual_out);
     if (st != StepStatus::kOk) return st;
     q1_ = segment_n<NQ>(x_, 0, nq_);
     lam_ = segment_n<NC>(x_, nq_, nc_);

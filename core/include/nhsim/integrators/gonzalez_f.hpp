@@ -19,12 +19,11 @@
 // Jacobian of the midpoint residual (dbarH replaced by grad H(zbar)) by forward differences,
 // reused across steps and corrected by Broyden's update in each iteration
 // (JacobianUpdate::kBroyden): in this form the Jacobian goes stale within a step, and without the
-// update every other step refactorised (docs/performance.md, "gonzalez_f and avf_f: Broyden's
-// update"). The multiplier enters as the impulse h lambda: the constraint row
-// mu(qbar) g_p = 0 fixes it only to the round-off of the Gonzalez quotient (~ eps V / |z' - z|),
-// and lambda itself would carry that noise amplified by 1/h, stalling the increment test.
-// Predictor: quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the previous solutions once
-// three exist, explicit midpoint (with the previous lambda) before that.
+// update every other step refactorised. The multiplier enters as the impulse h lambda: the
+// constraint row mu(qbar) g_p = 0 fixes it only to the round-off of the Gonzalez quotient (~ eps V
+// / |z' - z|), and lambda itself would carry that noise amplified by 1/h, stalling the increment
+// test. Predictor: quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the previous solutions
+// once three exist, explicit midpoint (with the previous lambda) before that.
 #pragma once
 
 #include <Eigen/Dense>
@@ -35,6 +34,7 @@
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/integrators/descriptors/gonzalez_f.hpp"
 #include "nhsim/integrators/gonzalez_quotient.hpp"
+#include "nhsim/integrators/newton_method.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -45,8 +45,10 @@ namespace nhsim {
 /// State: q, p of length nq; the multipliers lambda (length nc) of the last step are kept as
 /// the predictor of the next.
 template <class S>
-class GonzalezFMethod {
+class GonzalezFMethod : public NewtonMethodBase<GonzalezFMethod<S>> {
  public:
+  friend NewtonMethodBase<GonzalezFMethod>;
+
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
@@ -90,14 +92,6 @@ class GonzalezFMethod {
     solutions_.reset();
     newton_.invalidate();
   }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = q_;
-    p = p_;
-  }
-  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
-  std::int64_t newton_iterations() const { return newton_.iterations(); }
-  const SimplifiedNewton<NX>& newton() const { return newton_; }
-  SimplifiedNewton<NX>& newton() { return newton_; }
 
   /// What a step starts from besides (q, p): the predictor's last solutions of (q', p', h lambda)
   /// (SolutionHistory), which lane steppers read after a step and restore before one.
@@ -126,12 +120,9 @@ class GonzalezFMethod {
       segment_n<NQ>(x_, nq_, nq_) = p_ + h_ * gp_;
       segment_n<NC>(x_, 2 * nq_, nc_) = segment_n<NC>(solutions_.x1, 2 * nq_, nc_);
     }
-    auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, true, r); };
-    auto jacobian = [this](const VecX& x, MatX& jac) {
-      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, false, r); }, x,
-                                  r0_, r1_, xt_, jac);
-    };
-    const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
+    const StepStatus st = this->solve(
+        x_, [this](const VecX& x, VecX& r) { eval_residual(x, true, r); },
+        [this](const VecX& x, VecX& r) { eval_residual(x, false, r); }, residual_out);
     if (st != StepStatus::kOk) return st;
     solutions_.push(x_);
     q_ = segment_n<NQ>(x_, 0, nq_);

@@ -38,7 +38,7 @@
 // None of these approximations affects energy or constraint preservation (Pi stays skew, the
 // frame stays exact), only the O(h^2) local error constant.
 //
-// Evaluation (docs/performance.md, "gonzalez_r"): dX/dq enters grad H and -C rho only through
+// Evaluation: dX/dq enters grad H and -C rho only through
 // the vectors p^T dX/dq^i, so those are what the frame computes, and X is applied as the product
 // of its Householder reflections, never formed. g = X^T M X is the trailing block of Q^T M Q;
 // for M = I it is the identity (X^T X = I), so u = rho and H(z) = 1/2 |rho|^2 + V(q) need no

@@ -70,6 +70,7 @@
 
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/integrators/descriptors/i_dla.hpp"
+#include "nhsim/integrators/newton_method.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -79,8 +80,10 @@ namespace nhsim {
 /// Per-trajectory state of the I-DLA on system S (canonical form, constant mass matrix).
 /// State: q, p of length nq.
 template <class S, IDlaConstraint kConstraint = IDlaConstraint::kMidpointDiscrete>
-class IDlaMethod {
+class IDlaMethod : public NewtonMethodBase<IDlaMethod<S, kConstraint>> {
  public:
+  friend NewtonMethodBase<IDlaMethod>;
+
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
@@ -128,14 +131,6 @@ class IDlaMethod {
     solutions_.reset();
     newton_.invalidate();
   }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = q_;
-    p = p_;
-  }
-  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
-  std::int64_t newton_iterations() const { return newton_.iterations(); }
-  const SimplifiedNewton<NX>& newton() const { return newton_; }
-  SimplifiedNewton<NX>& newton() { return newton_; }
 
   /// What a step starts from besides (q, p): the predictor's last solutions of (dq, lambda)
   /// (SolutionHistory), which lane steppers read after a step and restore before one.
@@ -159,15 +154,11 @@ class IDlaMethod {
       segment_n<NQ>(x_, 0, nq_) = h_ * v0_;
       segment_n<NC>(x_, nq_, nc_) = segment_n<NC>(solutions_.x1, nq_, nc_);
     }
-    auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
-    auto jacobian = [this](const VecX& x, MatX& jac) {
-      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, r); }, x, r0_,
-                                  r1_, xt_, jac);
-    };
     // Round-off floor from the state: a wound-up angle in q0 reaches the residual through
     // mu(qbar) and grad V(qbar) (newton.hpp).
-    const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out,
-                                        q_.template lpNorm<Eigen::Infinity>());
+    const auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
+    const StepStatus st =
+        this->solve(x_, residual, residual, residual_out, q_.template lpNorm<Eigen::Infinity>());
     if (st != StepStatus::kOk) return st;
     solutions_.push(x_);
     // p1 = p0 - h grad V(qbar) + h mu(qbar)^T lambda at the solution.

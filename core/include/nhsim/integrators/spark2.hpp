@@ -75,6 +75,7 @@
 
 #include "nhsim/integrators/canonical_util.hpp"
 #include "nhsim/integrators/descriptors/spark2.hpp"
+#include "nhsim/integrators/newton_method.hpp"
 #include "nhsim/newton.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -85,8 +86,10 @@ namespace nhsim {
 /// constant mass matrix). State: q, p of length nq; the multipliers (Lambda_1, Lambda_2) of the
 /// last steps are kept for the predictor.
 template <class S>
-class Spark2Method {
+class Spark2Method : public NewtonMethodBase<Spark2Method<S>> {
  public:
+  friend NewtonMethodBase<Spark2Method>;
+
   using VecQ = typename S::VecQ;
   using VecC = typename S::VecC;
   using MatCQ = typename S::MatCQ;
@@ -135,17 +138,9 @@ class Spark2Method {
     solutions_.reset();
     newton_.invalidate();
   }
-  void canonical(VecQ& q, VecQ& p) const {
-    q = q_;
-    p = p_;
-  }
-  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
-  std::int64_t newton_iterations() const { return newton_.iterations(); }
 
   /// (Lambda_1, Lambda_2) of the last step (length 2 nc; zero before the first step).
   const VecX& multipliers() const { return solutions_.x1; }
-  const SimplifiedNewton<NX>& newton() const { return newton_; }
-  SimplifiedNewton<NX>& newton() { return newton_; }
 
   /// What a step starts from besides (q, p): the predictor's last solutions of (Lambda_1,
   /// Lambda_2) (SolutionHistory), which lane steppers read after a step and restore before one.
@@ -169,12 +164,8 @@ class Spark2Method {
     } else {
       x_ = solutions_.x1;
     }
-    auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
-    auto jacobian = [this](const VecX& x, MatX& jac) {
-      forward_difference_jacobian([this](const VecX& y, VecX& r) { eval_residual(y, r); }, x, r0_,
-                                  r1_, xt_, jac);
-    };
-    const StepStatus st = newton_.solve(x_, residual, jacobian, ns_, residual_out);
+    const auto residual = [this](const VecX& x, VecX& r) { eval_residual(x, r); };
+    const StepStatus st = this->solve(x_, residual, residual, residual_out);
     if (st != StepStatus::kOk) return st;
     solutions_.push(x_);
     eval_residual(x_, r0_);  // q1, p1, grad V(q1), mu(q1) of the solution

@@ -25,6 +25,7 @@
 #include <stdexcept>
 
 #include "nhsim/eigen_util.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -32,15 +33,13 @@ namespace nhsim {
 /// Vectors: q and p have length 2n+1, rho has length 2n, zeta = (q, rho) has length 4n+1.
 /// All quantities dimensionless (the seed gives none). Throws std::invalid_argument for n < 1.
 template <int N>
-class ChaoticQuartic {
+class ChaoticQuartic : public IdentityMass {
  public:
   static constexpr int kN = N;
   static constexpr int NQ = N == Eigen::Dynamic ? Eigen::Dynamic : 2 * N + 1;
   static constexpr int NC = 1;
   static constexpr int NR = N == Eigen::Dynamic ? Eigen::Dynamic : 2 * N;
   static constexpr int NZ = N == Eigen::Dynamic ? Eigen::Dynamic : 4 * N + 1;
-  static constexpr bool kConstantMass = true;
-  static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
 
   using VecQ = Eigen::Matrix<double, NQ, 1>;
@@ -95,17 +94,6 @@ class ChaoticQuartic {
       g(z(0)) += z1 * z2 * z2;
       g(z(1)) += z1 * z1 * z2;
     }
-  }
-
-  /// M^-1 p (M = I).
-  template <class VQ, class VP, class Out>
-  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
-    v = p;
-  }
-  /// M (constant identity), nq x nq.
-  template <class VQ>
-  Eigen::MatrixXd mass_matrix_dyn(const VQ& /*q*/) const {
-    return Eigen::MatrixXd::Identity(nq(), nq());
   }
 
   template <class VQ, class VP>

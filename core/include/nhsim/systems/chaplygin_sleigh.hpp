@@ -49,7 +49,7 @@ namespace nhsim {
 /// The Chaplygin sleigh of [Celledoni2019] §4.2. Fixed sizes: q, p in R^3, rho in R^2, zeta in R^5,
 /// one constraint. Parameters: J [kg m^2] > 0, a [m] >= 0, m [kg] > 0, all finite, else the
 /// constructor throws std::invalid_argument. Paper values (Fig. 3): J = 8, a = m = 1.
-class ChaplyginSleigh : public ReducedTypes<3, 1, 2> {
+class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
  public:
   /// M depends on theta: methods that need a constant mass matrix (si_dla) do not apply.
   static constexpr bool kConstantMass = false;
@@ -93,18 +93,6 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2> {
   }
 
   // ---- canonical form: H(q, p) = 1/2 p^T M(q)^-1 p, [Celledoni2019] eq. (6c-d), §4.2 ----
-
-  /// V(q) = 0 [J].
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-
-  /// dV/dq = 0 (length 3).
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
 
   /// v = M(q)^-1 p (length 3) [m/s, m/s, rad/s], see the file comment.
   template <class VQ, class VP, class Out>

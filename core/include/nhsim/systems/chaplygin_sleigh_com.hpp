@@ -38,7 +38,7 @@ namespace nhsim {
 /// The sleigh of [Kobilarov2010] §6.1. Fixed sizes: q, p in R^3, one constraint, SE(2) structure
 /// with NSHAPE = 0 and NS = 2. Parameters I [kg m^2] > 0, m [kg] > 0, a [m] >= 0, all finite, else
 /// the constructor throws std::invalid_argument.
-class ChaplyginSleighCom : public CanonicalTypes<3, 1> {
+class ChaplyginSleighCom : public CanonicalTypes<3, 1>, public ZeroPotential {
  public:
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
@@ -69,18 +69,6 @@ class ChaplyginSleighCom : public CanonicalTypes<3, 1> {
   double a() const { return a_; }
 
   // ---- canonical form, eq. (29) ----
-
-  /// V(q) = 0 [J].
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-
-  /// dV/dq = 0 (length 3).
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
 
   /// v = M^-1 p = (p_theta / I, p_x / m, p_y / m) [rad/s, m/s, m/s].
   template <class VQ, class VP, class Out>

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/system_types.hpp"
 
 namespace nhsim {
 
@@ -51,7 +52,7 @@ namespace nhsim {
 /// Parameters: Euler inertia coefficients E11, E22, E33 > 0 and E12 with E11 E22 > E12^2
 /// [kg m^2], all finite; else std::invalid_argument.
 template <bool NonTwisting>
-class DirectorBody {
+class DirectorBody : public ZeroPotential {
  public:
   static constexpr int NQ = 9;
   static constexpr int NG = 6;
@@ -108,14 +109,6 @@ class DirectorBody {
 
   // ---- canonical form ----
 
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
   /// v = M^-1 p (length 9).
   template <class VQ, class VP, class Out>
   void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {

@@ -36,10 +36,8 @@ namespace nhsim {
 /// The gearbox of [Celledoni2019] §4.4. Fixed sizes: q, p in R^3, one constraint. Parameters (all
 /// dimensionless, as in the paper): k >= 0 spring stiffness of the shafts, a, b the pendulum's
 /// cos and sin(2 .) coefficients; all finite, else the constructor throws std::invalid_argument.
-class Gearbox : public CanonicalTypes<3, 1> {
+class Gearbox : public CanonicalTypes<3, 1>, public IdentityMass {
  public:
-  static constexpr bool kConstantMass = true;
-  static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = false;
 
   /// k [1] (>= 0), a [1], b [1]; all finite.
@@ -67,18 +65,6 @@ class Gearbox : public CanonicalTypes<3, 1> {
     g(0) = k_ * q(0);
     g(1) = k_ * q(1);
     g(2) = -a_ * std::sin(q(2)) - 2.0 * b_ * std::cos(2.0 * q(2));
-  }
-
-  /// v = M^-1 p = p (M = I).
-  template <class VQ, class VP, class Out>
-  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
-    v = p;
-  }
-
-  /// M = I, 3 x 3.
-  template <class VQ>
-  Eigen::MatrixXd mass_matrix_dyn(const VQ& /*q*/) const {
-    return Eigen::MatrixXd::Identity(NQ, NQ);
   }
 
   /// H(q, p) = 1/2 |p|^2 + V(q) (the sign choice of the file comment).

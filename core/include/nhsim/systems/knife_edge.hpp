@@ -51,10 +51,8 @@ namespace nhsim {
 /// R^2, zeta in R^5, one constraint. Parameter epsilon [1] (dimensionless), |epsilon| <= 0.9 and
 /// finite, else the constructor throws std::invalid_argument (r(phi) >= 1 - |eps| keeps the
 /// frame regular). Paper values: 0 (Example 4, Fig. 5) and 0.1 (Example 5, Fig. 6).
-class KnifeEdge : public ReducedTypes<3, 1, 2> {
+class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
  public:
-  static constexpr bool kConstantMass = true;
-  static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
   /// mla_legendre_minus/plus and mla_discrete_constraint are Examples 4-5 (integrator `mla`).
   static constexpr bool kHasMlaDiscretisation = true;
@@ -86,18 +84,6 @@ class KnifeEdge : public ReducedTypes<3, 1, 2> {
     g(0) = -0.5;
     g(1) = 0.0;
     g(2) = 0.0;
-  }
-
-  /// v = M^-1 p = p.
-  template <class VQ, class VP, class Out>
-  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
-    v = p;
-  }
-
-  /// M = identity, 3 x 3.
-  template <class VQ>
-  Eigen::MatrixXd mass_matrix_dyn(const VQ& /*q*/) const {
-    return Eigen::MatrixXd::Identity(NQ, NQ);
   }
 
   /// H(q, p) = 1/2 |p|^2 - x/2 [J].

@@ -46,10 +46,10 @@ namespace nhsim {
 
 /// The nonholonomic particle of [AnahorySimoes2022] Example 1. Fixed sizes: q, p in R^3, rho in
 /// R^2, zeta in R^5, one constraint. No parameters (the paper's Lagrangian has unit masses).
-class NonholonomicParticle : public ReducedTypes<3, 1, 2> {
+class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
+                             public ZeroPotential,
+                             public IdentityMass {
  public:
-  static constexpr bool kConstantMass = true;
-  static constexpr bool kIdentityMass = true;
   static constexpr bool kHasReducedForm = true;
   /// exact_flow() is eq. (19)-(20) (integrator `exact`).
   static constexpr bool kHasExactFlow = true;
@@ -62,30 +62,6 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2> {
   int nz() const { return NZ; }
 
   // ---- canonical form: H(q, p) = 1/2 |p|^2, Example 1 ----
-
-  /// V(q) = 0 [J].
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-
-  /// dV/dq = 0 (length 3).
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
-
-  /// v = M^-1 p = p (length 3) [m/s].
-  template <class VQ, class VP, class Out>
-  void inv_mass_times(const VQ& /*q*/, const VP& p, Out& v) const {
-    v = p;
-  }
-
-  /// M = identity, 3 x 3.
-  template <class VQ>
-  Eigen::MatrixXd mass_matrix_dyn(const VQ& /*q*/) const {
-    return Eigen::MatrixXd::Identity(NQ, NQ);
-  }
 
   /// H(q, p) = 1/2 |p|^2 [J].
   template <class VQ, class VP>

@@ -34,7 +34,7 @@ namespace nhsim {
 /// constraints. Parameters (all > 0, else the constructor throws std::invalid_argument):
 /// m [kg] mass, r [m] radius, J_theta [kg m^2] moment of inertia about the vertical (heading)
 /// axis, J_phi [kg m^2] moment of inertia about the rolling axis.
-class RollingDisk : public ReducedTypes<4, 2, 2> {
+class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
  public:
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
@@ -65,18 +65,6 @@ class RollingDisk : public ReducedTypes<4, 2, 2> {
   double rolling_inertia() const { return i1_; }
 
   // ---- canonical form: H(q, p) = 1/2 p^T M^-1 p, [Celledoni2019] eq. (6c-d), (2) ----
-
-  /// V(q) = 0 [J].
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-
-  /// dV/dq = 0 (length 4).
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
 
   /// v = M^-1 p = (p1/m, p2/m, p3/J_theta, p4/J_phi) [velocities]; p of length 4.
   template <class VQ, class VP, class Out>

@@ -49,7 +49,7 @@ namespace nhsim {
 /// The snakeboard of [Kobilarov2010] §6.2. Fixed sizes: q, p in R^5, two constraints, two control
 /// inputs, SE(2) structure with NSHAPE = 2, NS = 1. Parameters m [kg] > 0, l [m] > 0,
 /// I [kg m^2] > 0 with I < m l^2, J [kg m^2] > 0, all finite, else std::invalid_argument.
-class Snakeboard : public CanonicalTypes<5, 2> {
+class Snakeboard : public CanonicalTypes<5, 2>, public ZeroPotential {
  public:
   static constexpr bool kConstantMass = true;
   static constexpr bool kIdentityMass = false;
@@ -94,18 +94,6 @@ class Snakeboard : public CanonicalTypes<5, 2> {
   double j() const { return j_; }
 
   // ---- canonical form ----
-
-  /// V(q) = 0 [J].
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-
-  /// dV/dq = 0 (length 5).
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
 
   /// v = M^-1 p (length 5).
   template <class VQ, class VP, class Out>

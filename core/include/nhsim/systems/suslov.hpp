@@ -52,7 +52,7 @@ namespace nhsim {
 /// placeholder, p = I omega), rho in R^2, zeta in R^5, one constraint (omega3 = 0).
 /// Parameters I11, I22, I33 [kg m^2] > 0 and I13, I23 [kg m^2], all finite, with I positive
 /// definite (det I > 0), else the constructor throws std::invalid_argument.
-class Suslov : public ReducedTypes<3, 1, 2> {
+class Suslov : public ReducedTypes<3, 1, 2>, public ZeroPotential {
  public:
   /// I is constant, but false on purpose: the methods gated on a constant mass matrix (si_dla,
   /// i_dla, gonzalez_f) integrate the canonical equations p' = -dH/dq + mu^T lambda, which miss
@@ -97,18 +97,6 @@ class Suslov : public ReducedTypes<3, 1, 2> {
   double c212() const { return c2_; }
 
   // ---- canonical embedding: p = M = I omega, H = 1/2 p^T I^-1 p, mu = e3^T (see above) ----
-
-  /// V = 0 [J].
-  template <class VQ>
-  double potential(const VQ& /*q*/) const {
-    return 0.0;
-  }
-
-  /// dV/dq = 0 (length 3).
-  template <class VQ, class Out>
-  void grad_potential(const VQ& /*q*/, Out& g) const {
-    g.setZero();
-  }
 
   /// omega = I^-1 p [rad/s] (length 3).
   template <class VQ, class VP, class Out>
