@@ -109,6 +109,20 @@ v1::PartialResult load_partial(const std::filesystem::path& path) {
   return partial;
 }
 
+void check_writable(const std::filesystem::path& path) {
+  std::error_code error;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
+  if (error) {
+    throw FileError(path.string() + ": cannot create directory " + path.parent_path().string() +
+                    ": " + error.message());
+  }
+  const std::string probe = path.string() + ".probe." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw FileError(path.string() + ": cannot write: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 void write_partial(const std::filesystem::path& path, const v1::PartialResult& partial) {
   std::string bytes;
   if (!partial.SerializeToString(&bytes)) throw FileError(path.string() + ": serialisation failed");

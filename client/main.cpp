@@ -125,6 +125,10 @@ void run_local(const std::string& spec_file, const std::string& shard,
   if (out_file.empty() && (range.begin != 0 || range.end != n)) {
     throw std::invalid_argument("a shard needs --out PART (its statistics alone are no result)");
   }
+  // Every output is checked before the run, not found unwritable after it.
+  for (const std::string& file : {out_file, json_file, csv_file}) {
+    if (!file.empty()) nhsim::client::check_writable(file);
+  }
   const bool tty = isatty(fileno(stderr)) != 0;
   nhsim::client::ProgressPrinter progress(stderr, tty);
   v1::Job job;

@@ -62,8 +62,13 @@ std::string blob(const SQLite::Column& column) {
 
 DurableStore::DurableStore(const std::filesystem::path& data_dir)
     : path_(data_dir / "nhsimd.sqlite3") {
+  // Jobs, results and identities are the owner's: a directory this server creates is 0700, and
+  // the database (with its WAL and shared-memory files, which SQLite creates with the database's
+  // mode) 0600. A directory the operator made is left as it is.
+  namespace fs = std::filesystem;
   std::error_code error;
-  std::filesystem::create_directories(data_dir, error);
+  const bool created = fs::create_directories(data_dir, error);
+  if (!error && created) fs::permissions(data_dir, fs::perms::owner_all, error);
   if (error) {
     throw std::runtime_error("--data-dir " + data_dir.string() + ": " + error.message());
   }
@@ -78,6 +83,8 @@ DurableStore::DurableStore(const std::filesystem::path& data_dir)
   try {
     db_ = std::make_unique<SQLite::Database>(path_.string(),
                                              SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    fs::permissions(path_, fs::perms::owner_read | fs::perms::owner_write, error);
+    if (error) throw std::runtime_error(path_.string() + ": " + error.message());
     db_->exec("PRAGMA journal_mode = WAL");
     db_->exec("PRAGMA synchronous = FULL");
     db_->setBusyTimeout(5000);

@@ -1,9 +1,38 @@
 #include "nhsim/server/rpc_metrics.hpp"
 
+#include <google/protobuf/descriptor.h>
+
 #include <chrono>
 #include <string>
 
+#include "nhsim/v1/ensemble.grpc.pb.h"
+
 namespace nhsim::server {
+
+std::string rpc_method_label(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  if (path.size() < 3 || path.front() != '/' || slash == 0 || slash == std::string_view::npos) {
+    return "unknown";
+  }
+  const std::string_view service = path.substr(1, slash - 1);
+  const std::string method(path.substr(slash + 1));
+  const bool served = [&] {
+    if (service == nhsim::v1::EnsembleService::service_full_name()) {
+      const auto* descriptor =
+          google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+              std::string(service));
+      return descriptor != nullptr && descriptor->FindMethodByName(method) != nullptr;
+    }
+    if (service == "grpc.health.v1.Health") return method == "Check" || method == "Watch";
+    if (service == "grpc.reflection.v1alpha.ServerReflection" ||
+        service == "grpc.reflection.v1.ServerReflection") {
+      return method == "ServerReflectionInfo";
+    }
+    return false;
+  }();
+  return served ? method : "unknown";
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -13,9 +42,7 @@ using grpc::experimental::InterceptionHookPoints;
 class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
  public:
   RpcMetricsInterceptor(Metrics& metrics, const char* method)
-      : metrics_(metrics), method_(method == nullptr ? "unknown" : method) {
-    method_.erase(0, method_.rfind('/') + 1);  // "/nhsim.v1.EnsembleService/GetJob" → "GetJob"
-  }
+      : metrics_(metrics), method_(rpc_method_label(method == nullptr ? "" : method)) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -67,6 +69,17 @@ TokenTable TokenTable::load(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error("--tokens-file " + path.string() + ": " + std::strerror(errno));
+  }
+  // Whoever can write this file can make themselves an admin.
+  namespace fs = std::filesystem;
+  const fs::perms mode = fs::status(path).permissions();
+  if ((mode & (fs::perms::group_write | fs::perms::others_write)) != fs::perms::none) {
+    char octal[8];
+    std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode) & 07777U);
+    throw std::runtime_error("--tokens-file " + path.string() +
+                             ": writable by group or others (mode " + octal +
+                             "), so anyone who can write it can make themselves an admin: "
+                             "chmod go-w it");
   }
   std::ostringstream text;
   text << in.rdbuf();

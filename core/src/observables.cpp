@@ -1,6 +1,8 @@
 // The ensemble's observables: name resolution and sampling (observables.hpp).
 #include "observables.hpp"
 
+#include <algorithm>
+
 #include "join.hpp"
 #include "nhsim/spec_types.hpp"
 
@@ -40,17 +42,18 @@ std::vector<ObsDef> resolve_observables(const std::vector<std::string>& requeste
     } else if (holonomic && n == "velocity_constraint_residual") {
       out.push_back({n, ObsKind::kVelocityResidual});
     } else if ((n.rfind("q[", 0) == 0 || n.rfind("p[", 0) == 0) && n.back() == ']') {
+      // The index in its one canonical spelling, decimal digits without sign, blanks or leading
+      // zeros: "q[ 1]", "q[+1]" and "q[01]" would name q[1] again under another name.
       const std::string num = n.substr(2, n.size() - 3);
-      std::size_t pos = 0;
-      int k = -1;
-      try {
-        k = std::stoi(num, &pos);
-      } catch (...) {
-        pos = 0;
-      }
-      if (pos != num.size() || num.empty() || k < 0 || k >= nq) {
+      const bool canonical =
+          !num.empty() && num.size() <= 9 &&
+          std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+          (num.size() == 1 || num[0] != '0');
+      const int k = canonical ? std::stoi(num) : -1;
+      if (k < 0 || k >= nq) {
         throw SpecError(field(i),
-                        "state component index must be in [0, " + std::to_string(nq - 1) + "]");
+                        "state component index must be in [0, " + std::to_string(nq - 1) +
+                            "], written in decimal without sign, blanks or leading zeros");
       }
       out.push_back({n, n[0] == 'q' ? ObsKind::kQ : ObsKind::kP, k});
     } else {

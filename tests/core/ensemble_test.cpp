@@ -313,6 +313,20 @@ TEST(Ensemble, ValidationNamesTheField) {
     b.observables = {"energy_error", "momentum"};
     expect_spec_error(b, "observables[1]", "unknown observable");
   }
+  // A state component in its one canonical spelling only (issue 49: "q[ 1]" and "q[+1]" were
+  // accepted as q[1] under another name).
+  for (const char* other : {"q[ 1]", "q[+1]", "q[01]", "q[1 ]", "q[]", "q[-0]", "q[1e0]"}) {
+    auto b = s;
+    b.observables = {"energy_error", other};
+    expect_spec_error(b, "observables[1]", "without sign, blanks or leading zeros");
+  }
+  {
+    auto b = s;
+    b.observables = {"q[0]", "q[6]", "p[10]"};
+    expect_spec_error(b, "observables[2]", "must be in [0, 6]");
+    b.observables = {"q[0]", "q[6]"};
+    EXPECT_NO_THROW(validate(b));
+  }
   // Explicit states: dimension, finiteness, constraint.
   auto e = s;
   e.initial_conditions = ExplicitStates{{CanonicalState{

@@ -108,6 +108,25 @@ TEST_F(RunMergeTest, ShardsOfAnySplitMergedInAnyOrderEqualTheWholeRun) {
   EXPECT_TRUE(same_statistics(statistics("tree.json"), whole));
 }
 
+// An output that cannot be written is refused before the run (issue 49: `nhsim run --shard ...
+// --out` into an unwritable place computed the whole shard first). The test runs as root, for
+// whom permissions do not hold: the output's parent is a regular file.
+TEST_F(RunMergeTest, AnUnwritableOutputIsRefusedBeforeAnyTrajectoryRuns) {
+  write_file(dir_ / "a-file", "not a directory");
+  const std::string unwritable = path("a-file") + "/sub/part";  // quoted for the shell
+  const std::string named = (dir_ / "a-file" / "sub" / "part").string();
+  for (const std::string& options :
+       {"--shard 0/2 --out " + unwritable + ".pb", "--json " + unwritable + ".json",
+        "--csv " + unwritable + ".csv", "--out " + path("fine.pb") + " --json " + unwritable}) {
+    const CliRun run = nhsim("run " + path("shards.json") + " " + options);
+    EXPECT_EQ(run.exit_code, 1) << options;
+    EXPECT_THAT(run.err, HasSubstr(named)) << options;
+    EXPECT_THAT(run.err, HasSubstr("cannot")) << options;
+    EXPECT_THAT(run.err, ::testing::Not(HasSubstr("RUNNING"))) << options << ": it ran first";
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "fine.pb"));
+}
+
 TEST_F(RunMergeTest, WhatDoesNotBelongTogetherIsRefusedWithTheReason) {
   ok("run " + path("shards.json") + " --trajectories 0:10 --out " + path("first.pb"));
   ok("run " + path("shards.json") + " --trajectories 20:30 --out " + path("last.pb"));

@@ -121,6 +121,32 @@ TEST_F(DurableStoreTest, AVersion1StoreIsMigratedAndItsJobsBelongToTheAnonymousI
   EXPECT_EQ(store.load()[1].owner, "alice");
 }
 
+// Issue 49: the data directory was created 0755 and the database 0644, readable by every local
+// user. A directory the store creates is 0700 and its database files 0600; a directory the
+// operator made keeps its mode.
+TEST_F(DurableStoreTest, TheDataDirectoryAndTheDatabaseAreTheOwnersOnly) {
+  const auto mode = [](const fs::path& p) {
+    return static_cast<unsigned>(fs::status(p).permissions()) & 0777U;
+  };
+  const fs::path created = dir_ / "new" / "data";
+  {
+    DurableStore store(created);
+    store.insert(queued_job("0123456789abcdef0123456789abcdef"));
+    EXPECT_EQ(mode(created), 0700U);
+    for (const char* name : {"nhsimd.sqlite3", "nhsimd.sqlite3-wal", "nhsimd.sqlite3-shm"}) {
+      ASSERT_TRUE(fs::exists(created / name)) << name;
+      EXPECT_EQ(mode(created / name) & 0077U, 0U)
+          << name << " mode " << std::oct << mode(created / name);
+    }
+  }
+  const fs::path made = dir_ / "made";
+  fs::create_directory(made);
+  fs::permissions(made, static_cast<fs::perms>(0750));
+  DurableStore store(made);
+  EXPECT_EQ(mode(made), 0750U);
+  EXPECT_EQ(mode(made / "nhsimd.sqlite3"), 0600U);
+}
+
 TEST_F(DurableStoreTest, OneServerPerDataDirectory) {
   DurableStore first(dir_);
   try {

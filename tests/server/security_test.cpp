@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -321,6 +322,31 @@ TEST(Auth, LoopbackAddresses) {
        {"0.0.0.0:1", "[::]:1", "10.0.0.1:1", "example.org:1", "127.example.org:1", ":1"}) {
     EXPECT_FALSE(wire::is_loopback(address)) << address;
   }
+}
+
+// Issue 49: whoever can write the tokens file can make themselves an admin, so one that group or
+// others can write is refused, naming its mode.
+TEST(Auth, ATokensFileOthersCanWriteIsRefused) {
+  char pattern[] = "/tmp/nhsim-tokens-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const fs::path file = fs::path(pattern) / "tokens";
+  std::ofstream(file) << wire::token_line("secret", "carol", true) << "\n";
+  for (const unsigned bad : {0664U, 0646U, 0666U}) {
+    fs::permissions(file, static_cast<fs::perms>(bad));
+    try {
+      (void)wire::TokenTable::load(file);
+      ADD_FAILURE() << "loaded a tokens file of mode " << std::oct << bad;
+    } catch (const std::runtime_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("writable by group or others")) << std::oct << bad;
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "%04o", bad);
+      EXPECT_THAT(e.what(), HasSubstr(octal));
+    }
+  }
+  fs::permissions(file, static_cast<fs::perms>(0640));
+  EXPECT_EQ(wire::TokenTable::load(file).size(), 1u);
+  std::error_code ignored;
+  fs::remove_all(pattern, ignored);
 }
 
 TEST(Auth, TokensFilesAreCheckedLineByLine) {

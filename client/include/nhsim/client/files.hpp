@@ -48,6 +48,11 @@ void write_text_file(const std::filesystem::path& path, std::string_view content
 /// spec_sha256 is not the hash of its spec (a damaged or edited file).
 nhsim::v1::PartialResult load_partial(const std::filesystem::path& path);
 
+/// Checks, before a long run, that write_text_file(path, ...) can write there: creates the parent
+/// directories and a probe file beside `path` (removed again). Throws FileError
+/// "<path>: cannot create directory ..." or "<path>: cannot write: <reason>".
+void check_writable(const std::filesystem::path& path);
+
 /// Writes `partial` to `path` as binary protobuf, atomically (see write_text_file).
 void write_partial(const std::filesystem::path& path, const nhsim::v1::PartialResult& partial);
 
