@@ -88,6 +88,16 @@ std::string JobManager::problem() {
   return executor_->problem();
 }
 
+double JobManager::oldest_queued_seconds() {
+  const std::lock_guard lock(queue_mutex_);
+  std::optional<Clock::time_point> oldest;
+  for (const std::string& id : queue_) {
+    const std::optional<JobRecord> record = store_.get(id);
+    if (record && (!oldest || record->created_time < *oldest)) oldest = record->created_time;
+  }
+  return oldest ? std::chrono::duration<double>(Clock::now() - *oldest).count() : 0.0;
+}
+
 void JobManager::recover() {
   int resumed = 0;
   int stored = 0;

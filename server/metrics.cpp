@@ -90,6 +90,14 @@ Metrics::Metrics(const std::string& bind_address)
                    .Help("Run time of jobs, from start to end")
                    .Register(*registry_)
                    .Add({}, kJobBuckets);
+  oldest_queued_ = &prometheus::BuildGauge()
+                        .Name("nhsim_oldest_queued_job_age_seconds")
+                        .Help(
+                            "How long the oldest job still queued has waited since it was "
+                            "submitted (0 with none queued): grows while the queue is stuck, "
+                            "when nhsim_queue_wait_seconds records nothing")
+                        .Register(*registry_)
+                        .Add({});
   serving_ = &prometheus::BuildGauge()
                   .Name("nhsim_health_serving")
                   .Help(
@@ -143,6 +151,8 @@ void Metrics::add_completed(const PartialResult& chunk) {
     }
   }
 }
+
+void Metrics::set_oldest_queued_age(double seconds) { oldest_queued_->Set(seconds); }
 
 void Metrics::job_finished(JobOutcome outcome, double seconds) {
   finished_[static_cast<int>(outcome)]->Increment();

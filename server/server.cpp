@@ -184,6 +184,7 @@ void Server::watch_health(std::string last_problem) {
   while (!health_changed_.wait_for(lock, std::chrono::seconds(1), [&] { return draining_; })) {
     lock.unlock();
     const std::string problem = jobs_->problem();
+    metrics_->set_oldest_queued_age(jobs_->oldest_queued_seconds());
     lock.lock();
     if (draining_) break;
     set_serving(problem.empty());

@@ -1052,6 +1052,44 @@ TEST_F(ServiceTest, CallsToMadeUpMethodsCreateNoMetricSeries) {
       std::optional<double>(kCalls));
 }
 
+// Issue 49: the queue wait was recorded only when a job started, so a stuck queue never showed.
+// The age of the oldest queued job is a gauge, refreshed every second.
+TEST_F(ServiceTest, TheOldestQueuedJobsAgeIsExported) {
+  start_server("127.0.0.1:0", [](ServerOptions& options) { options.max_running_jobs = 1; });
+  const auto age = [&] {
+    return sample_value(http_get_metrics(server_->metrics_port()),
+                        "nhsim_oldest_queued_job_age_seconds")
+        .value_or(-1.0);
+  };
+  v1::SubmitEnsembleRequest blocking = long_spec();  // about 40 s: cancelled below
+  blocking.mutable_integrators(0)->set_integrator("gonzalez");
+  const v1::Job running = client_->submit(blocking);
+  while (client_->get_job(running.job_id()).state() == v1::QUEUED) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  const auto submitted = std::chrono::steady_clock::now();
+  const v1::Job queued = client_->submit(small_spec());
+  const auto waited = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - submitted).count();
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  ASSERT_EQ(client_->get_job(queued.job_id()).state(), v1::QUEUED);
+  const double first = age();
+  EXPECT_GE(first, 1.0);  // refreshed at least once after 1.5 s of waiting
+  EXPECT_LE(first, waited());
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  EXPECT_GT(age(), first);  // still queued: it grows
+  client_->cancel(queued.job_id());
+  client_->cancel(running.job_id());
+  wait_for_end(running.job_id());
+  double after = -1.0;
+  for (int i = 0; i < 100 && after != 0.0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    after = age();
+  }
+  EXPECT_EQ(after, 0.0);
+}
+
 TEST_F(ServiceTest, TrajectoriesAndStepsAreCountedWhileAJobRuns) {
   start_server("127.0.0.1:0");
   v1::SubmitEnsembleRequest spec = long_spec();  // 1000 trajectories of 40000 rk4 steps

@@ -91,6 +91,8 @@ class JobManager {
   /// Why jobs cannot make progress now: the executor's problem, or the durable store's last
   /// write failed; empty when all is well.
   std::string problem();
+  /// How long the oldest job still queued has waited since its submission [s]; 0 with none.
+  double oldest_queued_seconds();
   /// Why the executor cannot run `spec` (Executor::refuses); empty when it can.
   std::string refuses(const nhsim::EnsembleSpec& spec) const { return executor_->refuses(spec); }
 

@@ -33,6 +33,8 @@ enum class JobOutcome { kSucceeded, kAllTrajectoriesFailed, kFailed, kCancelled 
 ///   nhsim_rpc_duration_seconds{method}         histogram, call start → status sent
 ///   nhsim_submissions_total{outcome,code}      counter, SubmitEnsemble accepted / rejected
 ///   nhsim_queue_wait_seconds                   histogram, submit → first start of a job
+///   nhsim_oldest_queued_job_age_seconds        gauge, how long the oldest queued job has waited
+///                                              (0 with none; refreshed every second)
 ///   nhsim_jobs{state}                          gauge, jobs in each state
 ///   nhsim_jobs_finished_total{outcome}         counter, succeeded | all_trajectories_failed |
 ///                                              failed | cancelled
@@ -66,6 +68,8 @@ class Metrics {
   void job_transition(nhsim::v1::JobState from, nhsim::v1::JobState to);
   /// A job started for the first time, `seconds` after it was submitted.
   void observe_queue_wait(double seconds);
+  /// The oldest job still queued has waited `seconds` (0: none queued).
+  void set_oldest_queued_age(double seconds);
   /// A chunk of trajectories completed: its runs, steps and failures are counted.
   void add_completed(const nhsim::PartialResult& chunk);
   /// A job ended after running `seconds`.
@@ -84,6 +88,7 @@ class Metrics {
   std::array<prometheus::Gauge*, 6> jobs_{};        // indexed by JobState; [0] unused
   std::array<prometheus::Counter*, 4> finished_{};  // indexed by JobOutcome
   prometheus::Histogram* queue_wait_ = nullptr;
+  prometheus::Gauge* oldest_queued_ = nullptr;
   prometheus::Counter* trajectories_ = nullptr;
   prometheus::Counter* steps_ = nullptr;
   prometheus::Histogram* duration_ = nullptr;
