@@ -110,4 +110,18 @@ void log_job(std::string_view job, std::string_view identity, std::string_view m
   write(log_json(level, message, job, identity));
 }
 
+bool LogThrottle::allow(std::int64_t& held_back, Clock::time_point now) {
+  const std::lock_guard lock(mutex_);
+  if (logged_ && now - last_ < interval_) {
+    ++held_back_;
+    held_back = held_back_;
+    return false;
+  }
+  held_back = held_back_;
+  held_back_ = 0;
+  logged_ = true;
+  last_ = now;
+  return true;
+}
+
 }  // namespace nhsim::server

@@ -82,7 +82,14 @@ grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context,
   try {
     const std::optional<wire::Caller> who = caller(*context);
     if (!who) {
-      log_line("unauthenticated call from " + context->peer() + " refused", LogLevel::kWarning);
+      std::int64_t held_back = 0;
+      if (unauthenticated_log_.allow(held_back)) {
+        log_line("unauthenticated call from " + context->peer() + " refused" +
+                     (held_back > 0 ? " (and " + std::to_string(held_back) +
+                                          " more since the last such line, from any peer)"
+                                    : std::string()),
+                 LogLevel::kWarning);
+      }
       return {grpc::StatusCode::UNAUTHENTICATED,
               "authorization: a valid bearer token is required (metadata \"authorization: "
               "Bearer <token>\"; nhsim --token-file or NHSIM_TOKEN)"};

@@ -39,5 +39,25 @@ TEST(Log, LongMessagesAreCutAtACharacterBoundaryAndMarked) {
   EXPECT_THAT(line, Not(HasSubstr("\xc3")));
 }
 
+// Issue 49: unauthenticated calls each wrote a line, unthrottled (2434 in one run). A throttle
+// lets one through per interval and counts the rest.
+TEST(Log, AThrottleLetsOneLineThroughPerIntervalAndCountsTheRest) {
+  LogThrottle throttle(std::chrono::seconds(10));
+  const auto t0 = LogThrottle::Clock::time_point{} + std::chrono::hours(1);
+  std::int64_t held = -1;
+  EXPECT_TRUE(throttle.allow(held, t0));
+  EXPECT_EQ(held, 0);
+  int through = 0;
+  for (int i = 1; i <= 1000; ++i) {
+    through += throttle.allow(held, t0 + std::chrono::milliseconds(9 * i)) ? 1 : 0;
+  }
+  EXPECT_EQ(through, 0);  // all within 9 s of the first
+  EXPECT_TRUE(throttle.allow(held, t0 + std::chrono::seconds(10)));
+  EXPECT_EQ(held, 1000);  // the line says how many it stands for
+  EXPECT_FALSE(throttle.allow(held, t0 + std::chrono::seconds(11)));
+  EXPECT_TRUE(throttle.allow(held, t0 + std::chrono::seconds(30)));
+  EXPECT_EQ(held, 1);
+}
+
 }  // namespace
 }  // namespace nhsim::server

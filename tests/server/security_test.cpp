@@ -216,6 +216,27 @@ TEST_F(SecurityTest, LogLinesNameTheJobAndItsOwnerAndNeverAToken) {
   }
 }
 
+// Issue 49: each unauthenticated call wrote a log line, unthrottled (2434 in one run). They are
+// logged once per 10 s; the next such line says how many it stands for.
+TEST_F(SecurityTest, AFloodOfUnauthenticatedCallsWritesFewLogLines) {
+  ::testing::internal::CaptureStderr();
+  start();
+  constexpr int kCalls = 300;
+  const Client anonymous = as("nhsim_wrong-token");
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_EQ(code_of([&] { anonymous.get_job("0"); }), grpc::StatusCode::UNAUTHENTICATED);
+  }
+  server_.reset();
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  int lines = 0;
+  for (std::size_t at = log.find("unauthenticated call from"); at != std::string::npos;
+       at = log.find("unauthenticated call from", at + 1)) {
+    ++lines;
+  }
+  EXPECT_GE(lines, 1);
+  EXPECT_LE(lines, 2) << "300 calls in well under 10 s";
+}
+
 TEST_F(SecurityTest, OwnershipSurvivesARestart) {
   char pattern[] = "/tmp/nhsim-security-store-XXXXXX";
   ASSERT_NE(mkdtemp(pattern), nullptr);

@@ -4,7 +4,10 @@
 // Messages are cut to kMaxLogMessage bytes; tokens and other credentials are never logged.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -27,5 +30,24 @@ void log_line(std::string_view message, LogLevel level = LogLevel::kInfo);
 /// A line about one job: its id and the identity that owns it are fields of their own.
 void log_job(std::string_view job, std::string_view identity, std::string_view message,
              LogLevel level = LogLevel::kInfo);
+
+/// Lets a line that any caller can trigger (an unauthenticated call) through at most once per
+/// `interval`, and counts the ones it holds back, so that a flood of such calls cannot flood the
+/// log. Thread-safe.
+class LogThrottle {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit LogThrottle(Clock::duration interval) : interval_(interval) {}
+  /// Whether to write the line now (the first call, then once `interval` has passed since the
+  /// last line written); `held_back` is set to how many calls it held back since that line.
+  bool allow(std::int64_t& held_back, Clock::time_point now = Clock::now());
+
+ private:
+  Clock::duration interval_;
+  std::mutex mutex_;
+  bool logged_ = false;
+  Clock::time_point last_{};
+  std::int64_t held_back_ = 0;
+};
 
 }  // namespace nhsim::server

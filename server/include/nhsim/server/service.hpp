@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "nhsim/server/job_manager.hpp"
+#include "nhsim/server/log.hpp"
 #include "nhsim/server/system_registry.hpp"
 #include "nhsim/v1/ensemble.grpc.pb.h"
 #include "nhsim/wire/auth.hpp"
@@ -95,6 +96,8 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   std::string over_limits(const nhsim::CostEstimate& cost) const;
 
   ServiceLimits limits_;
+  /// Unauthenticated calls are logged at most once every 10 s, with the count held back.
+  LogThrottle unauthenticated_log_{std::chrono::seconds(10)};
 };
 
 }  // namespace nhsim::server
