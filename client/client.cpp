@@ -85,7 +85,7 @@ Client::Client(const Connection& connection, std::chrono::milliseconds call_time
       authorization_(connection.token.empty() ? "" : "Bearer " + connection.token) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(-1);  // unlimited: the server bounds its answers
-  arguments.SetMaxSendMessageSize(-1);
+  arguments.SetMaxSendMessageSize(connection.max_message_mb << 20);
   channel_ =
       grpc::CreateCustomChannel(connection.address, channel_credentials(connection), arguments);
   stub_ = v1::EnsembleService::NewStub(channel_);

@@ -1,7 +1,7 @@
 // nhsim: command-line client of nhsimd.
 //
 //   nhsim [--server ADDR] [--tls-ca FILE | --tls] [--tls-cert FILE --tls-key FILE]
-//         [--token-file FILE] [--output table|json] COMMAND ...
+//         [--token-file FILE] [--max-message-mb N] [--output table|json] COMMAND ...
 //         (the token also from $NHSIM_TOKEN; --output json prints the protobuf JSON answer)
 //   nhsim [--server ADDR] systems
 //   nhsim [--server ADDR] integrators
@@ -165,10 +165,11 @@ void merge_local(const std::vector<std::string>& part_files, int threads,
 /// The connection the global options describe. The token: --token-file, else $NHSIM_TOKEN.
 nhsim::client::Connection connection(const std::string& server, const std::string& tls_ca, bool tls,
                                      const std::string& tls_cert, const std::string& tls_key,
-                                     const std::string& token_file) {
+                                     const std::string& token_file, int max_message_mb) {
   using nhsim::client::read_text_file;
   nhsim::client::Connection c;
   c.address = server;
+  c.max_message_mb = max_message_mb;
   c.tls = tls || !tls_ca.empty() || !tls_cert.empty();
   if (!tls_ca.empty()) c.tls_ca = read_text_file(tls_ca);
   if (tls_cert.empty() != tls_key.empty()) {
@@ -244,6 +245,12 @@ int main(int argc, char** argv) {
   app.add_option("--tls-key", tls_key, "mutual TLS: PEM client private key");
   app.add_option("--token-file", token_file,
                  "file holding the bearer token (default: the environment variable NHSIM_TOKEN)");
+  int max_message_mb = 64;
+  app.add_option("--max-message-mb", max_message_mb,
+                 "largest request sent, MiB: nhsimd's --max-message-mb (a larger spec is refused "
+                 "before it is sent)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2047));
 
   auto* systems = app.add_subcommand("systems", "list the systems and their parameters");
   auto* integrators = app.add_subcommand("integrators", "list the integrators");
@@ -357,7 +364,8 @@ int main(int argc, char** argv) {
       make_token(identity, admin, append_to, json_output);
       return 0;
     }
-    const Client client(connection(server, tls_ca, tls, tls_cert, tls_key, token_file));
+    const Client client(
+        connection(server, tls_ca, tls, tls_cert, tls_key, token_file, max_message_mb));
     if (systems->parsed()) {
       const v1::ListSystemsResponse answer = client.list_systems();
       if (json_output) {
@@ -377,7 +385,18 @@ int main(int argc, char** argv) {
         std::cerr << "error: --json and --csv need --wait (or use: nhsim result JOB --json FILE)\n";
         return kError;
       }
-      const v1::Job job = client.submit(nhsim::client::load_spec(spec_file));
+      const v1::SubmitEnsembleRequest request = nhsim::client::load_spec(spec_file);
+      if (const std::size_t bytes = request.ByteSizeLong();
+          bytes > static_cast<std::size_t>(max_message_mb) << 20) {
+        char size[32];
+        std::snprintf(size, sizeof size, "%.1f", static_cast<double>(bytes) / (1 << 20));
+        throw std::invalid_argument(
+            spec_file + ": the request is " + size +
+            " MiB, more than --max-message-mb=" + std::to_string(max_message_mb) +
+            " (nhsimd's limit by default; for a server started with a larger --max-message-mb, "
+            "give the same here)");
+      }
+      const v1::Job job = client.submit(request);
       if (!wait) {
         if (json_output) {
           print_json(job);

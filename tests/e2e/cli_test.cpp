@@ -143,6 +143,22 @@ TEST_F(CliTest, ErrorsExitNonZeroWithTheReason) {
   EXPECT_THAT(missing.err, HasSubstr("NOT_FOUND"));
 }
 
+// Issue 49: a 100 MB spec was refused by gRPC's size limit after its transfer, without naming
+// the size. The CLI refuses a request over --max-message-mb (nhsimd's default 64) before sending
+// it, naming its size and the limit; nothing reaches the server.
+TEST_F(CliTest, ASpecOverTheMessageLimitIsRefusedBeforeItIsSent) {
+  write_file(dir_ / "big.json",
+             R"({"system": "chaotic_quartic", "label": ")" + std::string(3 << 20, 'x') +
+                 R"(", "initial_conditions": {"energy_shell": {"energy": 3.06, "count": 2}},
+                 "integrators": [{"integrator": "rk4", "h": 0.1}], "t_final": 1})");
+  const CliRun refused = nhsim("--max-message-mb 2 submit " + path("big.json"));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr("the request is 3.0 MiB, more than --max-message-mb=2"));
+  EXPECT_THAT(nhsim("--output json jobs").out, Not(HasSubstr("job_id")));  // nothing was sent
+  const CliRun accepted = nhsim("--max-message-mb 4 submit " + path("big.json"));
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.err;
+}
+
 /// nhsimd with its metrics endpoint on, as deployed.
 class CliWithMetricsTest : public CliTest {
  protected:

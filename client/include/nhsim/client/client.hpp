@@ -40,6 +40,9 @@ struct Connection {
   std::string tls_cert;  ///< PEM client certificate chain, for mutual TLS (with tls_key)
   std::string tls_key;   ///< PEM client private key
   std::string token;     ///< bearer token sent with every call; empty: none
+  /// Largest message sent, MiB: nhsimd's default --max-message-mb. A larger request fails at
+  /// once (RESOURCE_EXHAUSTED) instead of after its transfer.
+  int max_message_mb = 64;
 };
 
 /// gRPC channel credentials for `connection`: plaintext, or TLS with its CA and client pair.
