@@ -117,22 +117,33 @@ void JobManager::recover() {
     record.cancel->store(job.cancel_requested);
     record.halt->store(job.cancel_requested);
     auto request = std::make_shared<v1::SubmitEnsembleRequest>();
-    request->ParseFromString(job.request);
+    const bool request_intact = request->ParseFromString(job.request);
     record.label = request->label();
     record.request = request;
     std::string cannot_resume;
     try {
+      // A request that does not parse is named as such, not judged as an (empty) spec.
+      if (!request_intact) throw std::invalid_argument("its stored request is damaged");
       record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
-      if (!job.checkpoint.empty()) {
+    } catch (const std::exception& e) {
+      cannot_resume = e.what();
+    }
+    // A checkpoint is only a head start: a damaged one is dropped and the job runs again from
+    // its first trajectory (same bits), instead of failing.
+    if (cannot_resume.empty() && !job.checkpoint.empty()) {
+      try {
         v1::PartialResult checkpoint;
         if (!checkpoint.ParseFromString(job.checkpoint) ||
             checkpoint.spec_sha256() != wire::spec_sha256(*request)) {
-          throw std::invalid_argument("its checkpoint is damaged");
+          throw std::invalid_argument("it does not parse or belongs to another spec");
         }
         record.resume_from = std::make_shared<const PartialResult>(wire::from_proto(checkpoint));
+      } catch (const std::exception& e) {
+        log_job(record.id, record.owner,
+                "job " + record.id + ": its checkpoint is damaged (" + e.what() +
+                    "); it runs again from the start",
+                LogLevel::kWarning);
       }
-    } catch (const std::exception& e) {
-      cannot_resume = e.what();
     }
     if (!job.result.empty()) {
       auto result = std::make_shared<v1::EnsembleResult>();

@@ -27,6 +27,7 @@
 #include "nhsim/client/files.hpp"
 #include "nhsim/client/health.hpp"
 #include "nhsim/ensemble.hpp"
+#include "nhsim/server/durable_store.hpp"
 #include "nhsim/server/rpc_metrics.hpp"
 #include "nhsim/server/server.hpp"
 #include "nhsim/wire/from_proto.hpp"
@@ -690,6 +691,52 @@ TEST_F(ServiceTest, TheQueueIsBounded) {
   client_->cancel(queued.job_id());
   client_->cancel(running.job_id());
   wait_for_end(running.job_id());
+}
+
+// Issue 49 item 11: a damaged checkpoint failed its job after a restart ("its checkpoint is
+// damaged") instead of running it again from the start, and a damaged request failed with the
+// misleading "system: no system".
+TEST_F(ServiceTest, ADamagedCheckpointRunsItsJobAgainAndADamagedRequestIsNamed) {
+  char pattern[] = "/tmp/nhsim-damaged-store-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::filesystem::path data_dir = pattern;
+  const std::string resumed = "0123456789abcdef0123456789abcdef";
+  const std::string broken = "fedcba9876543210fedcba9876543210";
+  {
+    DurableStore store(data_dir);
+    StoredJob job;
+    job.id = resumed;
+    job.owner = "anonymous";
+    job.state = v1::RUNNING;
+    job.request = small_spec().SerializeAsString();
+    job.created_ms = 1700000000000;
+    job.trajectories_total = 16;
+    store.insert(job);
+    store.save_checkpoint(resumed, std::string("\xff\xfe not a partial result", 24), 8);
+    job.id = broken;
+    job.request = std::string("\xff\xff\xff not a request", 24);
+    store.insert(job);
+  }
+  start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
+  ASSERT_EQ(wait_for_end(resumed).state(), v1::SUCCEEDED);
+  const v1::Job fresh = client_->submit(small_spec());
+  ASSERT_EQ(wait_for_end(fresh.job_id()).state(), v1::SUCCEEDED);
+  const v1::EnsembleResult again = client_->result(resumed);
+  const v1::EnsembleResult reference = client_->result(fresh.job_id());
+  ASSERT_EQ(again.integrators_size(), reference.integrators_size());
+  for (int i = 0; i < again.integrators_size(); ++i) {  // the statistics, bit for bit
+    ASSERT_EQ(again.integrators(i).observables_size(), reference.integrators(i).observables_size());
+    for (int j = 0; j < again.integrators(i).observables_size(); ++j) {
+      EXPECT_EQ(again.integrators(i).observables(j).SerializeAsString(),
+                reference.integrators(i).observables(j).SerializeAsString());
+    }
+  }
+  const v1::Job failed = client_->get_job(broken);
+  EXPECT_EQ(failed.state(), v1::FAILED);
+  EXPECT_THAT(failed.error(), HasSubstr("its stored request is damaged"));
+  client_.reset();
+  server_.reset();
+  std::filesystem::remove_all(data_dir);
 }
 
 TEST_F(ServiceTest, FinishedJobsAreEvictedAfterTheRetentionPeriod) {
