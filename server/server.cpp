@@ -83,11 +83,13 @@ Server::Server(const ServerOptions& options) {
   const int max_message_bytes = options.max_message_mb << 20;
   if (!options.tokens_file.empty()) {
     tokens_ = std::make_unique<wire::TokenTable>(wire::TokenTable::load(options.tokens_file));
-  } else if (!wire::is_loopback(options.listen) && !options.insecure) {
+  } else if (!wire::is_loopback(options.listen) && !options.insecure &&
+             options.tls_client_ca.empty()) {
     throw std::invalid_argument(
         "--listen " + options.listen +
-        " is reachable from other machines: give --tokens-file (and --tls-cert, --tls-key), or "
-        "--insecure to serve every client without authentication");
+        " is reachable from other machines: give --tokens-file (and --tls-cert, --tls-key), "
+        "--tls-client-ca (mutual TLS: the client certificate names the caller), or --insecure "
+        "to serve every client without authentication");
   }
   const std::shared_ptr<grpc::ServerCredentials> server_credentials = credentials(options);
 
@@ -117,7 +119,8 @@ Server::Server(const ServerOptions& options) {
                     .max_trajectory_steps = options.max_trajectory_steps,
                     .max_message_bytes = static_cast<std::size_t>(max_message_bytes),
                     .max_job_memory_mb = options.max_job_memory_mb,
-                    .max_result_mb = options.max_result_mb});
+                    .max_result_mb = options.max_result_mb},
+      /*certificate_identities=*/!options.tls_client_ca.empty());
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -150,7 +153,7 @@ Server::Server(const ServerOptions& options) {
       throw std::runtime_error("cannot listen on " + options.health_listen + " (--health-listen)");
     }
   }
-  if (!tokens_ && !wire::is_loopback(options.listen)) {
+  if (!tokens_ && options.tls_client_ca.empty() && !wire::is_loopback(options.listen)) {
     log_line("--insecure: serving " + options.listen +
                  " without authentication; any client can read and cancel every job",
              LogLevel::kWarning);

@@ -66,10 +66,25 @@ constexpr const char* kNameFieldIsTheServers =
 }  // namespace
 
 EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
-                                         const wire::TokenTable* tokens, ServiceLimits limits)
-    : jobs_(jobs), systems_(systems), tokens_(tokens), limits_(limits) {}
+                                         const wire::TokenTable* tokens, ServiceLimits limits,
+                                         bool certificate_identities)
+    : jobs_(jobs),
+      systems_(systems),
+      tokens_(tokens),
+      limits_(limits),
+      certificate_identities_(certificate_identities) {}
 
 std::optional<wire::Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
+  if (tokens_ == nullptr && certificate_identities_) {
+    // gRPC's peer identity of a verified client certificate: its SANs, else its common name.
+    const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
+    const std::vector<grpc::string_ref> names =
+        auth ? auth->GetPeerIdentity() : std::vector<grpc::string_ref>{};
+    if (names.empty()) return std::nullopt;
+    std::string identity(names.front().data(), names.front().size());
+    if (!wire::valid_identity(identity)) return std::nullopt;
+    return wire::Caller{std::move(identity), false};
+  }
   if (tokens_ == nullptr) return wire::kAnonymous;
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");

@@ -17,7 +17,6 @@
 #include "nhsim/wire/spec_hash.hpp"
 
 namespace nhsim::wire {
-namespace {
 
 bool valid_identity(std::string_view identity) {
   if (identity.empty() || identity.size() > 64) return false;
@@ -26,6 +25,8 @@ bool valid_identity(std::string_view identity) {
            c == '_' || c == '@' || c == '-';
   });
 }
+
+namespace {
 
 bool is_sha256_hex(std::string_view text) {
   return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {

@@ -304,6 +304,26 @@ TEST_F(SecurityTest, MutualTlsRejectsAClientWithoutACertificate) {
   EXPECT_FALSE(with_certificate.list_systems().systems().empty());
 }
 
+// Issue 49 item 16: with mutual TLS and no tokens every client certificate was "anonymous". The
+// certificate's name (its common name here, CN=alice) is the caller's identity.
+TEST_F(SecurityTest, MutualTlsWithoutTokensIdentifiesTheCallerByItsCertificate) {
+  start([](ServerOptions& options) {
+    use_tls(options);
+    options.tls_client_ca = *dir_ / "ca.pem";
+    options.tokens_file.clear();
+  });
+  const Client alice = as("", [](Connection& c) {
+    c.tls = true;
+    c.tls_ca = pem("ca.pem");
+    c.tls_cert = pem("client.pem");
+    c.tls_key = pem("client.key");
+  });
+  const v1::Job job = alice.submit(tiny_spec());
+  EXPECT_EQ(job.owner(), "alice");
+  EXPECT_EQ(alice.get_job(job.job_id()).owner(), "alice");
+  alice.watch(job.job_id(), nullptr);
+}
+
 TEST_F(SecurityTest, ANonLoopbackAddressNeedsAuthenticationOrInsecure) {
   ServerOptions options;
   options.listen = "0.0.0.0:0";
@@ -330,6 +350,13 @@ TEST_F(SecurityTest, ANonLoopbackAddressNeedsAuthenticationOrInsecure) {
   options.insecure = true;
   expect_check_passes("--insecure");
   options.insecure = false;
+  options.tls_cert = *dir_ / "server.pem";
+  options.tls_key = *dir_ / "server.key";
+  options.tls_client_ca = *dir_ / "ca.pem";
+  expect_check_passes("--tls-client-ca");
+  options.tls_client_ca.clear();
+  options.tls_cert.clear();
+  options.tls_key.clear();
   options.tokens_file = *dir_ / "tokens";
   expect_check_passes("--tokens-file");
 }

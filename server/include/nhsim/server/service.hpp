@@ -33,10 +33,13 @@ struct ServiceLimits {
 /// a job of another identity (unless the caller is admin).
 class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
  public:
-  /// `jobs`, `systems` and `tokens` must outlive the service; `tokens` null: no
-  /// authentication, every caller is wire::kAnonymous.
+  /// `jobs`, `systems` and `tokens` must outlive the service. `tokens` null: with
+  /// `certificate_identities` (mutual TLS, --tls-client-ca) a caller is the identity its client
+  /// certificate names (its subject alternative name, else its common name; not admin), and a
+  /// certificate whose name is no valid identity is UNAUTHENTICATED; without, every caller is
+  /// wire::kAnonymous.
   EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems, const wire::TokenTable* tokens,
-                      ServiceLimits limits);
+                      ServiceLimits limits, bool certificate_identities = false);
 
   grpc::Status ListSystems(grpc::ServerContext* context,
                            const nhsim::v1::ListSystemsRequest* request,
@@ -96,6 +99,7 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   std::string over_limits(const nhsim::CostEstimate& cost) const;
 
   ServiceLimits limits_;
+  bool certificate_identities_;
   /// Unauthenticated calls are logged at most once every 10 s, with the count held back.
   LogThrottle unauthenticated_log_{std::chrono::seconds(10)};
 };

@@ -23,6 +23,9 @@ struct Caller {
 /// this one identity, not admin.
 inline const Caller kAnonymous{"anonymous", false};
 
+/// Whether `identity` may name a caller: 1 to 64 characters of [A-Za-z0-9._@-].
+bool valid_identity(std::string_view identity);
+
 /// `bytes` bytes from the OS CSPRNG (getrandom), as 2 x `bytes` lower-case hex digits. Throws
 /// std::runtime_error if the kernel cannot supply them.
 std::string random_hex(std::size_t bytes);
