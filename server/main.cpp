@@ -1,5 +1,6 @@
 // nhsimd: the nhsim ensemble service. Serves nhsim.v1.EnsembleService (plus gRPC health
-// checking and reflection) and Prometheus metrics until SIGINT or SIGTERM.
+// checking and reflection) and Prometheus metrics until SIGINT or SIGTERM; SIGHUP reloads the
+// tokens file.
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>
@@ -177,14 +178,16 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Block the stop signals in every thread (the server's threads inherit the mask) and wait
-  // for them here.
+  // Block the signals in every thread (the server's threads inherit the mask) and wait for them
+  // here: SIGINT and SIGTERM stop, SIGHUP reloads the tokens file.
   std::signal(SIGINT, ignore_signal);
   std::signal(SIGTERM, ignore_signal);
+  std::signal(SIGHUP, ignore_signal);
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   try {
@@ -206,7 +209,16 @@ int main(int argc, char** argv) {
             (options.tokens_file.empty() ? ", no authentication" : ", bearer tokens");
     nhsim::server::log_line(line);
     int signal = 0;
-    sigwait(&stop_signals, &signal);
+    for (sigwait(&stop_signals, &signal); signal == SIGHUP; sigwait(&stop_signals, &signal)) {
+      try {
+        nhsim::server::log_line("received SIGHUP: " + server.reload_tokens());
+      } catch (const std::exception& e) {
+        nhsim::server::log_line(std::string("received SIGHUP: tokens not reloaded, the previous "
+                                            "ones stay: ") +
+                                    e.what(),
+                                nhsim::server::LogLevel::kWarning);
+      }
+    }
     nhsim::server::log_line(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
                             ", shutting down");
     server.shutdown();

@@ -82,7 +82,8 @@ Server::Server(const ServerOptions& options) {
   }
   const int max_message_bytes = options.max_message_mb << 20;
   if (!options.tokens_file.empty()) {
-    tokens_ = std::make_unique<wire::TokenTable>(wire::TokenTable::load(options.tokens_file));
+    tokens_ = std::make_shared<const wire::TokenTable>(wire::TokenTable::load(options.tokens_file));
+    tokens_file_ = options.tokens_file;
   } else if (!wire::is_loopback(options.listen) && !options.insecure &&
              options.tls_client_ca.empty()) {
     throw std::invalid_argument(
@@ -114,7 +115,7 @@ Server::Server(const ServerOptions& options) {
                         .keep_finished_for = options.keep_finished_for});
   systems_ = std::make_unique<SystemRegistry>(jobs_->durable());
   service_ = std::make_unique<EnsembleServiceImpl>(
-      *jobs_, *systems_, tokens_.get(),
+      *jobs_, *systems_, tokens_,
       ServiceLimits{.max_trajectories = options.max_trajectories,
                     .max_trajectory_steps = options.max_trajectory_steps,
                     .max_message_bytes = static_cast<std::size_t>(max_message_bytes),
@@ -171,6 +172,16 @@ Server::Server(const ServerOptions& options) {
 Server::~Server() { shutdown(); }
 
 int Server::metrics_port() const { return metrics_->port(); }
+
+std::string Server::reload_tokens() {
+  if (tokens_file_.empty()) {
+    throw std::logic_error("no --tokens-file to reload: started without authentication");
+  }
+  auto tokens = std::make_shared<const wire::TokenTable>(wire::TokenTable::load(tokens_file_));
+  const std::size_t n = tokens->size();
+  service_->set_tokens(std::move(tokens));
+  return "--tokens-file " + tokens_file_.string() + " reloaded: " + std::to_string(n) + " tokens";
+}
 
 void Server::set_serving(bool serving) {
   for (grpc::Server* server : {server_.get(), health_server_.get()}) {

@@ -66,16 +66,25 @@ constexpr const char* kNameFieldIsTheServers =
 }  // namespace
 
 EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
-                                         const wire::TokenTable* tokens, ServiceLimits limits,
-                                         bool certificate_identities)
+                                         std::shared_ptr<const wire::TokenTable> tokens,
+                                         ServiceLimits limits, bool certificate_identities)
     : jobs_(jobs),
       systems_(systems),
-      tokens_(tokens),
+      tokens_(std::move(tokens)),
       limits_(limits),
       certificate_identities_(certificate_identities) {}
 
+void EnsembleServiceImpl::set_tokens(std::shared_ptr<const wire::TokenTable> tokens) {
+  const std::lock_guard lock(tokens_mutex_);
+  tokens_ = std::move(tokens);
+}
+
 std::optional<wire::Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
-  if (tokens_ == nullptr && certificate_identities_) {
+  const std::shared_ptr<const wire::TokenTable> tokens = [&] {
+    const std::lock_guard lock(tokens_mutex_);
+    return tokens_;
+  }();
+  if (tokens == nullptr && certificate_identities_) {
     // gRPC's peer identity of a verified client certificate: its SANs, else its common name.
     const std::shared_ptr<const grpc::AuthContext> auth = context.auth_context();
     const std::vector<grpc::string_ref> names =
@@ -85,11 +94,11 @@ std::optional<wire::Caller> EnsembleServiceImpl::caller(const grpc::ServerContex
     if (!wire::valid_identity(identity)) return std::nullopt;
     return wire::Caller{std::move(identity), false};
   }
-  if (tokens_ == nullptr) return wire::kAnonymous;
+  if (tokens == nullptr) return wire::kAnonymous;
   const auto& metadata = context.client_metadata();
   const auto it = metadata.find("authorization");
   if (it == metadata.end()) return std::nullopt;
-  return tokens_->authenticate(std::string_view(it->second.data(), it->second.size()));
+  return tokens->authenticate(std::string_view(it->second.data(), it->second.size()));
 }
 
 template <typename Body>

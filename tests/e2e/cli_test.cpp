@@ -176,5 +176,81 @@ TEST_F(CliWithMetricsTest, ServerStopsCleanlyOnSigterm) {
   EXPECT_THAT(read_file(log_), HasSubstr("stopped"));
 }
 
+/// nhsimd with a tokens file holding alice's token; bob's token is made but not in the file.
+class CliWithTokensTest : public CliTest {
+ protected:
+  CliWithTokensTest() {
+    char pattern[] = "/tmp/nhsim-e2e-tokens-XXXXXX";
+    EXPECT_NE(mkdtemp(pattern), nullptr);
+    tokens_dir_ = pattern;
+    alice_ = make_token("alice", tokens_file());
+    bob_ = make_token("bob", tokens_dir_ / "bob.line");
+  }
+  ~CliWithTokensTest() override {
+    std::error_code ignored;
+    fs::remove_all(tokens_dir_, ignored);
+  }
+  std::vector<std::string> extra_server_args() const override {
+    return {"--tokens-file", tokens_file().string()};
+  }
+  fs::path tokens_file() const { return tokens_dir_ / "tokens"; }
+
+  /// `nhsim token IDENTITY --append FILE`: the token it prints.
+  std::string make_token(const std::string& identity, const fs::path& file) const {
+    const fs::path out = tokens_dir_ / (identity + ".token");
+    const std::string command = quote(NHSIM_PATH) + " token " + identity + " --append " +
+                                quote(file.string()) + " >" + quote(out.string()) + " 2>/dev/null";
+    EXPECT_EQ(std::system(command.c_str()), 0);
+    std::string token = read_file(out);
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) {
+      token.pop_back();
+    }
+    return token;
+  }
+  fs::path tokens_dir_;
+  std::string alice_, bob_;
+};
+
+// Issue 49 item 15: SIGHUP killed nhsimd (exit 129). It reloads the tokens file: a token added
+// and one removed take effect, and a job running meanwhile carries on.
+TEST_F(CliWithTokensTest, SighupReloadsTheTokensFileWithoutDroppingJobs) {
+  const auto as = [&](const std::string& token, const std::string& arguments) {
+    write_file(dir_ / "token", token + "\n");
+    return nhsim("--token-file " + path("token") + " " + arguments);
+  };
+  ASSERT_EQ(as(alice_, "jobs").exit_code, 0) << as(alice_, "jobs").err;
+  EXPECT_THAT(as(bob_, "jobs").err, HasSubstr("UNAUTHENTICATED"));
+  const CliRun submitted = as(alice_, "submit " + path("tiny.json"));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err;
+  const std::string job = submitted.out.substr(0, submitted.out.find('\n'));
+
+  // bob's line replaces alice's.
+  write_file(tokens_file(), read_file(tokens_dir_ / "bob.line"));
+  ASSERT_EQ(kill(server_pid_, SIGHUP), 0);
+  bool reloaded = false;
+  for (int i = 0; i < 500 && !reloaded; ++i) {
+    reloaded = read_file(log_).find("reloaded: 1 tokens") != std::string::npos;
+    if (!reloaded) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(reloaded) << read_file(log_);
+  EXPECT_EQ(as(bob_, "jobs").exit_code, 0);
+  EXPECT_THAT(as(alice_, "jobs").err, HasSubstr("UNAUTHENTICATED"));
+  int status = 0;
+  EXPECT_EQ(waitpid(server_pid_, &status, WNOHANG), 0) << "nhsimd exited on SIGHUP";
+
+  // A malformed file is not taken: the tokens in force stay.
+  write_file(tokens_file(), "not a token line\n");
+  ASSERT_EQ(kill(server_pid_, SIGHUP), 0);
+  bool refused = false;
+  for (int i = 0; i < 500 && !refused; ++i) {
+    refused = read_file(log_).find("tokens not reloaded") != std::string::npos;
+    if (!refused) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(refused) << read_file(log_);
+  const CliRun after = as(bob_, "submit --wait " + path("tiny.json"));
+  EXPECT_EQ(after.exit_code, 0) << after.err;  // still serving, and running jobs
+  EXPECT_THAT(read_file(log_), ::testing::ContainsRegex("job " + job + " (SUCCEEDED|succeeded)"));
+}
+
 }  // namespace
 }  // namespace nhsim::e2e

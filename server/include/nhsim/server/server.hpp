@@ -91,6 +91,12 @@ class Server {
   /// The bound health-only port; 0 when there is none.
   int health_port() const { return health_port_; }
 
+  /// Reads the tokens file again (SIGHUP): calls from then on are checked against the new tokens;
+  /// jobs, connections and calls in flight carry on. Returns what happened, for the log; throws
+  /// std::runtime_error (the old tokens stay) for a file that cannot be read or is malformed, and
+  /// std::logic_error when the server was started without a tokens file.
+  std::string reload_tokens();
+
   /// Until then, health checks ("" and nhsim.v1.EnsembleService) answer SERVING while the job
   /// manager reports no problem (JobManager::problem(), checked every second).
   ///
@@ -108,7 +114,9 @@ class Server {
   void watch_health(std::string last_problem);
 
   std::unique_ptr<Metrics> metrics_;
-  std::unique_ptr<wire::TokenTable> tokens_;
+  std::shared_ptr<const wire::TokenTable>
+      tokens_;  // as loaded at start (the service has the latest)
+  std::filesystem::path tokens_file_;
   std::unique_ptr<JobManager> jobs_;
   std::unique_ptr<SystemRegistry> systems_;
   std::unique_ptr<EnsembleServiceImpl> service_;

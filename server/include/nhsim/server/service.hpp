@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 
 #include "nhsim/server/job_manager.hpp"
@@ -38,8 +40,13 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   /// certificate names (its subject alternative name, else its common name; not admin), and a
   /// certificate whose name is no valid identity is UNAUTHENTICATED; without, every caller is
   /// wire::kAnonymous.
-  EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems, const wire::TokenTable* tokens,
-                      ServiceLimits limits, bool certificate_identities = false);
+  EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
+                      std::shared_ptr<const wire::TokenTable> tokens, ServiceLimits limits,
+                      bool certificate_identities = false);
+
+  /// Replaces the token table (a reloaded tokens file); calls already authenticated carry on.
+  /// Precondition: the service was built with a token table.
+  void set_tokens(std::shared_ptr<const wire::TokenTable> tokens);
 
   grpc::Status ListSystems(grpc::ServerContext* context,
                            const nhsim::v1::ListSystemsRequest* request,
@@ -92,7 +99,8 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
 
   JobManager& jobs_;
   SystemRegistry& systems_;
-  const wire::TokenTable* tokens_;
+  mutable std::mutex tokens_mutex_;
+  std::shared_ptr<const wire::TokenTable> tokens_;  // guarded by tokens_mutex_
 
   /// Why a job of this cost is refused (RESOURCE_EXHAUSTED: "<field>: <estimate> exceed
   /// <limit>"); empty when it fits every limit.
