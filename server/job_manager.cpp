@@ -89,13 +89,17 @@ std::string JobManager::problem() {
 }
 
 double JobManager::oldest_queued_seconds() {
+  // queue_ is in submission order (submit and recover append in it), so the first job in it that
+  // is still QUEUED is the oldest; one cancelled while queued stays in queue_ until a worker
+  // skips it, and does not count.
   const std::lock_guard lock(queue_mutex_);
-  std::optional<Clock::time_point> oldest;
   for (const std::string& id : queue_) {
     const std::optional<JobRecord> record = store_.get(id);
-    if (record && (!oldest || record->created_time < *oldest)) oldest = record->created_time;
+    if (record && record->state == v1::QUEUED) {
+      return std::chrono::duration<double>(Clock::now() - record->created_time).count();
+    }
   }
-  return oldest ? std::chrono::duration<double>(Clock::now() - *oldest).count() : 0.0;
+  return 0.0;
 }
 
 void JobManager::recover() {
