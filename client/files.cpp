@@ -13,6 +13,20 @@
 #include "nhsim/wire/spec_hash.hpp"
 
 namespace nhsim::client {
+namespace {
+
+/// Creates the directories above `path`; FileError "<path>: cannot create directory ..." if it
+/// cannot.
+void create_parent_directories(const std::filesystem::path& path) {
+  std::error_code error;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
+  if (error) {
+    throw FileError(path.string() + ": cannot create directory " + path.parent_path().string() +
+                    ": " + error.message());
+  }
+}
+
+}  // namespace
 
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -68,12 +82,7 @@ std::string to_json(const google::protobuf::Message& message) {
 }
 
 void write_text_file(const std::filesystem::path& path, std::string_view content) {
-  std::error_code error;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
-  if (error) {
-    throw FileError(path.string() + ": cannot create directory " + path.parent_path().string() +
-                    ": " + error.message());
-  }
+  create_parent_directories(path);
   // Unique per process, beside the target so that rename() stays within one file system.
   const std::string temporary = path.string() + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -110,12 +119,7 @@ v1::PartialResult load_partial(const std::filesystem::path& path) {
 }
 
 void check_writable(const std::filesystem::path& path) {
-  std::error_code error;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), error);
-  if (error) {
-    throw FileError(path.string() + ": cannot create directory " + path.parent_path().string() +
-                    ": " + error.message());
-  }
+  create_parent_directories(path);
   const std::string probe = path.string() + ".probe." + std::to_string(::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw FileError(path.string() + ": cannot write: " + std::strerror(errno));
