@@ -93,8 +93,8 @@ double JobManager::oldest_queued_seconds() {
   // is still QUEUED is the oldest; one cancelled while queued stays in queue_ until a worker
   // skips it, and does not count.
   const std::lock_guard lock(queue_mutex_);
-  for (const std::string& id : queue_) {
-    const std::optional<JobRecord> record = store_.get(id);
+  for (const Queued& queued : queue_) {
+    const std::optional<JobRecord> record = store_.get(queued.id);
     if (record && record->state == v1::QUEUED) {
       return std::chrono::duration<double>(Clock::now() - record->created_time).count();
     }
@@ -162,7 +162,7 @@ void JobManager::recover() {
       durable_->finish(terminal(record));
     } else if (unfinished) {
       record.state = v1::QUEUED;  // RUNNING resumes: queued again until the worker takes it
-      queue_.push_back(record.id);
+      queue_.push_back({record.id, record.owner});
       ++resumed;
       log_job(
           record.id, record.owner,
@@ -233,8 +233,8 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
               ": system=" + record.problem->spec().system + " trajectories=" +
               std::to_string(record.trajectories_total) + quoted_label(record.label));
   if (!stopping_) {
-    queue_.push_back(record.id);
-    queue_changed_.notify_one();
+    queue_.push_back({record.id, record.owner});
+    queue_changed_.notify_all();  // the worker that is free may not be one that can take it
   }
   return job;
 }
@@ -270,13 +270,13 @@ std::optional<v1::Job> JobManager::cancel(const std::string& id, const std::stri
 void JobManager::stop() {
   std::call_once(stopped_, [this] {
     std::vector<std::string> unfinished;
-    std::set<std::string> running;
+    std::vector<std::string> running;
     {
       const std::lock_guard lock(queue_mutex_);
       stopping_ = true;
-      unfinished.assign(queue_.begin(), queue_.end());
+      for (const Queued& queued : queue_) unfinished.push_back(queued.id);
       queue_.clear();
-      running = running_;
+      for (const auto& [id, owner] : running_) running.push_back(id);
     }
     queue_changed_.notify_all();
     stop_requested_.notify_all();
@@ -330,20 +330,47 @@ void JobManager::reap() {
   }
 }
 
+int JobManager::running_cap() const {
+  if (options_.max_running_per_client > 0) return options_.max_running_per_client;
+  return std::max(options_.max_running_jobs - 1, 1);
+}
+
+std::deque<JobManager::Queued>::iterator JobManager::next_to_run() {
+  std::map<std::string, int> running;  // per owner
+  for (const auto& [id, owner] : running_) ++running[owner];
+  auto best = queue_.end();
+  int best_running = 0;
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    const int n = running[it->owner];
+    // The oldest job of the owner with the fewest running; queue_ is oldest first.
+    if (n < running_cap() && (best == queue_.end() || n < best_running)) {
+      best = it;
+      best_running = n;
+    }
+  }
+  return best;
+}
+
 void JobManager::work() {
   for (;;) {
     std::string id;
     {
       std::unique_lock lock(queue_mutex_);
-      queue_changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      auto next = queue_.end();
+      queue_changed_.wait(lock, [&] {
+        if (stopping_) return true;
+        next = next_to_run();
+        return next != queue_.end();
+      });
       if (stopping_) return;
-      id = std::move(queue_.front());
-      queue_.pop_front();
-      running_.insert(id);
+      id = next->id;
+      running_.emplace(id, next->owner);
+      queue_.erase(next);
     }
     run(id);
     const std::lock_guard lock(queue_mutex_);
     running_.erase(id);
+    queue_changed_.notify_all();  // a job its owner's cap held back may run now
   }
 }
 

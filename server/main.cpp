@@ -56,6 +56,11 @@ int main(int argc, char** argv) {
                  "large one)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  app.add_option("--max-running-per-client", options.max_running_per_client,
+                 "jobs of one identity running at once (0: one fewer than --max-running-jobs, at "
+                 "least 1, so another identity's job always finds a free runner)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-queued-jobs", options.max_queued_jobs,
                  "jobs waiting to run; a submit beyond answers RESOURCE_EXHAUSTED")
       ->capture_default_str()

@@ -63,6 +63,9 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const ServerOptions& option
 Server::Server(const ServerOptions& options) {
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
   if (options.max_running_jobs < 1) throw std::invalid_argument("max_running_jobs must be >= 1");
+  if (options.max_running_per_client < 0) {
+    throw std::invalid_argument("max_running_per_client must be >= 0");
+  }
   if (options.max_queued_jobs < 1) throw std::invalid_argument("max_queued_jobs must be >= 1");
   if (options.keep_finished_for.count() < 1) {
     throw std::invalid_argument("keep_finished_for must be >= 1 s");
@@ -110,6 +113,7 @@ Server::Server(const ServerOptions& options) {
   jobs_ = std::make_unique<JobManager>(
       std::move(executor), *metrics_, std::move(durable),
       JobManagerOptions{.max_running_jobs = options.max_running_jobs,
+                        .max_running_per_client = options.max_running_per_client,
                         .max_queued_jobs = options.max_queued_jobs,
                         .max_jobs_per_client = options.max_jobs_per_client,
                         .keep_finished_for = options.keep_finished_for});

@@ -58,7 +58,7 @@ class ServiceTest : public ::testing::Test {
     options.listen = "127.0.0.1:0";
     options.metrics = metrics;
     options.threads = 2;
-    options.max_running_jobs = 2;
+    options.max_running_jobs = 3;  // one identity (anonymous) runs at most 2 at once
     options.max_trajectories = kMaxTrajectories;
     options.max_trajectory_steps = kMaxTrajectorySteps;
     if (adjust) adjust(options);
@@ -843,7 +843,8 @@ TEST_F(ServiceTest, ASmallJobDoesNotWaitForALargeOne) {
 }
 
 TEST_F(ServiceTest, CancelOfAQueuedJobEndsItAtOnceWithoutResult) {
-  // Two long jobs occupy both workers (max_running_jobs = 2); the third job waits.
+  // Two long jobs run (the most one identity runs at once with max_running_jobs = 3); the
+  // third job waits.
   const v1::Job running[] = {client_->submit(long_spec()), client_->submit(long_spec())};
   const v1::Job queued = client_->submit(small_spec());
   const v1::Job cancelled = client_->cancel(queued.job_id());

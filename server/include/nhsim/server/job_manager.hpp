@@ -1,9 +1,11 @@
-// Runs submitted ensembles asynchronously: a FIFO queue and a few worker threads, each handing
-// one job at a time to the executor (local: oneTBB in this process; slurm: a job array). Jobs
+// Runs submitted ensembles asynchronously: a queue and a few worker threads, each handing one
+// job at a time to the executor (local: oneTBB in this process; slurm: a job array). Jobs
 // running at once share oneTBB's worker pool (each runs in its own task arena), so a small job
-// submitted behind a large one starts at once instead of waiting for it. With a durable
-// store, every job is stored before it is acknowledged, checkpointed while it runs, recovered
-// at start and drained (not cancelled) at shutdown.
+// submitted behind a large one starts at once instead of waiting for it. The queue is shared
+// fairly across identities: one identity runs at most max_running_per_client jobs at once, and
+// the next job to run is the oldest queued job of the identity with the fewest running. With a
+// durable store, every job is stored before it is acknowledged, checkpointed while it runs,
+// recovered at start and drained (not cancelled) at shutdown.
 #pragma once
 
 #include <chrono>
@@ -11,10 +13,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -30,7 +32,10 @@
 namespace nhsim::server {
 
 struct JobManagerOptions {
-  int max_running_jobs = 4;   ///< jobs running at once (>= 1)
+  int max_running_jobs = 4;  ///< jobs running at once (>= 1)
+  /// Jobs of one owner running at once; 0: max_running_jobs - 1 (at least 1), so that one runner
+  /// is always left for another identity's job.
+  int max_running_per_client = 0;
   int max_queued_jobs = 256;  ///< jobs waiting to run; submit beyond answers QueueFull (>= 1)
   /// Unfinished (queued + running) jobs of one owner; submit beyond answers QueueFull (>= 1).
   int max_jobs_per_client = 64;
@@ -103,8 +108,17 @@ class JobManager {
   void stop();
 
  private:
+  /// A job waiting to run, and whose it is.
+  struct Queued {
+    std::string id;
+    std::string owner;
+  };
   void recover();
   void work();
+  /// The queued job to run next under the fair-share rule (queue_mutex_ held), or queue_.end()
+  /// when every queued job's owner runs its cap already.
+  std::deque<Queued>::iterator next_to_run();
+  int running_cap() const;
   /// Evicts finished jobs older than keep_finished_for, until stop().
   void reap();
   void run(const std::string& id);
@@ -121,9 +135,9 @@ class JobManager {
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;   // wakes the workers
   std::condition_variable stop_requested_;  // wakes the reaper
-  std::deque<std::string> queue_;
+  std::deque<Queued> queue_;                // in submission order
   bool stopping_ = false;
-  std::set<std::string> running_;  // ids of the jobs the workers run now; guarded by queue_mutex_
+  std::map<std::string, std::string> running_;  // id -> owner of the jobs the workers run now
   std::once_flag stopped_;
   std::uint64_t last_seq_ = 0;  // guarded by queue_mutex_ (and set by recover() before that)
   std::vector<std::thread> workers_;

@@ -39,8 +39,10 @@ struct ServerOptions {
   /// Prometheus metrics address "host:port" (GET /metrics); port 0 picks a free port; empty
   /// serves no metrics.
   std::string metrics = "127.0.0.1:9464";
-  int threads = 0;               ///< oneTBB threads per job; 0 = all cores
-  int max_running_jobs = 4;      ///< jobs running at once, sharing the threads
+  int threads = 0;           ///< oneTBB threads per job; 0 = all cores
+  int max_running_jobs = 4;  ///< jobs running at once, sharing the threads
+  /// Jobs of one identity running at once; 0: max_running_jobs - 1 (at least 1).
+  int max_running_per_client = 0;
   int max_queued_jobs = 256;     ///< jobs waiting to run
   int max_jobs_per_client = 64;  ///< unfinished (queued + running) jobs of one identity
   /// How long finished jobs (and results) are kept before they are evicted.
