@@ -10,8 +10,12 @@ No cluster is needed. Two kinds of checks, over sets of manifests that are appli
   OVERLAY_FIELDS and OVERLAY_TYPES.
 * Semantics: the cross-references the API server does not check (selectors that match the pods,
   probes and Service ports that name declared container ports, volumes and claims that exist,
-  the addresses nhsimd listens on), the security context, resources, the Indexed Job's shard
-  count and the merge Job's inputs.
+  the addresses nhsimd listens on, the $(VAR) of command lines), the security context,
+  resources, images, the Indexed Job's shard count and the merge Job's inputs.
+* Sizing of nhsimd: its admitted peak memory (from its flags, with the bound documented in
+  docs/operations.md, "Admission control") within the pod's memory limit, its threads within the
+  CPU limit, the store volume large enough for the results it keeps; and the values equal to the
+  one set of limits they come from (deploy/k8s/limits.yaml).
 
 Usage: check_k8s_manifests.py --repo DIR --set NAME FILE... [--set NAME FILE...]
 Prints what it checked; exits 1 with one FAIL line per problem.
@@ -171,6 +175,38 @@ def check_schema(value, typ, path, errors, in_quantities=False):
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+# $(NAME) in a container's command or args: Kubernetes replaces it with the env var NAME, and
+# leaves it as it is when there is no such variable ($$(NAME) escapes it).
+ENV_REFERENCE = re.compile(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+# nhsimd's memory bound (docs/operations.md, "Admission control"): a job peaks below
+# PEAK_FACTOR x the statistics memory admission estimates (at most --max-job-memory-mb), plus
+# PROCESS_MIB for the process (tested: RunMergeTest.PeakMemoryStaysUnderTheAdmissionEstimate).
+PEAK_FACTOR = 1.5
+PROCESS_MIB = 64
+# The gRPC health service names nhsimd serves. It sets them all NOT_SERVING together (Server::
+# set_serving in server/server.cpp) while it drains or its jobs cannot make progress (the store
+# is unwritable or full, the executor is broken): right for readiness, wrong for liveness and
+# startup, which restart the container.
+NHSIMD_HEALTH_NAMES = ("", "nhsim.v1.EnsembleService")
+# The pod template annotation that holds the planning figure of deploy/k8s/limits.yaml: how many
+# results of --max-result-mb nhsimd keeps at once (in memory and in its store).
+RETAINED_ANNOTATION = "nhsim/retained-results"
+# The keys of the limits ConfigMap (label app.kubernetes.io/component: limits) and where
+# nhsimd's Deployment uses each: ("flag", option) | ("resource", kind, resource) |
+# ("annotation", name) | ("store",) (the claim mounted at --data-dir).
+LIMIT_KEYS = {
+    "max-running-jobs": [("flag", "--max-running-jobs")],
+    "threads": [("flag", "--threads")],
+    "max-job-memory-mb": [("flag", "--max-job-memory-mb")],
+    "max-result-mb": [("flag", "--max-result-mb")],
+    "keep-finished-for": [("flag", "--keep-finished-for")],
+    "cpu-request": [("resource", "requests", "cpu")],
+    "cpu-limit": [("resource", "limits", "cpu")],
+    "memory": [("resource", "requests", "memory"), ("resource", "limits", "memory")],
+    "store-size": [("store",)],
+    "retained-results": [("annotation", RETAINED_ANNOTATION)],
+}
 
 
 def quantity(text):
@@ -228,6 +264,30 @@ def flag(argv, name):
     return None
 
 
+def number(text):
+    """A non-negative decimal number as a float, or None."""
+    return float(text) if text is not None and re.fullmatch(r"[0-9]+(\.[0-9]+)?", text) else None
+
+
+def duration_seconds(text):
+    """nhsimd's --keep-finished-for (a number with unit s, m, h or d; none: seconds), or None."""
+    match = re.fullmatch(r"([0-9]+)([smhd]?)", text or "")
+    if not match:
+        return None
+    return int(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}[match.group(2)]
+
+
+def mib(text):
+    """A memory or storage quantity in MiB, or None."""
+    value = quantity(text)
+    return None if value is None else value / 2**20
+
+
+def substitute(text, values):
+    """`text` with each $(NAME) that `values` has replaced by its value."""
+    return ENV_REFERENCE.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
 # A pod as a Deployment's or Job's template describes it, or a bare Pod.
 PodTemplate = collections.namedtuple("PodTemplate", "where spec labels annotations owner")
 # Where a path in a pod lies: source ("claim" | "configMap" | "other", name), the volumeMount,
@@ -244,6 +304,7 @@ class Manifests:
         self.objects = []  # (source, object)
         self.errors = []
         self.checked = []
+        self.images = []  # (where, image, imagePullPolicy) of every container
 
     def fail(self, where, message):
         self.errors.append(f"{self.name}: {where}: {message}")
@@ -292,7 +353,7 @@ class Manifests:
         if self.errors:  # the semantic checks assume well-formed objects
             return
         for pod in self.pod_templates():
-            self.check_pod(pod.where, pod.spec, pod.labels, pod.annotations)
+            self.check_pod(pod)
         for obj in self.of_kind("Deployment"):
             self.check_deployment(obj)
         for obj in self.of_kind("Service"):
@@ -337,7 +398,8 @@ class Manifests:
                 self.fail(where, error)
             self.ok(where, f"schema {type_name}: fields, types and required fields", start)
 
-    def check_pod(self, where, spec, labels, annotations):
+    def check_pod(self, pod):
+        where, spec, labels, annotations = pod.where, pod.spec, pod.labels, pod.annotations
         start = len(self.errors)
         volumes = {v.get("name"): v for v in spec.get("volumes") or []}
         mounted = {m.get("name") for c in spec.get("containers") or []
@@ -367,9 +429,13 @@ class Manifests:
                           "in this set")
         self.ok(where, "pod securityContext non-root, volumes defined and mounted, claims and "
                 "ConfigMaps exist", start)
+        self.check_run_time(pod)
         for container in spec.get("containers") or []:
-            self.check_container(f"{where} container {container.get('name')}", container,
-                                 volumes)
+            container_where = f"{where} container {container.get('name')}"
+            self.check_container(container_where, container, volumes)
+            self.check_env_references(container_where, container, pod)
+            if container_argv(container)[:1] == ["nhsimd"]:
+                self.check_nhsimd_sizing(container_where, container, pod)
         if annotations.get("prometheus.io/scrape") == "true":
             start = len(self.errors)
             ports = {p.get("containerPort") for c in spec.get("containers") or []
@@ -410,6 +476,15 @@ class Manifests:
             if request is not None and limit is not None and request > limit:
                 self.fail(where, f"resources: {resource} request above its limit")
 
+        image, policy = container.get("image", ""), container.get("imagePullPolicy")
+        self.images.append((where, image, policy))
+        tag = image.rpartition(":")[2] if ":" in image.rsplit("/", 1)[-1] else ""
+        if "@sha256:" not in image and (not tag or tag == "latest"):
+            self.fail(where, f"image {image!r} has no explicit tag (or `latest`): nodes would "
+                      "run whichever build they pulled last; name a version")
+        if policy not in ("IfNotPresent", "Always", "Never"):
+            self.fail(where, "imagePullPolicy is not set (its default depends on the tag)")
+
         ports = container.get("ports") or []
         by_number = {p.get("containerPort") for p in ports}
         by_name = {p.get("name") for p in ports if p.get("name")}
@@ -427,8 +502,10 @@ class Manifests:
             if threads is None or not threads.isdigit() or int(threads) < 1:
                 self.fail(where, "nhsim/nhsimd without --threads N >= 1 (0 means every core "
                           "of the node, beyond the CPU limit)")
-            elif cpu_limit is not None and int(threads) > max(1, int(cpu_limit + 0.999)):
+            elif (program == "nhsim" and cpu_limit is not None
+                  and int(threads) > max(1, int(cpu_limit + 0.999))):
                 self.fail(where, f"--threads {threads} is above the CPU limit {cpu_limit:g}")
+            # nhsimd: --threads is per job, checked with --max-running-jobs (check_nhsimd_sizing)
         if program == "nhsimd":
             listen_start = len(self.errors)
             for option, port_name in (("--listen", "grpc"), ("--health-listen", "health"),
@@ -467,12 +544,21 @@ class Manifests:
             self.ok(where, "nhsimd requires bearer tokens, read from a Secret", auth_start)
 
         probes_start = len(self.errors)
+        health_option = "--health-listen" if flag(argv, "--health-listen") else "--listen"
+        health_port = (flag(argv, health_option) or "").rpartition(":")[2]
         for probe_name in ("startupProbe", "readinessProbe", "livenessProbe"):
             probe = container.get(probe_name)
             if probe is None:
                 if program == "nhsimd":
                     self.fail(where, f"{probe_name} is missing")
                 continue
+            if program == "nhsimd" and probe_name == "readinessProbe" and "grpc" not in probe:
+                self.fail(where, "readinessProbe is not nhsimd's gRPC health (which says when "
+                          "its jobs cannot make progress)")
+            if program == "nhsimd" and probe_name != "readinessProbe" and "grpc" in probe:
+                self.fail(where, f"{probe_name} uses gRPC health, which nhsimd turns NOT_SERVING "
+                          "(every service name) when its store is unwritable or full: the "
+                          "kubelet would restart the pod in a loop; use tcpSocket")
             if "grpc" in probe:
                 port = probe["grpc"].get("port")
                 # Probes speak plaintext without a token: the health-only port when there is
@@ -485,7 +571,7 @@ class Manifests:
                 elif program == "nhsimd" and health.rpartition(":")[2] != str(port):
                     self.fail(where, f"{probe_name}.grpc.port {port} is not nhsimd's health "
                               f"port ({option} {health})")
-                if probe["grpc"].get("service", "") not in ("", "nhsim.v1.EnsembleService"):
+                if probe["grpc"].get("service", "") not in NHSIMD_HEALTH_NAMES:
                     self.fail(where, f"{probe_name}.grpc.service: nhsimd reports health for "
                               "\"\" and nhsim.v1.EnsembleService only")
             for action in ("httpGet", "tcpSocket"):
@@ -494,19 +580,159 @@ class Manifests:
                     if port not in by_number and port not in by_name:
                         self.fail(where, f"{probe_name}.{action}.port {port!r} is not a "
                                   "declared container port")
+                    elif program == "nhsimd" and action == "tcpSocket" and str(next(
+                            (p["containerPort"] for p in ports
+                             if port in (p.get("name"), p.get("containerPort"))), "")) not in (
+                                 health_port, (flag(argv, "--listen") or "").rpartition(":")[2]):
+                        self.fail(where, f"{probe_name}.tcpSocket.port {port!r} is not a port "
+                                  "nhsimd listens on (--health-listen or --listen)")
             if "exec" in probe:
                 self.fail(where, f"{probe_name}: exec probes need a tool the image lacks")
         if program == "nhsimd":
-            self.ok(where, "startup, readiness and liveness probes: gRPC health on a declared "
-                    "port", probes_start)
+            self.ok(where, "readiness probe: gRPC health on the health port; startup and "
+                    "liveness probes: TCP, not the health that turns NOT_SERVING on a full store",
+                    probes_start)
 
         for mount in container.get("volumeMounts") or []:
             if mount.get("name") not in volumes:
                 self.fail(where, f"volumeMount {mount.get('name')!r} names no pod volume")
         self.ok(where, "container securityContext (read-only root, no privilege escalation, "
-                "capabilities dropped), requests and limits"
-                + (", --threads within the CPU limit" if program in ("nhsim", "nhsimd") else ""),
+                f"capabilities dropped), requests and limits, image {image} ({policy})"
+                + (", --threads within the CPU limit" if program == "nhsim" else ""),
                 start)
+
+    def check_run_time(self, pod):
+        """A Job ends (activeDeadlineSeconds) and goes away (ttlSecondsAfterFinished); a bare
+        Pod ends."""
+        start = len(self.errors)
+        kind = pod.owner.get("kind")
+        owner_spec = pod.owner.get("spec") or {}
+        if kind == "Job":
+            for field in ("activeDeadlineSeconds", "ttlSecondsAfterFinished"):
+                if not isinstance(owner_spec.get(field), int) or owner_spec[field] < 1:
+                    self.fail(pod.where, f"spec.{field} is not set: " + (
+                        "a stuck run would hold its pods and CPUs forever"
+                        if field == "activeDeadlineSeconds"
+                        else "the finished Job and its pods would stay until deleted by hand"))
+            self.ok(pod.where, f"ends within {owner_spec.get('activeDeadlineSeconds')} s, deleted "
+                    f"{owner_spec.get('ttlSecondsAfterFinished')} s after it finishes", start)
+        elif kind == "Pod":
+            if pod.spec.get("restartPolicy") != "Never" or not isinstance(
+                    pod.spec.get("activeDeadlineSeconds"), int):
+                self.fail(pod.where, "a bare Pod without restartPolicy Never and "
+                          "activeDeadlineSeconds would run forever")
+            self.ok(pod.where, f"ends within {pod.spec.get('activeDeadlineSeconds')} s", start)
+
+    def env_values(self, container):
+        """{name: value} of the container's env: literal values and ConfigMap keys found in this
+        set (None when the value is not known here), and {name: (ConfigMap, key)} of the latter."""
+        values, sources = {}, {}
+        for env in container.get("env") or []:
+            name = env.get("name")
+            ref = get(env, "valueFrom", "configMapKeyRef")
+            if "value" in env:
+                values[name] = str(env["value"])
+            elif ref is not None:
+                sources[name] = (ref.get("name"), ref.get("key"))
+                maps = self.find("ConfigMap", ref.get("name"))
+                values[name] = (get(maps[0], "data", ref.get("key")) if maps else None)
+            else:
+                values[name] = None
+        return values, sources
+
+    def check_env_references(self, where, container, pod):
+        """Every $(NAME) in the command line is an env var of the container (Kubernetes would
+        leave it as it is), and every ConfigMap key an env var names exists."""
+        start = len(self.errors)
+        values, sources = self.env_values(container)
+        known = set(values)
+        if pod.owner.get("kind") == "Job" and get(pod.owner, "spec",
+                                                  "completionMode") == "Indexed":
+            known.add("JOB_COMPLETION_INDEX")  # set by the Job controller
+        words = [str(w) for w in (container.get("command") or []) + (container.get("args") or [])]
+        references = sorted({m for w in words for m in ENV_REFERENCE.findall(w)})
+        for name in references:
+            if name not in known:
+                self.fail(where, f"$({name}) in its command line is not an env var of the "
+                          "container: Kubernetes would pass it on as it is")
+        for name, (config_map, key) in sorted(sources.items()):
+            maps = self.find("ConfigMap", config_map)
+            if not maps:
+                self.fail(where, f"env {name}: ConfigMap {config_map!r} is not defined in this set")
+            elif key not in (get(maps[0], "data") or {}):
+                self.fail(where, f"env {name}: ConfigMap {config_map!r} has no key {key!r}")
+        parts = ([", ".join(f"$({name})" for name in references) + " in its command line name "
+                  "env vars of the container"] if references else []) + (
+                      [f"{', '.join(sorted(sources))} from ConfigMap keys that exist"]
+                      if sources else [])
+        if parts:
+            self.ok(where, "; ".join(parts), start)
+
+    def check_nhsimd_sizing(self, where, container, pod):
+        """nhsimd's admitted peak memory, threads and kept results fit its pod and store."""
+        start = len(self.errors)
+        argv = container_argv(container)
+        resources = container.get("resources") or {}
+        explicit = {}
+        for option in ("--max-running-jobs", "--threads", "--max-job-memory-mb",
+                       "--max-result-mb", "--keep-finished-for"):
+            value = flag(argv, option)
+            if value is None:
+                self.fail(where, f"nhsimd without an explicit {option}: its default is not sized "
+                          "to this pod (deploy/k8s/limits.yaml)")
+            explicit[option] = value
+        jobs, threads = number(explicit["--max-running-jobs"]), number(explicit["--threads"])
+        job_mib = number(explicit["--max-job-memory-mb"])
+        result_mib = number(explicit["--max-result-mb"])
+        for option, value in (("--max-running-jobs", jobs), ("--threads", threads),
+                              ("--max-job-memory-mb", job_mib), ("--max-result-mb", result_mib)):
+            if explicit[option] is not None and not value:
+                self.fail(where, f"{option} {explicit[option]!r} is not a number >= 1 (0 means "
+                          "no limit: nothing would bound the pod's memory)")
+        if explicit["--keep-finished-for"] is not None and not duration_seconds(
+                explicit["--keep-finished-for"]):
+            self.fail(where, f"--keep-finished-for {explicit['--keep-finished-for']!r} is not a "
+                      "number with unit s, m, h or d")
+        retained = pod.annotations.get(RETAINED_ANNOTATION)
+        if number(retained) is None:
+            self.fail(where, f"the pod has no annotation {RETAINED_ANNOTATION} (the results of "
+                      "--max-result-mb kept at once, a planning figure): the store cannot be "
+                      "sized")
+        if len(self.errors) != start:
+            return
+        retained = number(retained)
+        memory_limit = mib(get(resources, "limits", "memory", default=""))
+        peak = PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + retained * result_mib
+        peak_text = (f"{PROCESS_MIB} + {jobs:g} jobs x {PEAK_FACTOR:g} x {job_mib:g} MiB + "
+                     f"{retained:g} kept results x {result_mib:g} MiB = {peak:g} MiB")
+        if memory_limit is not None and peak > memory_limit:
+            self.fail(where, f"admitted peak memory {peak_text} exceeds the memory limit "
+                      f"{get(resources, 'limits', 'memory')} ({memory_limit:g} MiB): the kernel "
+                      "would kill nhsimd")
+        cpu_limit = quantity(get(resources, "limits", "cpu", default=""))
+        if cpu_limit is not None and jobs * threads > max(1, int(cpu_limit + 0.999)):
+            self.fail(where, f"--max-running-jobs {jobs:g} x --threads {threads:g} = "
+                      f"{jobs * threads:g} threads exceed the CPU limit {cpu_limit:g}")
+        store = self.mount_of(pod, (flag(argv, "--data-dir") or "/nonexistent").rstrip("/") + "/")
+        claims = self.find("PersistentVolumeClaim", store.source[1]) if store and \
+            store.source[0] == "claim" else []
+        store_mib = mib(get(claims[0], "spec", "resources", "requests", "storage",
+                            default="")) if claims else None
+        need = retained * result_mib + jobs * job_mib + max(result_mib, job_mib)
+        need_text = (f"{retained:g} kept results x {result_mib:g} MiB + {jobs:g} checkpoints x "
+                     f"{job_mib:g} MiB + {max(result_mib, job_mib):g} MiB of write-ahead log = "
+                     f"{need:g} MiB")
+        if store_mib is None:
+            self.fail(where, f"--data-dir {flag(argv, '--data-dir')} is not on a "
+                      "PersistentVolumeClaim of this set with a size")
+        elif need > store_mib:
+            self.fail(where, f"the store needs {need_text}, more than its claim "
+                      f"{store.source[1]} ({store_mib:g} MiB)")
+        self.ok(where, f"admitted peak memory {peak_text} within the limit "
+                f"{get(resources, 'limits', 'memory')}; {jobs * threads:g} threads within "
+                f"{get(resources, 'limits', 'cpu')} CPUs; store {need:g} MiB within "
+                f"{store_mib and f'{store_mib:g}'} MiB (kept "
+                f"{explicit['--keep-finished-for']})", start)
 
     def find(self, kind, name):
         return [o for o in self.of_kind(kind) if get(o, "metadata", "name") == name]
@@ -528,9 +754,10 @@ class Manifests:
                       f"{labels}")
         else:
             self.ok(where, "selector matches the pod template's labels", start)
-        if any(container_argv(c)[:1] == ["nhsimd"]
-               for c in get(spec, "template", "spec", "containers") or []):
-            self.check_nhsimd_companions(where, labels)
+        for container in get(spec, "template", "spec", "containers") or []:
+            if container_argv(container)[:1] == ["nhsimd"]:
+                self.check_nhsimd_companions(where, labels)
+                self.check_nhsimd_limits(where, obj, container)
         rwo_claims = [get(v, "persistentVolumeClaim", "claimName")
                       for v in get(spec, "template", "spec", "volumes") or []]
         rwo_claims = [c for c in rwo_claims if c and any(
@@ -568,6 +795,56 @@ class Manifests:
         self.ok(where, "has a ClusterIP Service, a headless Service, a NetworkPolicy and a "
                 "ServiceMonitor", start)
 
+    def check_nhsimd_limits(self, where, obj, container):
+        """Each value of the one set of limits (the ConfigMap labelled
+        app.kubernetes.io/component: limits, deploy/k8s/limits.yaml) is the one nhsimd's
+        Deployment uses, so that none is set anywhere else."""
+        start = len(self.errors)
+        limits = [m for m in self.of_kind("ConfigMap")
+                  if get(m, "metadata", "labels", "app.kubernetes.io/component") == "limits"]
+        if len(limits) != 1:
+            self.fail(where, f"{len(limits)} ConfigMaps labelled app.kubernetes.io/component: "
+                      "limits in this set, not one: the limits of nhsimd's pod must come from "
+                      "one set (deploy/k8s/limits.yaml)")
+            return
+        name = limits[0]["metadata"]["name"]
+        data = get(limits[0], "data") or {}
+        argv = container_argv(container)
+        template = get(obj, "spec", "template") or {}
+        store = self.mount_of(PodTemplate(where, template.get("spec") or {}, {}, {}, obj),
+                              (flag(argv, "--data-dir") or "/nonexistent").rstrip("/") + "/")
+        for key in sorted(set(LIMIT_KEYS) - set(data)):
+            self.fail(where, f"ConfigMap/{name} has no key {key!r}")
+        for key in sorted(set(data) - set(LIMIT_KEYS)):
+            self.fail(where, f"ConfigMap/{name}: key {key!r} is used nowhere (known: "
+                      f"{', '.join(sorted(LIMIT_KEYS))})")
+        for key, uses in LIMIT_KEYS.items():
+            if key not in data:
+                continue
+            for use in uses:
+                if use[0] == "flag":
+                    place, value = f"nhsimd {use[1]}", flag(argv, use[1])
+                elif use[0] == "resource":
+                    place = f"resources.{use[1]}.{use[2]}"
+                    value = get(container, "resources", use[1], use[2])
+                elif use[0] == "annotation":
+                    place = f"pod annotation {use[1]}"
+                    value = get(template, "metadata", "annotations", use[1])
+                else:
+                    claims = (self.find("PersistentVolumeClaim", store.source[1])
+                              if store and store.source[0] == "claim" else [])
+                    place = f"the size of the store's claim {store and store.source[1]}"
+                    value = get(claims[0], "spec", "resources", "requests",
+                                "storage") if claims else None
+                same = (str(value) == str(data[key]) or (
+                    use[0] in ("resource", "store") and quantity(value) is not None
+                    and quantity(value) == quantity(data[key])))
+                if not same:
+                    self.fail(where, f"{place} is {value!r}, not ConfigMap/{name}'s {key} "
+                              f"{data[key]!r}: set it from there (kustomization.yaml's vars)")
+        self.ok(where, f"nhsimd's flags, resources and store size are those of ConfigMap/{name}",
+                start)
+
     def check_service(self, obj):
         where = f"Service/{obj['metadata']['name']}"
         start = len(self.errors)
@@ -595,6 +872,13 @@ class Manifests:
             elif port.get("protocol", "TCP") != found[0].get("protocol", "TCP"):
                 self.fail(where, f"port {port.get('name')}: protocol differs from the "
                           "container port's")
+        if get(obj, "metadata", "annotations", "prometheus.io/scrape") == "true":
+            scraped = [p.where for p in deployments
+                       if p.annotations.get("prometheus.io/scrape") == "true"]
+            if scraped:
+                self.fail(where, f"prometheus.io annotations on the Service and on {scraped[0]}'s "
+                          "pods: a Prometheus that discovers both would scrape each pod twice; "
+                          "keep them on one")
         kind = "headless" if spec.get("clusterIP") == "None" else "ClusterIP"
         self.ok(where, f"{kind}; selector matches {deployments[0].where}'s pods; every targetPort "
                 "is a declared container port", start)
@@ -766,23 +1050,63 @@ class Manifests:
                     "spec from the ConfigMap, one part file per index on the claim", start)
             if not merge_jobs:
                 self.fail(where, "no merge Job (nhsim merge) in this set")
+            # The part files of this run, of a run with another name (the $(VAR)s of --out that
+            # come from ConfigMap keys, changed) and of a run with N + 1 shards.
+            shard_values, shard_sources = self.env_values(template.spec["containers"][0])
+            other_values = {name: f"{shard_values.get(name)}-other" for name in shard_sources}
+            by_source = {source: other_values[name] for name, source in shard_sources.items()}
+            part = out_mount.inner if out_mount else ""
+            index = "$(JOB_COMPLETION_INDEX)"
+            this_run = [substitute(part.replace(index, str(i)), shard_values)
+                        for i in (0, completions - 1)]
+            other_run = substitute(part.replace(index, "0"), {**shard_values, **other_values})
+            directory, _, name = part.rpartition("/")
+            pieces = name.split(index)
+            with_n = [k for k, piece in enumerate(pieces)
+                      if re.search(rf"(?<![0-9]){completions}(?![0-9])", piece)]
+            other_n = None
+            if with_n:
+                pieces[with_n[0]] = re.sub(rf"(?<![0-9]){completions}(?![0-9])",
+                                           str(completions + 1), pieces[with_n[0]], count=1)
+                other_n = substitute((directory + "/" if directory else "") + "0".join(pieces),
+                                     shard_values)
+            else:
+                self.fail(where, f"--out {out}: the part file's name does not contain the number "
+                          f"of shards ({completions}): a merge after a rerun with fewer shards "
+                          "would also read the earlier run's parts")
+            if other_run == this_run[0]:
+                self.fail(where, f"--out {out} is not in a per-run directory (a $(VAR) from a "
+                          "ConfigMap key naming the run): runs on the same volume would mix")
             for merge, merge_argv in merge_jobs:
                 start = len(self.errors)
                 inputs = positional(merge_argv[2:])
-                part = out_mount.inner if out_mount else ""
+                merge_values, merge_sources = self.env_values(merge.spec["containers"][0])
+                merge_other = {name: by_source.get(source, f"{merge_values.get(name)}-unrelated")
+                               for name, source in merge_sources.items()}
                 ok = bool(inputs)
                 for pattern in inputs:
                     input_mount = self.mount_of(merge, pattern)
+                    glob = substitute(input_mount.inner, merge_values) if input_mount else ""
                     if (input_mount is None or out_mount is None
                             or input_mount.source != out_mount.source
-                            or not fnmatch.fnmatch(part.replace("$(JOB_COMPLETION_INDEX)", "0"),
-                                                   input_mount.inner)
-                            or not fnmatch.fnmatch(part.replace("$(JOB_COMPLETION_INDEX)",
-                                                                str(completions - 1)),
-                                                   input_mount.inner)):
+                            or not all(fnmatch.fnmatch(p, glob) for p in this_run)):
                         ok = False
                         self.fail(merge.where, f"input {pattern} does not match the part files "
                                   f"{where} writes ({out} on {out_mount and out_mount.source})")
+                        continue
+                    if other_run != this_run[0] and (
+                            fnmatch.fnmatch(other_run, glob) or not fnmatch.fnmatch(
+                                other_run, substitute(input_mount.inner,
+                                                      {**merge_values, **merge_other}))):
+                        ok = False
+                        self.fail(merge.where, f"input {pattern} is not keyed by the run as "
+                                  f"{where}'s --out {out} is (the same ConfigMap key): it would "
+                                  "read another run's parts, or miss this run's")
+                    if other_n is not None and fnmatch.fnmatch(other_n, glob):
+                        ok = False
+                        self.fail(merge.where, f"input {pattern} also matches {other_n}, a part "
+                                  f"of a run with {completions + 1} shards: it must name the "
+                                  f"number of shards ({completions})")
                 for option in ("--json", "--csv", "--out"):
                     target = flag(merge_argv, option)
                     if target is not None:
@@ -794,13 +1118,15 @@ class Manifests:
                 if flag(merge_argv, "--json") is None and flag(merge_argv, "--csv") is None:
                     self.fail(merge.where, "nhsim merge writes neither --json nor --csv")
                 if ok:
-                    self.ok(merge.where, f"reads every part file of {where} from the same claim, "
+                    self.ok(merge.where, f"reads every part file of {where}'s run from the same "
+                            "claim (not those of another run, or of another number of shards), "
                             "writes its result there", start)
 
 
 def check_trees(trees, files):
-    """Every YAML file under each tree is a kustomization, one of its resources, or a file given
-    to the checker; and every resource of a kustomization exists. Returns the failures."""
+    """Every YAML file under each tree is a kustomization, one of its resources or transformer
+    configurations, or a file given to the checker; and every resource and configuration of a
+    kustomization exists. Returns the failures."""
     failures, covered = [], set(files)
     for tree in trees:
         for root, _, names in os.walk(tree):
@@ -809,11 +1135,12 @@ def check_trees(trees, files):
                 covered.add(os.path.realpath(path))
                 with open(path, encoding="utf-8") as f:
                     kustomization = yaml.safe_load(f) or {}
-                for resource in kustomization.get("resources") or []:
-                    target = os.path.realpath(os.path.join(root, resource))
-                    if not os.path.isfile(target):
-                        failures.append(f"{path}: resource {resource} is not a file")
-                    covered.add(target)
+                for field in ("resources", "configurations"):
+                    for resource in kustomization.get(field) or []:
+                        target = os.path.realpath(os.path.join(root, resource))
+                        if not os.path.isfile(target):
+                            failures.append(f"{path}: {field[:-1]} {resource} is not a file")
+                        covered.add(target)
         for root, _, names in os.walk(tree):
             for name in sorted(names):
                 path = os.path.join(root, name)
@@ -821,6 +1148,19 @@ def check_trees(trees, files):
                     failures.append(f"{path}: checked by nothing (neither a kustomization's "
                                     "resource nor a file given to the checker)")
     return failures
+
+
+def check_images(sets):
+    """Every container of every set runs the same image with the same imagePullPolicy, so that
+    the service and the batch run one build. Returns (failures, passed)."""
+    images = [entry for manifests in sets for entry in manifests.images]
+    found = sorted({(image, policy) for _, image, policy in images})
+    if len(found) > 1:
+        return [f"the manifests name {len(found)} images or pull policies, not one: "
+                + "; ".join(f"{where}: {image} ({policy})" for where, image, policy in images)], []
+    if found:
+        return [], [f"every container ({len(images)}) runs {found[0][0]} ({found[0][1]})"]
+    return [], []
 
 
 def main(argv):
@@ -870,6 +1210,12 @@ def main(argv):
         for line in manifests.errors:
             print(f"  FAIL  {line}")
         errors += len(manifests.errors)
+    failures, passed = check_images(sets)
+    for line in passed:
+        print(f"  ok    {line}")
+    for line in failures:
+        print(f"  FAIL  {line}")
+    errors += len(failures)
     return 1 if errors else 0
 
 
