@@ -1,6 +1,8 @@
 #include "nhsim/client/client.hpp"
 
 #include <limits>
+#include <random>
+#include <thread>
 
 namespace nhsim::client {
 
@@ -135,12 +137,27 @@ v1::ListIntegratorsResponse Client::list_integrators() const {
   return response;
 }
 
-v1::Job Client::submit(const v1::SubmitEnsembleRequest& spec) const {
-  grpc::ClientContext context;
-  prepare(context);
-  v1::Job job;
-  check(stub_->SubmitEnsemble(&context, spec, &job));
-  return job;
+v1::Job Client::submit(const v1::SubmitEnsembleRequest& spec, std::string idempotency_key) const {
+  if (idempotency_key.empty()) {
+    std::random_device device;  // 128 bits: unique among this identity's jobs
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (int k = 0; k < 32; ++k) idempotency_key += kHex[device() % 16];
+  }
+  // A submit whose answer was lost (the server restarted, the connection broke) is sent again
+  // with the same key: the server answers the job the first one created, if it did.
+  for (int attempt = 0;; ++attempt) {
+    grpc::ClientContext context;
+    prepare(context);
+    context.AddMetadata("idempotency-key", idempotency_key);
+    v1::Job job;
+    const grpc::Status status = stub_->SubmitEnsemble(&context, spec, &job);
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE && attempt < 3) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250 << attempt));
+      continue;
+    }
+    check(status);
+    return job;
+  }
 }
 
 v1::Job Client::get_job(const std::string& job_id) const {

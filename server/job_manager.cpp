@@ -45,7 +45,7 @@ StoredJob terminal(const JobRecord& record) {
   job.error = record.error;
   job.trajectories_done = record.trajectories_done;
   job.cancel_requested = record.cancel->load();
-  if (record.result) job.result = record.result->SerializeAsString();
+  if (record.result) job.result = *record.result;
   return job;
 }
 
@@ -58,6 +58,7 @@ JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
       metrics_(metrics),
       durable_(std::move(durable)) {
   if (durable_) recover();
+  evict_beyond_limits();  // limits lowered since the last start take effect now
   for (int k = 0; k < std::max(options_.max_running_jobs, 1); ++k) {
     workers_.emplace_back([this] { work(); });
   }
@@ -83,6 +84,12 @@ void JobManager::persist(const char* what, const std::string& id,
 std::string JobManager::problem() {
   {
     const std::lock_guard lock(store_problem_mutex_);
+    // After a failed write (a full disk), a small write tells when the store takes writes
+    // again, so that health recovers by itself rather than at the next job's write.
+    if (!store_problem_.empty() && durable_ && durable_->probe()) {
+      log_line("job store: writable again (" + store_problem_ + ")");
+      store_problem_.clear();
+    }
     if (!store_problem_.empty()) return store_problem_;
   }
   return executor_->problem();
@@ -103,9 +110,15 @@ double JobManager::oldest_queued_seconds() {
 }
 
 void JobManager::recover() {
+  for (QuarantinedJob& job : durable_->load_quarantine()) {
+    quarantine_.emplace(job.id, std::move(job));
+  }
   int resumed = 0;
   int stored = 0;
-  for (StoredJob& job : durable_->load()) {
+  // Written after load() returns: its callback must not call back into the store.
+  std::vector<QuarantinedJob> damaged_jobs;
+  std::vector<StoredJob> failed_jobs;
+  durable_->load([&](StoredJob&& job) {
     ++stored;
     JobRecord record;
     record.id = job.id;
@@ -118,16 +131,35 @@ void JobManager::recover() {
     record.trajectories_done = job.trajectories_done;
     record.trajectories_total = job.trajectories_total;
     record.error = job.error;
+    record.has_result = job.result_bytes > 0;
+    record.result_size = job.result_bytes;
     record.cancel->store(job.cancel_requested);
     record.halt->store(job.cancel_requested);
     auto request = std::make_shared<v1::SubmitEnsembleRequest>();
-    const bool request_intact = request->ParseFromString(job.request);
+    if (job.damage.empty() && !request->ParseFromString(job.request)) {
+      job.damage = "its stored request is damaged";
+    }
+    if (!job.damage.empty()) {  // answered with DATA_LOSS from now on, never silently missing
+      QuarantinedJob damaged{job.id, job.owner, job.damage, to_ms(Clock::now())};
+      log_job(job.id, job.owner, "job " + job.id + " quarantined: " + job.damage, LogLevel::kError);
+      quarantine_.emplace(job.id, damaged);
+      damaged_jobs.push_back(std::move(damaged));
+      return;
+    }
     record.label = request->label();
+    record.system = system_name(*request);
+    record.spec_hash = wire::spec_sha256(*request);
+    record.request_key = job.request_key;
+    if (!record.request_key.empty()) request_keys_[{record.owner, record.request_key}] = record.id;
+    const bool unfinished = !is_terminal(record.state);
+    if (!unfinished) {  // a finished job keeps neither its request nor its result in memory
+      metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
+      store_.insert(std::move(record));
+      return;
+    }
     record.request = request;
     std::string cannot_resume;
     try {
-      // A request that does not parse is named as such, not judged as an (empty) spec.
-      if (!request_intact) throw std::invalid_argument("its stored request is damaged");
       record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
     } catch (const std::exception& e) {
       cannot_resume = e.what();
@@ -138,7 +170,7 @@ void JobManager::recover() {
       try {
         v1::PartialResult checkpoint;
         if (!checkpoint.ParseFromString(job.checkpoint) ||
-            checkpoint.spec_sha256() != wire::spec_sha256(*request)) {
+            checkpoint.spec_sha256() != record.spec_hash) {
           throw std::invalid_argument("it does not parse or belongs to another spec");
         }
         record.resume_from = std::make_shared<const PartialResult>(wire::from_proto(checkpoint));
@@ -149,18 +181,14 @@ void JobManager::recover() {
                 LogLevel::kWarning);
       }
     }
-    if (!job.result.empty()) {
-      auto result = std::make_shared<v1::EnsembleResult>();
-      result->ParseFromString(job.result);
-      record.result = result;
-    }
-    const bool unfinished = !is_terminal(record.state);
-    if (unfinished && !cannot_resume.empty()) {
+    if (!cannot_resume.empty()) {
       record.state = v1::FAILED;
       record.error = "cannot be resumed after a restart: " + cannot_resume;
       record.finished_time = Clock::now();
-      durable_->finish(terminal(record));
-    } else if (unfinished) {
+      record.request.reset();
+      record.problem.reset();
+      failed_jobs.push_back(terminal(record));
+    } else {
       record.state = v1::QUEUED;  // RUNNING resumes: queued again until the worker takes it
       queue_.push_back({record.id, record.owner});
       ++resumed;
@@ -173,16 +201,55 @@ void JobManager::recover() {
     }
     metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
     store_.insert(std::move(record));
+  });
+  for (const QuarantinedJob& job : damaged_jobs) {
+    persist("its quarantine", job.id, [&] { durable_->quarantine(job); });
+  }
+  for (const StoredJob& job : failed_jobs) {
+    persist("its failure", job.id, [&] { durable_->finish(job); });
   }
   log_line("job store " + durable_->path().string() + ": " + std::to_string(stored) + " jobs, " +
-           std::to_string(resumed) + " to resume");
+           std::to_string(resumed) + " to resume" +
+           (quarantine_.empty() ? "" : ", " + std::to_string(quarantine_.size()) + " quarantined"));
+}
+
+std::optional<QuarantinedJob> JobManager::quarantined(const std::string& id) const {
+  const std::lock_guard lock(quarantine_mutex_);
+  const auto it = quarantine_.find(id);
+  if (it == quarantine_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::shared_ptr<const std::string> JobManager::read_result(const JobRecord& record) const {
+  if (record.result) return record.result;
+  if (!durable_) throw std::runtime_error("job " + record.id + " has no result");
+  return std::make_shared<const std::string>(durable_->read_result(record.id));
+}
+
+void JobManager::read_result_pieces(
+    const JobRecord& record, std::size_t piece,
+    const std::function<bool(std::string_view, std::int64_t)>& each) const {
+  if (!record.result && durable_) {
+    durable_->read_result_pieces(record.id, piece, each);
+    return;
+  }
+  const std::string_view bytes = record.result ? std::string_view(*record.result) : "";
+  const auto total = static_cast<std::int64_t>(bytes.size());
+  std::size_t offset = 0;
+  do {  // at least one piece, also for an empty serialization
+    if (!each(bytes.substr(offset, piece), total)) return;
+    offset += piece;
+  } while (offset < bytes.size());
 }
 
 v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
-                           const std::string& owner) {
+                           const std::string& owner, const std::string& request_key) {
   JobRecord record;
   record.owner = owner;
+  record.spec_hash = wire::spec_sha256(request);
+  record.request_key = request_key;
   record.label = request.label();
+  record.system = system_name(request);
   record.request = std::make_shared<const v1::SubmitEnsembleRequest>(std::move(request));
   const EnsembleSpec& spec = problem.spec();
   record.trajectories_total =
@@ -190,6 +257,22 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
   record.problem = std::make_shared<const Problem>(std::move(problem));
   record.created_time = Clock::now();
   const std::lock_guard lock(queue_mutex_);
+  if (!request_key.empty()) {
+    const auto known = request_keys_.find({owner, request_key});
+    if (known != request_keys_.end()) {
+      if (const std::optional<JobRecord> earlier = store_.get(known->second)) {
+        if (earlier->spec_hash != record.spec_hash) {
+          throw KeyReused("idempotency-key " + request_key + ": already used for job " +
+                          earlier->id + ", whose spec differs");
+        }
+        log_job(earlier->id, owner,
+                "job " + earlier->id +
+                    " submitted again with its idempotency key: not queued "
+                    "again");
+        return to_job(*earlier);
+      }
+    }
+  }
   if (static_cast<int>(queue_.size()) >= options_.max_queued_jobs) {
     throw QueueFull("queue: " + std::to_string(queue_.size()) +
                     " jobs wait to run, this server's limit --max-queued-jobs=" +
@@ -220,10 +303,23 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
     stored.request = record.request->SerializeAsString();
     stored.created_ms = to_ms(record.created_time);
     stored.trajectories_total = record.trajectories_total;
-    durable_->insert(stored);  // before the job is acknowledged; throws if it cannot be
+    stored.request_key = record.request_key;
+    try {
+      durable_->insert(stored);  // before the job is acknowledged
+    } catch (const std::exception& e) {
+      const std::string failure = std::string("job store: cannot store a job: ") + e.what();
+      log_job(record.id, owner, failure, LogLevel::kError);
+      {
+        const std::lock_guard problem_lock(store_problem_mutex_);
+        store_problem_ = failure;
+      }
+      throw StoreUnavailable(  // without the server's paths and SQLite's words
+          "the server cannot store jobs now (its disk may be full); submit again later");
+    }
   }
   const v1::Job job = to_job(record);
   store_.insert(record);
+  if (!request_key.empty()) request_keys_[{owner, request_key}] = record.id;
   metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
   log_job(record.id, record.owner,
           "job " + record.id + " " +
@@ -252,6 +348,8 @@ std::optional<v1::Job> JobManager::cancel(const std::string& id, const std::stri
     if (record.state == v1::QUEUED) {
       record.state = v1::CANCELLED;
       record.finished_time = Clock::now();
+      record.request.reset();  // a finished job keeps neither
+      record.problem.reset();
       cancelled_queued = record;
     }
   });
@@ -298,12 +396,65 @@ void JobManager::stop() {
 
 Removal JobManager::remove(const std::string& id) {
   const auto record = store_.get(id);
-  if (!record) return Removal::kNotFound;
+  if (!record) {
+    const std::lock_guard lock(quarantine_mutex_);
+    if (!quarantine_.contains(id)) return Removal::kNotFound;
+    persist("its removal", id, [&] { durable_->erase_quarantined(id); });
+    quarantine_.erase(id);
+    return Removal::kRemoved;
+  }
   if (!is_terminal(record->state)) return Removal::kNotFinished;
   persist("its removal", id, [&] { durable_->erase(id); });
   if (!store_.erase(id)) return Removal::kNotFound;  // removed meanwhile
+  if (!record->request_key.empty()) {
+    const std::lock_guard lock(queue_mutex_);
+    request_keys_.erase({record->owner, record->request_key});
+  }
   metrics_.job_transition(record->state, v1::JOB_STATE_UNSPECIFIED);
   return Removal::kRemoved;
+}
+
+int JobManager::evict_beyond_limits() {
+  std::vector<JobRecord> finished = store_.list();
+  std::erase_if(finished, [](const JobRecord& r) { return !is_terminal(r.state); });
+  std::stable_sort(finished.begin(), finished.end(), [](const JobRecord& a, const JobRecord& b) {
+    return a.finished_time > b.finished_time;  // newest first: they are kept first
+  });
+  const auto over = [](std::int64_t value, std::int64_t limit) {
+    return limit > 0 && value > limit;
+  };
+  const auto bytes = [](double mb) { return static_cast<std::int64_t>(mb * 1024 * 1024); };
+  struct Kept {
+    std::int64_t jobs = 0, bytes = 0;
+  };
+  std::map<std::string, Kept> kept;
+  Kept all;
+  std::vector<std::string> evicted;
+  for (const JobRecord& record : finished) {
+    Kept& mine = kept[record.owner];
+    const bool newest_of_owner = mine.jobs == 0;
+    if (!newest_of_owner &&
+        (over(mine.jobs + 1, options_.keep_finished_jobs_per_client) ||
+         over(mine.bytes + record.result_size, bytes(options_.keep_finished_mb_per_client)) ||
+         over(all.jobs + 1, options_.keep_finished_jobs) ||
+         over(all.bytes + record.result_size, bytes(options_.keep_finished_mb)))) {
+      evicted.push_back(record.id);
+      continue;
+    }
+    for (Kept* k : {&mine, &all}) {
+      ++k->jobs;
+      k->bytes += record.result_size;
+    }
+  }
+  int removed = 0;
+  for (const std::string& id : evicted) removed += remove(id) == Removal::kRemoved;
+  if (removed > 0) {
+    ::malloc_trim(0);
+    log_line("evicted " + std::to_string(removed) +
+             " finished jobs beyond the retention limits (jobs and result bytes kept, per "
+             "identity and in all)");
+  }
+  return removed;
 }
 
 void JobManager::reap() {
@@ -393,13 +544,12 @@ void JobManager::run(const std::string& id) {
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
   log_job(id, record.owner, "job " + id + " running (" + executor_->name() + " executor)");
 
-  const std::string hash = wire::spec_sha256(*record.request);
   const std::int64_t choices = static_cast<std::int64_t>(record.problem->spec().integrators.size());
   JobRun job{.id = id,
              .owner = record.owner,
              .request = *record.request,
              .problem = *record.problem,
-             .spec_hash = hash,
+             .spec_hash = record.spec_hash,
              .cancel = *record.cancel,
              .halt = *record.halt,
              .resume_from = record.resume_from.get(),
@@ -421,7 +571,7 @@ void JobManager::run(const std::string& id) {
     };
   }
 
-  std::shared_ptr<v1::EnsembleResult> result;
+  std::shared_ptr<const std::string> result;  // serialized
   v1::JobState state = v1::FAILED;
   std::string error;
   std::int64_t done = 0;
@@ -436,9 +586,10 @@ void JobManager::run(const std::string& id) {
       failed += integrator.trajectories_failed;
       steps += integrator.steps_completed;
     }
-    result = std::make_shared<v1::EnsembleResult>(wire::to_proto(core));
-    result->set_job_id(id);
-    result->set_label(record.label);
+    v1::EnsembleResult message = wire::to_proto(core);
+    message.set_job_id(id);
+    message.set_label(record.label);
+    result = std::make_shared<const std::string>(message.SerializeAsString());
     state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;
   } catch (const Interrupted&) {
     log_job(id, record.owner,
@@ -465,15 +616,24 @@ void JobManager::run(const std::string& id) {
   ended.finished_time = finished;
   ended.result = result;
   if (result) ended.trajectories_done = done;
-  // Stored first: once a client can see the terminal state, it survives a crash.
-  persist("its result", id, [&] { durable_->finish(terminal(ended)); });
+  // Stored first: once a client can see the terminal state, it survives a crash. A result that
+  // is stored is read from the store when asked for; one that could not be is kept in memory.
+  bool stored = false;
+  persist("its result", id, [&] {
+    durable_->finish(terminal(ended));
+    stored = true;
+  });
   // Metrics next: once a client can see the terminal state, the metrics already count it.
   metrics_.job_transition(v1::RUNNING, state);
   store_.update(id, [&](JobRecord& r) {
     r.state = state;
     r.error = error;
     r.finished_time = finished;
-    r.result = result;
+    r.has_result = result != nullptr;
+    r.result_size = result ? static_cast<std::int64_t>(result->size()) : 0;
+    if (!stored) r.result = result;
+    r.request.reset();
+    r.problem.reset();
     r.resume_from.reset();
     if (result) r.trajectories_done = done;
   });
@@ -487,6 +647,7 @@ void JobManager::run(const std::string& id) {
   if (all_failed) line += ": every trajectory run failed";
   if (!error.empty()) line += ": " + error;
   log_job(id, record.owner, line, state == v1::FAILED ? LogLevel::kError : LogLevel::kInfo);
+  evict_beyond_limits();
 }
 
 }  // namespace nhsim::server

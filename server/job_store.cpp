@@ -22,6 +22,11 @@ bool is_terminal(v1::JobState state) {
 
 std::string state_name(v1::JobState state) { return v1::JobState_Name(state); }
 
+std::string system_name(const v1::SubmitEnsembleRequest& request) {
+  if (!request.has_custom_system()) return request.system();
+  return request.custom_system().name().empty() ? "custom_system" : request.custom_system().name();
+}
+
 v1::Job to_job(const JobRecord& record) {
   v1::Job job;
   job.set_job_id(record.id);
@@ -31,12 +36,7 @@ v1::Job to_job(const JobRecord& record) {
   job.set_error(record.error);
   job.set_label(record.label);
   job.set_owner(record.owner);
-  if (record.request) {
-    const auto& request = *record.request;
-    job.set_system(!request.has_custom_system()             ? request.system()
-                   : request.custom_system().name().empty() ? "custom_system"
-                                                            : request.custom_system().name());
-  }
+  job.set_system(record.system);
   job.set_cancel_requested(record.cancel && record.cancel->load());
   const std::chrono::system_clock::time_point unset{};
   if (record.created_time != unset) set_time(record.created_time, job.mutable_created_time());

@@ -2,7 +2,10 @@
 // checkpoint after the chunk that completes checkpoint_seconds of work since the last one.
 // Associative partial results make the chunking invisible: any chunking, and any resume point,
 // gives the bits of one run_ensemble().
+#include <sys/resource.h>
 #include <tbb/global_control.h>
+#include <tbb/task_scheduler_observer.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +19,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Lowers the calling thread's scheduling priority to the job threads' (Linux: nice applies per
+/// thread). Health checks, metrics scrapes and RPCs run on gRPC's threads at the process's
+/// priority, so they answer promptly while every core computes (issue 49 item 7).
+void run_at_job_priority() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kJobThreadNice);
+}
+
+/// Every oneTBB worker thread runs at the job threads' priority once it joins the pool.
+class JobThreadPriority final : public tbb::task_scheduler_observer {
+ public:
+  JobThreadPriority() { observe(true); }
+  ~JobThreadPriority() override { observe(false); }
+  void on_scheduler_entry(bool worker) override {
+    if (worker) run_at_job_priority();
+  }
+};
+
 class LocalExecutor final : public Executor {
  public:
   LocalExecutor(int threads, double checkpoint_seconds, int concurrent_jobs)
@@ -27,6 +47,7 @@ class LocalExecutor final : public Executor {
   std::string name() const override { return "local"; }
 
   EnsembleResult run(const JobRun& job) override {
+    run_at_job_priority();  // the job manager's thread computes in the job's arena too
     if (job.problem.spec().until.active()) return run_until(job);
     const std::int64_t n = trajectory_count(job.problem.spec());
     const std::int64_t choices = static_cast<std::int64_t>(job.problem.spec().integrators.size());
@@ -172,6 +193,7 @@ class LocalExecutor final : public Executor {
   int threads_;
   double checkpoint_seconds_;
   tbb::global_control workers_;
+  JobThreadPriority priority_;
 };
 
 }  // namespace

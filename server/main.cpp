@@ -77,6 +77,24 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsNumberWithUnit(
           std::map<std::string, std::int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
       ->check(CLI::PositiveNumber);
+  app.add_option("--keep-finished-jobs-per-client", options.keep_finished_jobs_per_client,
+                 "finished jobs kept per identity; beyond, its oldest are evicted (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--keep-finished-jobs", options.keep_finished_jobs,
+                 "finished jobs kept in all; beyond, the oldest are evicted (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--keep-finished-mb-per-client", options.keep_finished_mb_per_client,
+                 "MiB of results kept per identity; beyond, its oldest finished jobs are "
+                 "evicted, though its newest is always kept (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--keep-finished-mb", options.keep_finished_mb,
+                 "MiB of results kept in all; beyond, the oldest finished jobs are evicted "
+                 "(0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-trajectories", options.max_trajectories,
                  "most initial conditions in one job (0: no limit)")
       ->capture_default_str()
@@ -106,9 +124,13 @@ int main(int argc, char** argv) {
       app.add_option("--data-dir", data_dir,
                      "durable job store (SQLite): jobs survive restarts and crashes")
           ->capture_default_str();
-  app.add_flag("--in-memory", in_memory,
-               "keep jobs in memory only: they are lost when nhsimd stops")
-      ->excludes(data_dir_option);
+  auto* in_memory_option = app.add_flag("--in-memory", in_memory,
+                                        "keep jobs in memory only: they are lost when nhsimd stops")
+                               ->excludes(data_dir_option);
+  app.add_flag("--accept-new-store", options.accept_new_store,
+               "start on an empty or different database in a --data-dir that held another store "
+               "(its store-id): that store's jobs are given up")
+      ->excludes(in_memory_option);
   app.add_option("--checkpoint-seconds", options.checkpoint_seconds,
                  "work between two checkpoints of a running job (local executor)")
       ->capture_default_str()

@@ -80,6 +80,10 @@ Server::Server(const ServerOptions& options) {
   if (options.max_message_mb < 1 || options.max_message_mb > 2047) {
     throw std::invalid_argument("max_message_mb must be in 1..2047");
   }
+  if (options.keep_finished_jobs_per_client < 0 || options.keep_finished_jobs < 0 ||
+      !(options.keep_finished_mb_per_client >= 0) || !(options.keep_finished_mb >= 0)) {
+    throw std::invalid_argument("the keep_finished limits must be >= 0");
+  }
   if (options.max_jobs_per_client < 1) {
     throw std::invalid_argument("max_jobs_per_client must be >= 1");
   }
@@ -109,14 +113,21 @@ Server::Server(const ServerOptions& options) {
                                 "\" is not one of local, slurm");
   }
   std::unique_ptr<DurableStore> durable;
-  if (!options.data_dir.empty()) durable = std::make_unique<DurableStore>(options.data_dir);
+  if (!options.data_dir.empty()) {
+    durable = std::make_unique<DurableStore>(
+        options.data_dir, DurableStoreOptions{.accept_new_store = options.accept_new_store});
+  }
   jobs_ = std::make_unique<JobManager>(
       std::move(executor), *metrics_, std::move(durable),
       JobManagerOptions{.max_running_jobs = options.max_running_jobs,
                         .max_running_per_client = options.max_running_per_client,
                         .max_queued_jobs = options.max_queued_jobs,
                         .max_jobs_per_client = options.max_jobs_per_client,
-                        .keep_finished_for = options.keep_finished_for});
+                        .keep_finished_for = options.keep_finished_for,
+                        .keep_finished_jobs_per_client = options.keep_finished_jobs_per_client,
+                        .keep_finished_jobs = options.keep_finished_jobs,
+                        .keep_finished_mb_per_client = options.keep_finished_mb_per_client,
+                        .keep_finished_mb = options.keep_finished_mb});
   systems_ = std::make_unique<SystemRegistry>(jobs_->durable());
   service_ = std::make_unique<EnsembleServiceImpl>(
       *jobs_, *systems_, tokens_,
@@ -188,10 +199,12 @@ std::string Server::reload_tokens() {
 }
 
 void Server::set_serving(bool serving) {
+  // kServiceName follows whether jobs can make progress (readiness); "" says only that the
+  // process serves (liveness): a full disk must not make a kubelet restart it in a loop.
   for (grpc::Server* server : {server_.get(), health_server_.get()}) {
     if (server == nullptr) continue;
     auto* health = server->GetHealthCheckService();
-    health->SetServingStatus(serving);  // "" and every name set before
+    health->SetServingStatus("", !draining_);
     health->SetServingStatus(kServiceName, serving);
   }
   metrics_->set_serving(serving);

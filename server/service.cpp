@@ -3,6 +3,7 @@
 #include <absl/status/status.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +24,7 @@ namespace nhsim::server {
 namespace {
 
 using std::chrono::milliseconds;
+using std::chrono::seconds;
 using Steady = std::chrono::steady_clock;
 
 /// Shortest decimal that reads back as `value` (e.g. 1e+11, 1000).
@@ -39,6 +41,21 @@ std::string number(double value) {
 /// digits).
 std::string shown_id(const std::string& id) {
   return id.size() <= 64 ? id : id.substr(0, 64) + "...";
+}
+
+/// "<field>: N bytes, more than this server takes (M)".
+std::string too_long(const char* field, const std::string& value, std::size_t limit) {
+  return std::string(field) + ": " + std::to_string(value.size()) +
+         " bytes, more than this server takes (" + std::to_string(limit) + ")";
+}
+
+/// Why `key` cannot be an idempotency key; empty when it can.
+std::string bad_idempotency_key(const std::string& key) {
+  const bool fits =
+      !key.empty() && key.size() <= 128 && std::all_of(key.begin(), key.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == ':';
+      });
+  return fits ? "" : std::string(kIdempotencyKey) + ": 1 to 128 of A-Z a-z 0-9 - _ . :";
 }
 
 grpc::Status not_found(const std::string& id) {
@@ -72,7 +89,10 @@ EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& syste
       systems_(systems),
       tokens_(std::move(tokens)),
       limits_(limits),
-      certificate_identities_(certificate_identities) {}
+      certificate_identities_(certificate_identities),
+      unary_reads_(4 * static_cast<std::int64_t>(limits.max_message_bytes > 0
+                                                      ? limits.max_message_bytes
+                                                      : std::size_t{64} << 20)) {}
 
 void EnsembleServiceImpl::set_tokens(std::shared_ptr<const wire::TokenTable> tokens) {
   const std::lock_guard lock(tokens_mutex_);
@@ -125,6 +145,20 @@ grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context,
   }
 }
 
+template <typename Read>
+grpc::Status EnsembleServiceImpl::read_stored(const std::string& id, Read&& read) const {
+  try {
+    return read();
+  } catch (const DamagedRecord& e) {
+    log_job(id, "", std::string("job ") + id + ": " + e.what(), LogLevel::kError);
+    return {grpc::StatusCode::DATA_LOSS, e.what()};
+  } catch (const std::exception& e) {  // the detail (a path, SQLite's message) stays in the log
+    log_job(id, "", std::string("job ") + id + ": its result cannot be read: " + e.what(),
+            LogLevel::kError);
+    return {grpc::StatusCode::UNAVAILABLE, "job " + id + ": its result cannot be read now"};
+  }
+}
+
 std::optional<JobRecord> EnsembleServiceImpl::visible_job(const std::string& id,
                                                           const wire::Caller& who) const {
   auto record = jobs_.store().get(id);
@@ -154,6 +188,17 @@ grpc::Status EnsembleServiceImpl::RegisterSystem(grpc::ServerContext* context,
     }
     if (!request->custom_system().name().empty()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, kNameFieldIsTheServers);
+    }
+    if (request->description().size() > kMaxDescriptionBytes) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          too_long("description", request->description(), kMaxDescriptionBytes));
+    }
+    if (const std::size_t bytes = request->custom_system().ByteSizeLong();
+        bytes > kMaxDefinitionBytes) {
+      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                          "custom_system: " + std::to_string(bytes) +
+                              " bytes, more than a registered system may have (" +
+                              std::to_string(kMaxDefinitionBytes) + ")");
     }
     RegisteredSystem system{name, request->custom_system(), request->description(),
                             std::chrono::duration_cast<milliseconds>(
@@ -255,6 +300,18 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
         resolved->mutable_custom_system()->set_name(system->name);  // the job's system
       }
     }
+    std::string key;
+    if (const auto found = context->client_metadata().find(kIdempotencyKey);
+        found != context->client_metadata().end()) {
+      key.assign(found->second.data(), found->second.size());
+      if (const std::string why = bad_idempotency_key(key); !why.empty()) {
+        return reject(grpc::StatusCode::INVALID_ARGUMENT, why, who);
+      }
+    }
+    if (request->label().size() > kMaxLabelBytes) {
+      return reject(grpc::StatusCode::INVALID_ARGUMENT,
+                    too_long("label", request->label(), kMaxLabelBytes), who);
+    }
     const v1::SubmitEnsembleRequest& submitted = resolved ? *resolved : *request;
     std::optional<Problem> problem;
     CostEstimate cost;
@@ -282,9 +339,13 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
       return reject(grpc::StatusCode::INVALID_ARGUMENT, why, who);
     }
     try {
-      *response = jobs_.submit(submitted, std::move(*problem), who.identity);
+      *response = jobs_.submit(submitted, std::move(*problem), who.identity, key);
     } catch (const QueueFull& e) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what(), who);
+    } catch (const KeyReused& e) {
+      return reject(grpc::StatusCode::ALREADY_EXISTS, e.what(), who);
+    } catch (const StoreUnavailable& e) {
+      return reject(grpc::StatusCode::UNAVAILABLE, e.what(), who);
     }
     return grpc::Status::OK;
   });
@@ -335,7 +396,7 @@ grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
                                          const v1::GetJobRequest* request, v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
     const auto record = visible_job(request->job_id(), who);
-    if (!record) return not_found(request->job_id());
+    if (!record) return missing(request->job_id(), who);
     *response = to_job(*record);
     return grpc::Status::OK;
   });
@@ -347,7 +408,7 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
   return authorized(context, [&](const wire::Caller& who) {
     const JobStore& store = jobs_.store();
     const std::string& id = request->job_id();
-    if (!visible_job(id, who)) return not_found(id);  // owners never change
+    if (!visible_job(id, who)) return missing(id, who);  // owners never change
     std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
     for (;;) {
       if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
@@ -370,48 +431,74 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
   });
 }
 
-grpc::Status EnsembleServiceImpl::result_of(
-    const std::string& job_id, const wire::Caller& who,
-    std::shared_ptr<const v1::EnsembleResult>& result) const {
-  const auto record = visible_job(job_id, who);
-  if (!record) return not_found(job_id);
-  const std::string prefix = "job " + record->id + " ";
-  switch (record->state) {
+grpc::Status EnsembleServiceImpl::missing(const std::string& id, const wire::Caller& who) const {
+  if (const auto damaged = jobs_.quarantined(id);
+      damaged && (who.admin || damaged->owner.empty() || damaged->owner == who.identity)) {
+    return {grpc::StatusCode::DATA_LOSS,
+            "job " + id + ": " + damaged->reason +
+                " (found at the server's start; DeleteJob forgets it)"};
+  }
+  return not_found(id);
+}
+
+grpc::Status EnsembleServiceImpl::result_of(const std::string& job_id, const wire::Caller& who,
+                                            JobRecord& record) const {
+  auto found = visible_job(job_id, who);
+  if (!found) return missing(job_id, who);
+  record = std::move(*found);
+  const std::string prefix = "job " + record.id + " ";
+  switch (record.state) {
     case v1::SUCCEEDED:
     case v1::CANCELLED:
-      if (record->result) break;
+      if (record.has_result) return grpc::Status::OK;
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                           prefix + "was cancelled before it started; it has no result");
     case v1::FAILED:
       return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                          prefix + "failed, it has no result: " + record->error);
+                          prefix + "failed, it has no result: " + record.error);
     default:
       return grpc::Status(
           grpc::StatusCode::FAILED_PRECONDITION,
-          prefix + "is " + state_name(record->state) + "; its result is available when it ends");
+          prefix + "is " + state_name(record.state) + "; its result is available when it ends");
   }
-  result = record->result;
-  return grpc::Status::OK;
+}
+
+grpc::Status EnsembleServiceImpl::too_large_for_one_message(const JobRecord& record) const {
+  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                      "job " + record.id + " result has " + std::to_string(record.result_size) +
+                          " bytes, more than this server's limit --max-message-mb=" +
+                          std::to_string(limits_.max_message_bytes >> 20) +
+                          "; read it with StreamResult");
 }
 
 grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* context,
                                             const v1::GetResultRequest* request,
                                             v1::EnsembleResult* response) {
   return authorized(context, [&](const wire::Caller& who) {
-    std::shared_ptr<const v1::EnsembleResult> result;
-    if (grpc::Status status = result_of(request->job_id(), who, result); !status.ok()) {
+    JobRecord record;
+    if (grpc::Status status = result_of(request->job_id(), who, record); !status.ok()) {
       return status;
     }
-    const std::size_t bytes = result->ByteSizeLong();
-    if (limits_.max_message_bytes > 0 && bytes > limits_.max_message_bytes) {
-      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                          "job " + request->job_id() + " result has " + std::to_string(bytes) +
-                              " bytes, more than this server's limit --max-message-mb=" +
-                              std::to_string(limits_.max_message_bytes >> 20) +
-                              "; read it with StreamResult");
+    if (limits_.max_message_bytes > 0 &&
+        static_cast<std::size_t>(record.result_size) > limits_.max_message_bytes) {
+      return too_large_for_one_message(record);
     }
-    *response = *result;
-    return grpc::Status::OK;
+    // The stored bytes and the parsed message: twice the result, while this call holds them.
+    const std::int64_t held = 2 * record.result_size;
+    const ReadBudget::Lease lease = unary_reads_.take(held, Steady::now() + seconds(30));
+    if (!lease) {
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                          "job " + record.id + ": other calls are reading " +
+                              std::to_string(unary_reads_.capacity() >> 20) +
+                              " MiB of results; try again, or read it with StreamResult");
+    }
+    return read_stored(record.id, [&] {
+      const std::shared_ptr<const std::string> bytes = jobs_.read_result(record);
+      if (!response->ParseFromString(*bytes)) {
+        throw DamagedRecord("the result of job " + record.id + " does not parse");
+      }
+      return grpc::Status::OK;
+    });
   });
 }
 
@@ -419,24 +506,29 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
                                                const v1::GetResultRequest* request,
                                                grpc::ServerWriter<v1::ResultChunk>* writer) {
   return authorized(context, [&](const wire::Caller& who) {
-    std::shared_ptr<const v1::EnsembleResult> result;
-    if (grpc::Status status = result_of(request->job_id(), who, result); !status.ok()) {
+    JobRecord record;
+    if (grpc::Status status = result_of(request->job_id(), who, record); !status.ok()) {
       return status;
     }
-    const std::string bytes = result->SerializeAsString();
-    constexpr std::size_t kChunk = std::size_t{1} << 19;  // fits the smallest message limit
-    v1::ResultChunk chunk;
-    chunk.set_total_bytes(static_cast<std::int64_t>(bytes.size()));
-    std::size_t offset = 0;
-    do {  // at least one chunk, also for an empty serialization
-      if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
-      chunk.set_data(bytes.substr(offset, kChunk));
-      if (!writer->Write(chunk)) {
-        return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
-      }
-      offset += kChunk;
-    } while (offset < bytes.size());
-    return grpc::Status::OK;
+    return read_stored(record.id, [&] {
+      constexpr std::size_t kChunk = std::size_t{1} << 19;  // fits the smallest message limit
+      grpc::Status status = grpc::Status::OK;
+      v1::ResultChunk chunk;
+      jobs_.read_result_pieces(record, kChunk, [&](std::string_view piece, std::int64_t total) {
+        if (context->IsCancelled()) {
+          status = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
+          return false;
+        }
+        chunk.set_total_bytes(total);
+        chunk.set_data(std::string(piece));
+        if (!writer->Write(chunk)) {
+          status = grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+          return false;
+        }
+        return true;
+      });
+      return status;
+    });
   });
 }
 
@@ -444,7 +536,7 @@ grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* context,
                                             const v1::CancelJobRequest* request,
                                             v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
-    if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
+    if (!visible_job(request->job_id(), who)) return missing(request->job_id(), who);
     const auto job = jobs_.cancel(request->job_id(), who.identity);
     if (!job) return not_found(request->job_id());
     *response = *job;
@@ -475,8 +567,14 @@ grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* context,
       }
       ++it;
     }
+    // A page ends at page_size jobs or before kMaxPageBytes, whichever comes first (at least
+    // one job): labels are free text, so a page of many jobs could outgrow a message.
+    std::size_t bytes = 0;
     for (; it != jobs.end() && response->jobs_size() < page; ++it) {
-      *response->add_jobs() = to_job(*it);
+      v1::Job job = to_job(*it);
+      bytes += job.ByteSizeLong() + 8;  // + the field's tag and length
+      if (response->jobs_size() > 0 && bytes > kMaxPageBytes) break;
+      *response->add_jobs() = std::move(job);
     }
     if (it != jobs.end()) response->set_next_page_token(response->jobs().rbegin()->job_id());
     return grpc::Status::OK;
@@ -487,7 +585,10 @@ grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* context,
                                             const v1::DeleteJobRequest* request,
                                             v1::DeleteJobResponse* /*response*/) {
   return authorized(context, [&](const wire::Caller& who) {
-    if (!visible_job(request->job_id(), who)) return not_found(request->job_id());
+    if (!visible_job(request->job_id(), who) &&
+        missing(request->job_id(), who).error_code() != grpc::StatusCode::DATA_LOSS) {
+      return not_found(request->job_id());  // a quarantined job of the caller's is forgotten
+    }
     switch (jobs_.remove(request->job_id())) {
       case Removal::kRemoved:
         log_job(request->job_id(), who.identity, "job " + request->job_id() + " deleted");

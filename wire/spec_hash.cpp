@@ -10,12 +10,9 @@
 
 namespace nhsim::wire {
 
-std::string sha256_hex(std::string_view bytes) {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("SHA-256 failed");
-  }
+namespace {
+
+std::string to_hex(const unsigned char* digest, unsigned int length) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   hex.reserve(2 * length);
@@ -24,6 +21,49 @@ std::string sha256_hex(std::string_view bytes) {
     hex += kHex[digest[i] & 0xf];
   }
   return hex;
+}
+
+}  // namespace
+
+struct Sha256::Context {
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+};
+
+Sha256::Sha256() : context_(new Context) {
+  if (context_->md == nullptr || EVP_DigestInit_ex(context_->md, EVP_sha256(), nullptr) != 1) {
+    EVP_MD_CTX_free(context_->md);
+    delete context_;
+    throw std::runtime_error("SHA-256 failed");
+  }
+}
+
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(context_->md);
+  delete context_;
+}
+
+void Sha256::update(std::string_view bytes) {
+  if (EVP_DigestUpdate(context_->md, bytes.data(), bytes.size()) != 1) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+}
+
+std::string Sha256::hex() {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(context_->md, digest.data(), &length) != 1) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+  return to_hex(digest.data(), length);
+}
+
+std::string sha256_hex(std::string_view bytes) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("SHA-256 failed");
+  }
+  return to_hex(digest.data(), length);
 }
 
 std::string spec_sha256(const v1::SubmitEnsembleRequest& spec) {

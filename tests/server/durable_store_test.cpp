@@ -69,7 +69,9 @@ TEST_F(DurableStoreTest, WhatIsWrittenIsReadBackAfterReopening) {
   EXPECT_EQ(jobs[1].state, v1::CANCELLED);
   EXPECT_TRUE(jobs[1].cancel_requested);
   EXPECT_EQ(jobs[1].finished_ms, 1700000000789);
-  EXPECT_EQ(jobs[1].result, "result bytes");
+  EXPECT_EQ(jobs[1].result, "");  // read when asked for, checked against its checksum
+  EXPECT_EQ(jobs[1].result_bytes, 12);
+  EXPECT_EQ(reopened.read_result("b"), "result bytes");
   EXPECT_TRUE(jobs[1].checkpoint.empty());
   EXPECT_THROW(reopened.insert(queued_job("a")), std::runtime_error);  // ids are unique
   reopened.erase("a");

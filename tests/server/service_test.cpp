@@ -1,4 +1,5 @@
 // nhsimd end to end in-process: a server on ephemeral ports, driven through the client library.
+#include <SQLiteCpp/Database.h>
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
 #include <google/protobuf/unknown_field_set.h>
@@ -6,12 +7,18 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <sstream>
+#include <algorithm>
+#include <iterator>
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -731,9 +738,136 @@ TEST_F(ServiceTest, ADamagedCheckpointRunsItsJobAgainAndADamagedRequestIsNamed) 
                 reference.integrators(i).observables(j).SerializeAsString());
     }
   }
-  const v1::Job failed = client_->get_job(broken);
-  EXPECT_EQ(failed.state(), v1::FAILED);
-  EXPECT_THAT(failed.error(), HasSubstr("its stored request is damaged"));
+  // Issue 49 item 9: a record whose request fails its checksum is quarantined, answered with
+  // DATA_LOSS naming it, until deleted.
+  try {
+    client_->get_job(broken);
+    ADD_FAILURE() << "a damaged job was answered";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::DATA_LOSS) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("job " + broken + ": its stored request is damaged"));
+  }
+  client_->delete_job(broken);
+  try {
+    client_->get_job(broken);
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND) << e.what();
+  }
+  client_.reset();
+  server_.reset();
+  std::filesystem::remove_all(data_dir);
+}
+
+// Issue 49 item 10: a truncated stored result was served as OK. A result that fails its
+// checksum answers DATA_LOSS naming the job, by GetResult and by StreamResult.
+TEST_F(ServiceTest, ADamagedStoredResultIsDataLoss) {
+  char pattern[] = "/tmp/nhsim-damaged-result-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::filesystem::path data_dir = pattern;
+  start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
+  const std::string id = client_->submit(small_spec()).job_id();
+  ASSERT_EQ(wait_for_end(id).state(), v1::SUCCEEDED);
+  client_.reset();
+  server_.reset();
+  {
+    SQLite::Database raw((data_dir / "nhsimd.sqlite3").string(), SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE jobs SET result = randomblob(length(result)) WHERE id = '" + id + "'");
+  }
+  start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
+  EXPECT_EQ(client_->get_job(id).state(), v1::SUCCEEDED);
+  try {
+    client_->result(id);  // StreamResult
+    ADD_FAILURE() << "damaged bytes were served";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::DATA_LOSS) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("the stored result of job " + id + " is damaged"));
+  }
+  auto stub = v1::EnsembleService::NewStub(client_->channel());
+  grpc::ClientContext context;
+  v1::GetResultRequest request;
+  request.set_job_id(id);
+  v1::EnsembleResult unary;
+  const grpc::Status status = stub->GetResult(&context, request, &unary);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS) << status.error_message();
+  EXPECT_THAT(status.error_message(), HasSubstr("the stored result of job " + id + " is damaged"));
+  client_.reset();
+  server_.reset();
+  std::filesystem::remove_all(data_dir);
+}
+
+// Issue 49 item 14: a client whose submit was in flight at a crash could end up with a job it
+// never got an id for. A submit sent again with its idempotency key answers the job the first
+// one created, also after a restart; the key names one spec.
+TEST_F(ServiceTest, ASubmitSentAgainWithItsIdempotencyKeyAnswersTheSameJob) {
+  char pattern[] = "/tmp/nhsim-idempotent-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::filesystem::path data_dir = pattern;
+  start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
+  const std::string first = client_->submit(small_spec(), "retry-1").job_id();
+  EXPECT_EQ(client_->submit(small_spec(), "retry-1").job_id(), first);
+  EXPECT_NE(client_->submit(small_spec()).job_id(), first);  // a fresh key: a new job
+  EXPECT_EQ(client_->list_jobs().size(), 2u);
+  v1::SubmitEnsembleRequest other = small_spec();
+  other.set_label("another spec");
+  try {
+    client_->submit(other, "retry-1");
+    ADD_FAILURE() << "a key was used for two specs";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::ALREADY_EXISTS) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("idempotency-key retry-1: already used for job " + first));
+  }
+  try {
+    client_->submit(small_spec(), "no spaces");
+    ADD_FAILURE() << "a bad key was taken";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::INVALID_ARGUMENT) << e.what();
+  }
+  wait_for_end(first);
+  start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
+  EXPECT_EQ(client_->submit(small_spec(), "retry-1").job_id(), first);
+  EXPECT_EQ(client_->list_jobs().size(), 2u);
+  client_.reset();
+  server_.reset();
+  std::filesystem::remove_all(data_dir);
+}
+
+// Issue 49 item 12: after the disk filled, health stayed NOT_SERVING until some write
+// succeeded, so behind a readiness probe it might never recover; a submit on a full disk named
+// the server's file path. A file size limit of one byte (RLIMIT_FSIZE) stands in for the full
+// disk: every write of the store fails with EFBIG.
+TEST_F(ServiceTest, AFullDiskAnswersUnavailableAndHealthRecoversByItself) {
+  char pattern[] = "/tmp/nhsim-full-disk-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::filesystem::path data_dir = pattern;
+  start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
+  const auto health = [&](const char* service) {
+    return nhsim::client::health_status(client_->channel(), service).value_or(0);
+  };
+  const auto wait_for_health = [&](std::uint64_t status) {
+    for (int i = 0; i < 50 && health("nhsim.v1.EnsembleService") != status; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return health("nhsim.v1.EnsembleService");
+  };
+  constexpr std::uint64_t kServing = 1, kNotServing = 2;
+  ASSERT_EQ(health("nhsim.v1.EnsembleService"), kServing);
+  std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  rlimit full = saved;
+  full.rlim_cur = 1;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &full), 0);
+  const grpc::Status refused = submit_status(small_spec());
+  const std::uint64_t while_full = wait_for_health(kNotServing);
+  const std::uint64_t alive = health("");
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &saved), 0);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  EXPECT_THAT(refused.error_message(), HasSubstr("cannot store jobs now"));
+  EXPECT_THAT(refused.error_message(), Not(HasSubstr(data_dir.string())));
+  EXPECT_EQ(while_full, kNotServing);  // readiness: jobs cannot be stored
+  EXPECT_EQ(alive, kServing);          // liveness: the process serves
+  EXPECT_EQ(wait_for_health(kServing), kServing) << "health did not recover by itself";
+  EXPECT_EQ(submit_status(small_spec()).error_code(), grpc::StatusCode::OK);
   client_.reset();
   server_.reset();
   std::filesystem::remove_all(data_dir);
@@ -840,6 +974,40 @@ TEST_F(ServiceTest, ASmallJobDoesNotWaitForALargeOne) {
   EXPECT_EQ(client_->get_job(large.job_id()).state(), v1::RUNNING) << "it waited " << seconds;
   client_->cancel(large.job_id());
   EXPECT_EQ(wait_for_end(large.job_id()).state(), v1::CANCELLED);
+}
+
+/// The nice values of this process's threads, from /proc/self/task/TID/stat (field 19).
+std::vector<int> thread_nice_values() {
+  std::vector<int> nice;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream in(task.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t end_of_name = stat.rfind(')');
+    if (end_of_name == std::string::npos) continue;
+    std::istringstream fields(stat.substr(end_of_name + 2));  // from field 3, the state
+    std::string field;
+    for (int k = 3; k <= 19 && fields >> field; ++k) {
+      if (k == 19) nice.push_back(std::stoi(field));
+    }
+  }
+  return nice;
+}
+
+// Issue 49 item 7: health p99 was 65 ms with both cores computing. The threads that compute jobs
+// run at nice 10; the gRPC threads that answer health checks keep the process's priority.
+TEST_F(ServiceTest, JobThreadsRunBelowThePriorityOfTheThreadsThatAnswer) {
+  const v1::Job job = client_->submit(long_spec());
+  while (client_->get_job(job.job_id()).state() == v1::QUEUED) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the workers have joined
+  const std::vector<int> nice = thread_nice_values();
+  const auto at = [&](int value) { return std::count(nice.begin(), nice.end(), value); };
+  EXPECT_GE(at(10), 2) << "the job's thread and its oneTBB worker (threads = 2)";
+  EXPECT_GE(at(0), 2) << "the test's thread and gRPC's";
+  EXPECT_EQ(at(0) + at(10), static_cast<std::ptrdiff_t>(nice.size()));
+  client_->cancel(job.job_id());
+  wait_for_end(job.job_id());
 }
 
 TEST_F(ServiceTest, CancelOfAQueuedJobEndsItAtOnceWithoutResult) {

@@ -8,7 +8,9 @@ status code name (``"INVALID_ARGUMENT"``, ``"UNAUTHENTICATED"``, ...) and the se
 import json
 import os
 import pathlib
+import secrets
 import sys
+import time
 
 import grpc
 from google.protobuf import json_format
@@ -138,12 +140,13 @@ class Client:
         """Closes the channel; the client cannot be used afterwards."""
         self._channel.close()
 
-    def _call(self, method, request, timeout="default"):
+    def _call(self, method, request, timeout="default", metadata=()):
         """Calls a unary RPC with the token and the deadline; raises NhsimError."""
         timeout = self.timeout if timeout == "default" else timeout
+        metadata = tuple(self._metadata or ()) + tuple(metadata)
         try:
             return getattr(self._stub, method)(request, timeout=timeout,
-                                               metadata=self._metadata)
+                                               metadata=metadata or None)
         except grpc.RpcError as error:
             raise NhsimError.from_rpc_error(error) from None
 
@@ -196,18 +199,32 @@ class Client:
         """Removes this identity's registered system `name`; NhsimError NOT_FOUND if none."""
         self._call("DeleteSystem", ensemble_pb2.DeleteSystemRequest(name=name))
 
-    def submit(self, spec):
+    def submit(self, spec, idempotency_key=None):
         """Validates and queues an ensemble; returns its Job (state QUEUED).
 
         Args:
             spec: a dict in the protobuf JSON mapping of SubmitEnsembleRequest, a path of a
                 JSON spec file (as examples/*.json), JSON text or a SubmitEnsembleRequest.
+            idempotency_key: 1 to 128 of A-Z a-z 0-9 - _ . : (None: a random one). A submit
+                that answers UNAVAILABLE is sent again with it (3 more tries, 0.25 to 1 s
+                apart), and the server answers the job the first try created, if it did,
+                instead of queuing another; so does a later submit with the same key.
 
         Raises:
-            NhsimError: INVALID_ARGUMENT naming the field, RESOURCE_EXHAUSTED naming the limit.
+            NhsimError: INVALID_ARGUMENT naming the field, RESOURCE_EXHAUSTED naming the limit,
+                ALREADY_EXISTS for a key used before with another spec.
             ValueError: the spec does not parse locally.
         """
-        return Job(self, self._call("SubmitEnsemble", load_spec(spec)))
+        request = load_spec(spec)
+        key = idempotency_key or secrets.token_hex(16)
+        for attempt in range(4):
+            try:
+                return Job(self, self._call("SubmitEnsemble", request,
+                                            metadata=(("idempotency-key", key),)))
+            except NhsimError as error:
+                if error.code != "UNAVAILABLE" or attempt == 3:
+                    raise
+                time.sleep(0.25 * 2 ** attempt)
 
     def job(self, job_id):
         """The Job with this id (e.g. to follow a job submitted elsewhere)."""

@@ -236,6 +236,18 @@ def test_submit_path_and_errors(server, small_spec, tmp_path):
             client.submit({"system": "chaotic_quartic", "no_such_field": 1})
 
 
+def test_submit_with_an_idempotency_key_answers_the_same_job(server, small_spec):
+    with nhsim.Client(server.address) as client:
+        first = client.submit(small_spec, idempotency_key="notebook-cell-3")
+        assert client.submit(small_spec, idempotency_key="notebook-cell-3").id == first.id
+        assert client.submit(small_spec).id != first.id  # a random key: a new job
+        small_spec["label"] = "another spec"
+        with pytest.raises(nhsim.NhsimError) as error:
+            client.submit(small_spec, idempotency_key="notebook-cell-3")
+        assert error.value.code == "ALREADY_EXISTS"
+        assert first.id in error.value.message
+
+
 def test_cancel(server, small_spec):
     small_spec["initial_conditions"]["energy_shell"]["count"] = 400
     small_spec["t_final"] = 2000  # minutes of work on 2 cores: cancelled long before the end

@@ -73,7 +73,12 @@ class Client {
   void delete_system(const std::string& name) const;
   /// Submits a spec; returns the queued job. Bad specs: INVALID_ARGUMENT; over the server's
   /// limits: RESOURCE_EXHAUSTED.
-  nhsim::v1::Job submit(const nhsim::v1::SubmitEnsembleRequest& spec) const;
+  /// `idempotency_key` (1 to 128 of A-Z a-z 0-9 - _ . :; empty: a random one) is sent as the
+  /// "idempotency-key" metadata: a submit that answers UNAVAILABLE is sent again with it (3
+  /// more tries, 0.25 to 1 s apart), and the server answers the job the first try created, if
+  /// it did, instead of queuing another. A key used before for another spec: ALREADY_EXISTS.
+  nhsim::v1::Job submit(const nhsim::v1::SubmitEnsembleRequest& spec,
+                        std::string idempotency_key = "") const;
   nhsim::v1::Job get_job(const std::string& job_id) const;
   /// Follows the job until it ends, calling `on_update` (may be empty) with each message of
   /// the server's stream (the first at once, then on progress). Returns the last job seen,

@@ -63,6 +63,9 @@ class Executor {
   virtual std::string refuses(const nhsim::EnsembleSpec& /*spec*/) const { return {}; }
 };
 
+/// The nice value of the threads that compute jobs (the gRPC threads keep the process's).
+inline constexpr int kJobThreadNice = 10;
+
 /// Runs jobs in this process on `threads` oneTBB threads per job (0: all cores), in chunks of
 /// trajectories of about `checkpoint_seconds` of work each (shorter at the start), with a
 /// checkpoint after each chunk that ends `checkpoint_seconds` or more after the last one, and
@@ -70,7 +73,8 @@ class Executor {
 /// Allows oneTBB enough worker threads that each of `concurrent_jobs` jobs running at once
 /// gets its `threads`: the operating system then shares the cores equally among the jobs
 /// (with oneTBB's default pool, one worker per core beyond the first, two jobs on two cores
-/// split 2:1 and a short job took 2.8 times its solo time).
+/// split 2:1 and a short job took 2.8 times its solo time). The threads that compute jobs run
+/// at nice kJobThreadNice, below the gRPC threads that answer health checks and RPCs.
 std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds = 5.0,
                                               int concurrent_jobs = 1);
 

@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -41,11 +42,30 @@ struct JobManagerOptions {
   int max_jobs_per_client = 64;
   /// How long a finished job (and its result) is kept before it is evicted.
   std::chrono::seconds keep_finished_for{std::chrono::hours(24 * 7)};
+  /// Finished jobs kept, per owner and in all, and the bytes of their results; beyond any of
+  /// these the oldest finished jobs are evicted first, though each owner's newest finished job
+  /// is always kept. 0: no limit.
+  std::int64_t keep_finished_jobs_per_client = 1000;
+  std::int64_t keep_finished_jobs = 10000;
+  double keep_finished_mb_per_client = 4096;
+  double keep_finished_mb = 16384;
 };
 
 /// Thrown by submit() when max_queued_jobs jobs are waiting, or the owner has
 /// max_jobs_per_client unfinished jobs.
 class QueueFull : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown by submit() when the durable store cannot store the job (a full disk): UNAVAILABLE.
+class StoreUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Thrown by submit() when the owner used the idempotency key for another spec.
+class KeyReused : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -74,11 +94,16 @@ class JobManager {
   /// caller has checked against the limits, as a job of `owner`; the job carries `problem` to its
   /// executor. Returns the new
   /// job, state QUEUED, with a fresh random id (128 bits from the OS CSPRNG, 32 hex digits).
-  /// With a durable store the job is stored before this returns; throws std::runtime_error if
+  /// With a durable store the job is stored before this returns; throws StoreUnavailable if
   /// it cannot be, QueueFull when max_queued_jobs jobs wait already or `owner` has
   /// max_jobs_per_client unfinished jobs.
+  ///
+  /// With an idempotency key `request_key` (client-chosen), a submission whose key `owner` used
+  /// before for a job still kept returns that job instead of queuing another (a client that
+  /// retries a submit whose answer it lost gets the job it created); KeyReused when that job's
+  /// spec differs.
   nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::Problem problem,
-                        const std::string& owner);
+                        const std::string& owner, const std::string& request_key = "");
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel
   /// flag set and ends CANCELLED when the core returns (promptly); a finished job is left as
@@ -86,15 +111,29 @@ class JobManager {
   /// std::nullopt for an unknown id.
   std::optional<nhsim::v1::Job> cancel(const std::string& id, const std::string& by = "server");
 
-  /// Removes a finished job and its result (memory and durable store).
+  /// Removes a finished job and its result (memory and durable store), or forgets a
+  /// quarantined one.
   Removal remove(const std::string& id);
+
+  /// The serialized EnsembleResult of a job that has one (record.has_result): from memory, or
+  /// read from the durable store and checked against its checksum. Throws DamagedRecord when
+  /// the stored result is damaged (gRPC DATA_LOSS), std::runtime_error when it cannot be read.
+  std::shared_ptr<const std::string> read_result(const JobRecord& record) const;
+  /// Calls `each` with consecutive pieces of at most `piece` bytes of the result and its total
+  /// size (at least one call); a stored result is checked whole before the first piece. Stops
+  /// when `each` returns false. Throws as read_result().
+  void read_result_pieces(const JobRecord& record, std::size_t piece,
+                          const std::function<bool(std::string_view, std::int64_t)>& each) const;
+  /// The job, if its stored record was found damaged (it is answered with DATA_LOSS).
+  std::optional<QuarantinedJob> quarantined(const std::string& id) const;
 
   const JobStore& store() const { return store_; }
   /// The durable store, or null when jobs live in memory only.
   DurableStore* durable() const { return durable_.get(); }
 
   /// Why jobs cannot make progress now: the executor's problem, or the durable store's last
-  /// write failed; empty when all is well.
+  /// write failed (each call then probes the store with a small write, and a success clears
+  /// it); empty when all is well.
   std::string problem();
   /// How long the oldest job still queued has waited since its submission [s]; 0 with none.
   double oldest_queued_seconds();
@@ -121,6 +160,8 @@ class JobManager {
   int running_cap() const;
   /// Evicts finished jobs older than keep_finished_for, until stop().
   void reap();
+  /// Evicts the oldest finished jobs beyond the count and byte limits; returns how many.
+  int evict_beyond_limits();
   void run(const std::string& id);
   /// Writes through to the durable store, if any; logs (never throws) on failure.
   void persist(const char* what, const std::string& id, const std::function<void()>& write);
@@ -129,6 +170,8 @@ class JobManager {
   JobManagerOptions options_;
   Metrics& metrics_;
   std::unique_ptr<DurableStore> durable_;
+  mutable std::mutex quarantine_mutex_;
+  std::map<std::string, QuarantinedJob> quarantine_;  // guarded by quarantine_mutex_
   std::mutex store_problem_mutex_;
   std::string store_problem_;  // the last failed write, until a write succeeds
   JobStore store_;
@@ -138,6 +181,8 @@ class JobManager {
   std::deque<Queued> queue_;                // in submission order
   bool stopping_ = false;
   std::map<std::string, std::string> running_;  // id -> owner of the jobs the workers run now
+  // (owner, idempotency key) -> job id, for the jobs kept; guarded by queue_mutex_
+  std::map<std::pair<std::string, std::string>, std::string> request_keys_;
   std::once_flag stopped_;
   std::uint64_t last_seq_ = 0;  // guarded by queue_mutex_ (and set by recover() before that)
   std::vector<std::thread> workers_;

@@ -27,8 +27,12 @@ bool is_terminal(nhsim::v1::JobState state);
 /// Upper-case name of a state without prefix, e.g. "RUNNING".
 std::string state_name(nhsim::v1::JobState state);
 
+/// The name ListJobs shows for the request's system: the catalogue's or registered name, the
+/// custom system's name, or "custom_system".
+std::string system_name(const nhsim::v1::SubmitEnsembleRequest& request);
+
 /// Everything the server knows about one job. Copies are cheap: the spec and the result are
-/// shared and immutable.
+/// shared and immutable. A finished job keeps neither its request nor its problem.
 struct JobRecord {
   std::string id;
   std::uint64_t seq = 0;  ///< submission order (recovered jobs keep theirs); list() sorts by it
@@ -37,6 +41,8 @@ struct JobRecord {
   std::string label;
   std::shared_ptr<const nhsim::Problem> problem;  ///< the spec, checked once at submission
   std::shared_ptr<const nhsim::v1::SubmitEnsembleRequest> request;  ///< as submitted
+  std::string spec_hash;    ///< wire::spec_sha256 of the request
+  std::string request_key;  ///< the client's idempotency key; empty: none
   nhsim::v1::JobState state = nhsim::v1::QUEUED;
   std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices
   std::int64_t trajectories_total = 0;  ///< initial conditions x integrator choices
@@ -50,8 +56,13 @@ struct JobRecord {
   std::chrono::system_clock::time_point created_time{};   ///< epoch = unset
   std::chrono::system_clock::time_point started_time{};   ///< epoch = unset
   std::chrono::system_clock::time_point finished_time{};  ///< epoch = unset
-  /// Set when the executor returned (job_id and label filled in).
-  std::shared_ptr<const nhsim::v1::EnsembleResult> result;
+  std::string system;  ///< the system's name (a registered or custom one's, "custom_system")
+  /// The executor returned a result (an EnsembleResult, job_id and label filled in).
+  bool has_result = false;
+  std::int64_t result_size = 0;  ///< bytes of the serialized result (retention counts them)
+  /// The serialized result while it is held in memory: always without a durable store; with
+  /// one, only until it is stored (JobManager::read_result then reads it from the store).
+  std::shared_ptr<const std::string> result;
   std::uint64_t version = 0;  ///< bumped by every update; lets watchers see changes
 };
 

@@ -47,6 +47,12 @@ struct ServerOptions {
   int max_jobs_per_client = 64;  ///< unfinished (queued + running) jobs of one identity
   /// How long finished jobs (and results) are kept before they are evicted.
   std::chrono::seconds keep_finished_for{std::chrono::hours(24 * 7)};
+  /// Finished jobs kept (per identity, in all) and their results' MiB; 0 = no limit. Beyond
+  /// them the oldest finished jobs are evicted (JobManagerOptions).
+  std::int64_t keep_finished_jobs_per_client = 1000;
+  std::int64_t keep_finished_jobs = 10000;
+  double keep_finished_mb_per_client = 4096;
+  double keep_finished_mb = 16384;
   std::int64_t max_trajectories = 1'000'000;  ///< initial conditions per job; 0 = no limit
   /// Trajectory-steps per job (trajectories x sum over integrators of t_final / h); 0 = none.
   double max_trajectory_steps = 1e11;
@@ -58,6 +64,9 @@ struct ServerOptions {
   /// Directory of the durable job store (created if missing); empty: jobs in memory only,
   /// lost when the server stops.
   std::filesystem::path data_dir;
+  /// Take an empty or different database in a data directory that held another store (its
+  /// store-id), instead of refusing to start: the jobs of that store are given up.
+  bool accept_new_store = false;
   /// Work per checkpoint of the local executor, seconds.
   double checkpoint_seconds = 5.0;
   /// Tokens file (wire::TokenTable): every EnsembleService call needs a bearer token from it.

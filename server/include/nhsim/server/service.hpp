@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "nhsim/server/job_manager.hpp"
+#include "nhsim/server/read_budget.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/system_registry.hpp"
 #include "nhsim/v1/ensemble.grpc.pb.h"
@@ -16,6 +17,17 @@
 namespace nhsim::server {
 
 /// Limits a submitted spec must respect (RESOURCE_EXHAUSTED otherwise, naming the limit).
+/// Sizes of free text and registrations, so that no field lets one client grow the server's
+/// memory and store without bound (issue 49 items 2 and 5).
+inline constexpr std::size_t kMaxLabelBytes = 1024;            ///< SubmitEnsembleRequest.label
+inline constexpr std::size_t kMaxDescriptionBytes = 4096;      ///< RegisterSystemRequest
+inline constexpr std::size_t kMaxDefinitionBytes = 64 * 1024;  ///< a registered CustomSystem
+/// The gRPC metadata key of SubmitEnsemble's idempotency key (client-chosen): a retried submit
+/// with the same key returns the job the first one created (JobManager::submit).
+inline constexpr const char* kIdempotencyKey = "idempotency-key";
+/// ListJobs pages end before this many bytes of jobs (and at page_size jobs).
+inline constexpr std::size_t kMaxPageBytes = 1 << 20;
+
 struct ServiceLimits {
   /// Most initial conditions in one job (--max-trajectories); 0 = no limit.
   std::int64_t max_trajectories = 1'000'000;
@@ -93,9 +105,17 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   static std::string unregistrable(const std::string& name);
   /// The job, if `who` may see it.
   std::optional<JobRecord> visible_job(const std::string& id, const wire::Caller& who) const;
-  /// The result of a job that has one; else the status GetResult answers.
+  /// The job, when it has a result; else the status GetResult answers.
   grpc::Status result_of(const std::string& job_id, const wire::Caller& who,
-                         std::shared_ptr<const nhsim::v1::EnsembleResult>& result) const;
+                         JobRecord& record) const;
+  /// GetResult's RESOURCE_EXHAUSTED for a result larger than one message.
+  grpc::Status too_large_for_one_message(const JobRecord& record) const;
+  /// NOT_FOUND for a job `who` cannot see; DATA_LOSS for a quarantined one that is theirs.
+  grpc::Status missing(const std::string& id, const wire::Caller& who) const;
+  /// Runs `read` (returns a status), answering DATA_LOSS when it finds stored data damaged and
+  /// UNAVAILABLE when the store cannot be read.
+  template <typename Read>
+  grpc::Status read_stored(const std::string& id, Read&& read) const;
 
   JobManager& jobs_;
   SystemRegistry& systems_;
@@ -108,6 +128,9 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
 
   ServiceLimits limits_;
   bool certificate_identities_;
+  /// What GetResult calls hold at once: each holds its result twice (the stored bytes and the
+  /// message), at most 4 x --max-message-mb in all (StreamResult holds a piece at a time).
+  ReadBudget unary_reads_;
   /// Unauthenticated calls are logged at most once every 10 s, with the count held back.
   LogThrottle unauthenticated_log_{std::chrono::seconds(10)};
 };
