@@ -184,28 +184,42 @@ ENV_REFERENCE = re.compile(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 # PROCESS_MIB for the process (tested: RunMergeTest.PeakMemoryStaysUnderTheAdmissionEstimate).
 PEAK_FACTOR = 1.5
 PROCESS_MIB = 64
-# The gRPC health service names nhsimd serves. It sets them all NOT_SERVING together (Server::
-# set_serving in server/server.cpp) while it drains or its jobs cannot make progress (the store
-# is unwritable or full, the executor is broken): right for readiness, wrong for liveness and
-# startup, which restart the container.
-NHSIMD_HEALTH_NAMES = ("", "nhsim.v1.EnsembleService")
-# The pod template annotation that holds the planning figure of deploy/k8s/limits.yaml: how many
-# results of --max-result-mb nhsimd keeps at once (in memory and in its store).
-RETAINED_ANNOTATION = "nhsim/retained-results"
+# Memory for reading finished results, which nhsimd reads from its store when a client asks
+# (none is held in memory): the GetResult calls answering at once hold at most READ_COPIES x
+# --max-message-mb in all, a call beyond waits (the ReadBudget unary_reads_ in
+# server/service.cpp); StreamResult holds pieces of 512 KiB.
+READ_COPIES = 4
+# The store's margin beyond what the limits bound, as a share of the claim: the file system's own
+# reserve (ext4 keeps 5% for root; nhsimd runs as uid 65534) and the stored requests.
+STORE_RESERVE = 0.10
+# The gRPC health service names nhsimd serves (Server::set_serving in server/server.cpp), and
+# the probes that must ask for each. "" (the server as a whole) stays SERVING for as long as the
+# process serves and turns NOT_SERVING only while it shuts down: for liveness and startup, which
+# restart the container. nhsim.v1.EnsembleService also turns NOT_SERVING while its jobs cannot
+# make progress (the store is unwritable or full, the executor is broken): for readiness, which
+# takes the pod out of the Services' endpoints; as liveness it would restart the pod in a loop
+# on a full store, which a restart does not cure.
+SERVER_HEALTH_NAME = ""
+SERVICE_HEALTH_NAME = "nhsim.v1.EnsembleService"
+NHSIMD_HEALTH_NAMES = (SERVER_HEALTH_NAME, SERVICE_HEALTH_NAME)
+PROBE_HEALTH_NAMES = {"startupProbe": SERVER_HEALTH_NAME, "livenessProbe": SERVER_HEALTH_NAME,
+                      "readinessProbe": SERVICE_HEALTH_NAME}
 # The keys of the limits ConfigMap (label app.kubernetes.io/component: limits) and where
-# nhsimd's Deployment uses each: ("flag", option) | ("resource", kind, resource) |
-# ("annotation", name) | ("store",) (the claim mounted at --data-dir).
+# nhsimd's Deployment uses each: ("flag", option) | ("resource", kind, resource) | ("store",)
+# (the claim mounted at --data-dir).
 LIMIT_KEYS = {
     "max-running-jobs": [("flag", "--max-running-jobs")],
     "threads": [("flag", "--threads")],
     "max-job-memory-mb": [("flag", "--max-job-memory-mb")],
     "max-result-mb": [("flag", "--max-result-mb")],
+    "max-message-mb": [("flag", "--max-message-mb")],
     "keep-finished-for": [("flag", "--keep-finished-for")],
+    "keep-finished-mb": [("flag", "--keep-finished-mb")],
+    "keep-finished-jobs": [("flag", "--keep-finished-jobs")],
     "cpu-request": [("resource", "requests", "cpu")],
     "cpu-limit": [("resource", "limits", "cpu")],
     "memory": [("resource", "requests", "memory"), ("resource", "limits", "memory")],
     "store-size": [("store",)],
-    "retained-results": [("annotation", RETAINED_ANNOTATION)],
 }
 
 
@@ -555,10 +569,23 @@ class Manifests:
             if program == "nhsimd" and probe_name == "readinessProbe" and "grpc" not in probe:
                 self.fail(where, "readinessProbe is not nhsimd's gRPC health (which says when "
                           "its jobs cannot make progress)")
-            if program == "nhsimd" and probe_name != "readinessProbe" and "grpc" in probe:
-                self.fail(where, f"{probe_name} uses gRPC health, which nhsimd turns NOT_SERVING "
-                          "(every service name) when its store is unwritable or full: the "
-                          "kubelet would restart the pod in a loop; use tcpSocket")
+            if program == "nhsimd" and probe_name == "livenessProbe" and "grpc" not in probe:
+                self.fail(where, "livenessProbe is not nhsimd's gRPC health of \"\" (a TCP "
+                          "connect, which the kernel completes, does not detect an nhsimd that "
+                          "no longer answers)")
+            service = get(probe, "grpc", "service", default="")
+            if program == "nhsimd" and "grpc" in probe and service in NHSIMD_HEALTH_NAMES \
+                    and service != PROBE_HEALTH_NAMES[probe_name]:
+                if service == SERVICE_HEALTH_NAME:
+                    self.fail(where, f"{probe_name}.grpc.service is {SERVICE_HEALTH_NAME}, which "
+                              "nhsimd turns NOT_SERVING while its jobs cannot make progress (its "
+                              "store is unwritable or full): the kubelet would restart the pod "
+                              "in a loop; ask for \"\" (the server as a whole)")
+                else:
+                    self.fail(where, f"{probe_name}.grpc.service is \"\" (the server as a whole, "
+                              "SERVING while nhsimd serves): the pod would stay in the Services' "
+                              "endpoints while its jobs cannot make progress; ask for "
+                              f"{SERVICE_HEALTH_NAME}")
             if "grpc" in probe:
                 port = probe["grpc"].get("port")
                 # Probes speak plaintext without a token: the health-only port when there is
@@ -571,9 +598,9 @@ class Manifests:
                 elif program == "nhsimd" and health.rpartition(":")[2] != str(port):
                     self.fail(where, f"{probe_name}.grpc.port {port} is not nhsimd's health "
                               f"port ({option} {health})")
-                if probe["grpc"].get("service", "") not in NHSIMD_HEALTH_NAMES:
-                    self.fail(where, f"{probe_name}.grpc.service: nhsimd reports health for "
-                              "\"\" and nhsim.v1.EnsembleService only")
+                if service not in NHSIMD_HEALTH_NAMES:
+                    self.fail(where, f"{probe_name}.grpc.service {service!r}: nhsimd reports "
+                              f"health for \"\" and {SERVICE_HEALTH_NAME} only")
             for action in ("httpGet", "tcpSocket"):
                 if action in probe:
                     port = probe[action].get("port")
@@ -589,9 +616,10 @@ class Manifests:
             if "exec" in probe:
                 self.fail(where, f"{probe_name}: exec probes need a tool the image lacks")
         if program == "nhsimd":
-            self.ok(where, "readiness probe: gRPC health on the health port; startup and "
-                    "liveness probes: TCP, not the health that turns NOT_SERVING on a full store",
-                    probes_start)
+            startup = "gRPC \"\"" if "grpc" in (container.get("startupProbe") or {}) else "TCP"
+            self.ok(where, f"probes on the health port: readiness gRPC {SERVICE_HEALTH_NAME} "
+                    f"(NOT_SERVING while jobs cannot make progress), liveness gRPC \"\", startup "
+                    f"{startup} (\"\" is NOT_SERVING only while nhsimd shuts down)", probes_start)
 
         for mount in container.get("volumeMounts") or []:
             if mount.get("name") not in volumes:
@@ -675,7 +703,8 @@ class Manifests:
         resources = container.get("resources") or {}
         explicit = {}
         for option in ("--max-running-jobs", "--threads", "--max-job-memory-mb",
-                       "--max-result-mb", "--keep-finished-for"):
+                       "--max-result-mb", "--max-message-mb", "--keep-finished-for",
+                       "--keep-finished-mb", "--keep-finished-jobs"):
             value = flag(argv, option)
             if value is None:
                 self.fail(where, f"nhsimd without an explicit {option}: its default is not sized "
@@ -684,27 +713,30 @@ class Manifests:
         jobs, threads = number(explicit["--max-running-jobs"]), number(explicit["--threads"])
         job_mib = number(explicit["--max-job-memory-mb"])
         result_mib = number(explicit["--max-result-mb"])
+        message_mib = number(explicit["--max-message-mb"])
+        kept_mib = number(explicit["--keep-finished-mb"])
+        kept_jobs = number(explicit["--keep-finished-jobs"])
         for option, value in (("--max-running-jobs", jobs), ("--threads", threads),
-                              ("--max-job-memory-mb", job_mib), ("--max-result-mb", result_mib)):
+                              ("--max-job-memory-mb", job_mib), ("--max-result-mb", result_mib),
+                              ("--max-message-mb", message_mib),
+                              ("--keep-finished-mb", kept_mib),
+                              ("--keep-finished-jobs", kept_jobs)):
             if explicit[option] is not None and not value:
                 self.fail(where, f"{option} {explicit[option]!r} is not a number >= 1 (0 means "
-                          "no limit: nothing would bound the pod's memory)")
+                          "no limit: nothing would bound the pod's memory or its store)")
+        if message_mib and not (message_mib.is_integer() and message_mib <= 2047):
+            self.fail(where, f"--max-message-mb {explicit['--max-message-mb']!r} is not an "
+                      "integer in 1..2047 (nhsimd refuses it)")
         if explicit["--keep-finished-for"] is not None and not duration_seconds(
                 explicit["--keep-finished-for"]):
             self.fail(where, f"--keep-finished-for {explicit['--keep-finished-for']!r} is not a "
                       "number with unit s, m, h or d")
-        retained = pod.annotations.get(RETAINED_ANNOTATION)
-        if number(retained) is None:
-            self.fail(where, f"the pod has no annotation {RETAINED_ANNOTATION} (the results of "
-                      "--max-result-mb kept at once, a planning figure): the store cannot be "
-                      "sized")
         if len(self.errors) != start:
             return
-        retained = number(retained)
         memory_limit = mib(get(resources, "limits", "memory", default=""))
-        peak = PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + retained * result_mib
+        peak = PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + READ_COPIES * message_mib
         peak_text = (f"{PROCESS_MIB} + {jobs:g} jobs x {PEAK_FACTOR:g} x {job_mib:g} MiB + "
-                     f"{retained:g} kept results x {result_mib:g} MiB = {peak:g} MiB")
+                     f"{READ_COPIES} result reads x {message_mib:g} MiB = {peak:g} MiB")
         if memory_limit is not None and peak > memory_limit:
             self.fail(where, f"admitted peak memory {peak_text} exceeds the memory limit "
                       f"{get(resources, 'limits', 'memory')} ({memory_limit:g} MiB): the kernel "
@@ -718,21 +750,25 @@ class Manifests:
             store.source[0] == "claim" else []
         store_mib = mib(get(claims[0], "spec", "resources", "requests", "storage",
                             default="")) if claims else None
-        need = retained * result_mib + jobs * job_mib + max(result_mib, job_mib)
-        need_text = (f"{retained:g} kept results x {result_mib:g} MiB + {jobs:g} checkpoints x "
-                     f"{job_mib:g} MiB + {max(result_mib, job_mib):g} MiB of write-ahead log = "
-                     f"{need:g} MiB")
+        wal_mib = max(result_mib, job_mib)
+        need = kept_mib + jobs * job_mib + wal_mib + result_mib
+        reserve = STORE_RESERVE * (store_mib or 0)
+        need_text = (f"--keep-finished-mb {kept_mib:g} MiB of results + {jobs:g} checkpoints x "
+                     f"{job_mib:g} MiB + {wal_mib:g} MiB of write-ahead log + {result_mib:g} MiB "
+                     f"(a newest result kept beyond --keep-finished-mb) + {STORE_RESERVE:.0%} of "
+                     f"the claim ({reserve:g} MiB, the file system's reserve) = "
+                     f"{need + reserve:g} MiB")
         if store_mib is None:
             self.fail(where, f"--data-dir {flag(argv, '--data-dir')} is not on a "
                       "PersistentVolumeClaim of this set with a size")
-        elif need > store_mib:
+        elif need + reserve > store_mib:
             self.fail(where, f"the store needs {need_text}, more than its claim "
                       f"{store.source[1]} ({store_mib:g} MiB)")
         self.ok(where, f"admitted peak memory {peak_text} within the limit "
                 f"{get(resources, 'limits', 'memory')}; {jobs * threads:g} threads within "
-                f"{get(resources, 'limits', 'cpu')} CPUs; store {need:g} MiB within "
-                f"{store_mib and f'{store_mib:g}'} MiB (kept "
-                f"{explicit['--keep-finished-for']})", start)
+                f"{get(resources, 'limits', 'cpu')} CPUs; store {need + reserve:g} MiB within "
+                f"{store_mib and f'{store_mib:g}'} MiB (results kept up to {kept_mib:g} MiB, "
+                f"{kept_jobs:g} jobs, {explicit['--keep-finished-for']})", start)
 
     def find(self, kind, name):
         return [o for o in self.of_kind(kind) if get(o, "metadata", "name") == name]
@@ -827,9 +863,6 @@ class Manifests:
                 elif use[0] == "resource":
                     place = f"resources.{use[1]}.{use[2]}"
                     value = get(container, "resources", use[1], use[2])
-                elif use[0] == "annotation":
-                    place = f"pod annotation {use[1]}"
-                    value = get(template, "metadata", "annotations", use[1])
                 else:
                     claims = (self.find("PersistentVolumeClaim", store.source[1])
                               if store and store.source[0] == "claim" else [])
