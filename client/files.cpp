@@ -10,6 +10,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "nhsim/wire/part_file.hpp"
 #include "nhsim/wire/spec_hash.hpp"
 
 namespace nhsim::client {
@@ -106,16 +107,11 @@ void write_text_file(const std::filesystem::path& path, std::string_view content
 
 v1::PartialResult load_partial(const std::filesystem::path& path) {
   const std::string bytes = read_text_file(path);
-  v1::PartialResult partial;
-  if (!partial.ParseFromString(bytes)) {
-    throw FileError(path.string() + ": not a partial result (nhsim.v1.PartialResult, binary)");
+  try {
+    return wire::parse_part_file(bytes, path.string());
+  } catch (const std::invalid_argument& e) {
+    throw FileError(e.what());
   }
-  if (partial.spec_sha256() != wire::spec_sha256(partial.spec())) {
-    throw FileError(path.string() +
-                    ": spec_sha256 is not the hash of the spec it carries "
-                    "(a damaged or edited file)");
-  }
-  return partial;
 }
 
 void check_writable(const std::filesystem::path& path) {
@@ -128,9 +124,7 @@ void check_writable(const std::filesystem::path& path) {
 }
 
 void write_partial(const std::filesystem::path& path, const v1::PartialResult& partial) {
-  std::string bytes;
-  if (!partial.SerializeToString(&bytes)) throw FileError(path.string() + ": serialisation failed");
-  write_text_file(path, bytes);
+  write_text_file(path, wire::part_file_bytes(partial));
 }
 
 }  // namespace nhsim::client

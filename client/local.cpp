@@ -1,11 +1,13 @@
 #include "nhsim/client/local.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <string>
 
 #include "nhsim/client/files.hpp"
 #include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/part_file.hpp"
 #include "nhsim/wire/spec_hash.hpp"
 #include "nhsim/wire/to_proto.hpp"
 
@@ -72,12 +74,19 @@ v1::EnsembleResult run_until(const v1::SubmitEnsembleRequest& spec, int threads,
   return result;
 }
 
-v1::PartialResult merge_files(const std::vector<std::string>& files) {
+v1::PartialResult merge_files(const std::vector<std::string>& files, bool allow_mixed_builds) {
   // The running merge stays in core form: each file is converted once, the result once.
   v1::SubmitEnsembleRequest spec;
   PartialResult merged;
+  std::vector<std::string> fingerprints;
   for (std::size_t k = 0; k < files.size(); ++k) {
     v1::PartialResult part = load_partial(files[k]);
+    fingerprints.push_back(part.fingerprint());
+    if (!allow_mixed_builds) {  // before the merge: a mix is refused at the first odd part
+      wire::check_same_fingerprint(
+          {files.begin(), files.begin() + static_cast<std::ptrdiff_t>(k) + 1}, fingerprints,
+          "merge them anyway with --allow-mixed-builds");
+    }
     try {
       if (k == 0) {
         merged = wire::from_proto(part);
@@ -89,7 +98,12 @@ v1::PartialResult merge_files(const std::vector<std::string>& files) {
       throw std::invalid_argument(files[k] + ": " + e.what());
     }
   }
-  return wire::to_proto(merged, spec);
+  v1::PartialResult out = wire::to_proto(merged, spec);
+  // The merge adds; the bits are the parts', so is their fingerprint.
+  const bool mixed = std::any_of(fingerprints.begin(), fingerprints.end(),
+                                 [&](const std::string& f) { return f != fingerprints.front(); });
+  out.set_fingerprint(mixed ? "mixed" : fingerprints.front());
+  return out;
 }
 
 bool complete(const v1::PartialResult& partial) {

@@ -151,10 +151,10 @@ void run_local(const std::string& spec_file, const std::string& shard,
 }
 
 /// nhsim merge: partial result files into one, in the order given (any order gives the same).
-void merge_local(const std::vector<std::string>& part_files, int threads,
+void merge_local(const std::vector<std::string>& part_files, bool allow_mixed_builds, int threads,
                  const std::string& out_file, const std::string& json_file,
                  const std::string& csv_file, bool json_output) {
-  const v1::PartialResult merged = nhsim::client::merge_files(part_files);
+  const v1::PartialResult merged = nhsim::client::merge_files(part_files, allow_mixed_builds);
   if (out_file.empty() && json_file.empty() && csv_file.empty() &&
       !nhsim::client::complete(merged)) {
     throw std::invalid_argument("the partials do not cover every trajectory; give --out PART");
@@ -328,6 +328,10 @@ int main(int argc, char** argv) {
   merge->add_option("--threads", threads, "threads for the quantiles (0: all cores)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  bool allow_mixed_builds = false;
+  merge->add_flag("--allow-mixed-builds", allow_mixed_builds,
+                  "merge parts written by different builds or math libraries (their fingerprints "
+                  "differ; the merge then matches no one machine's run)");
 
   std::string identity;
   std::string append_to;
@@ -357,7 +361,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (merge->parsed()) {
-      merge_local(part_files, threads, out_file, json_file, csv_file, json_output);
+      merge_local(part_files, allow_mixed_builds, threads, out_file, json_file, csv_file,
+                  json_output);
       return 0;
     }
     if (token->parsed()) {

@@ -11,6 +11,7 @@
 
 #include "nhsim/server/log.hpp"
 #include "nhsim/wire/auth.hpp"
+#include "nhsim/wire/fingerprint.hpp"
 #include "nhsim/wire/from_proto.hpp"
 #include "nhsim/wire/spec_hash.hpp"
 #include "nhsim/wire/to_proto.hpp"
@@ -173,10 +174,14 @@ void JobManager::recover() {
             checkpoint.spec_sha256() != record.spec_hash) {
           throw std::invalid_argument("it does not parse or belongs to another spec");
         }
+        if (checkpoint.fingerprint() != wire::bits_fingerprint()) {  // an upgrade, another CPU
+          throw std::invalid_argument("it was written by another build or math library (" +
+                                      checkpoint.fingerprint() + ")");
+        }
         record.resume_from = std::make_shared<const PartialResult>(wire::from_proto(checkpoint));
       } catch (const std::exception& e) {
         log_job(record.id, record.owner,
-                "job " + record.id + ": its checkpoint is damaged (" + e.what() +
+                "job " + record.id + ": its checkpoint cannot be used (" + e.what() +
                     "); it runs again from the start",
                 LogLevel::kWarning);
       }

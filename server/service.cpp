@@ -91,8 +91,8 @@ EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& syste
       limits_(limits),
       certificate_identities_(certificate_identities),
       unary_reads_(4 * static_cast<std::int64_t>(limits.max_message_bytes > 0
-                                                      ? limits.max_message_bytes
-                                                      : std::size_t{64} << 20)) {}
+                                                     ? limits.max_message_bytes
+                                                     : std::size_t{64} << 20)) {}
 
 void EnsembleServiceImpl::set_tokens(std::shared_ptr<const wire::TokenTable> tokens) {
   const std::lock_guard lock(tokens_mutex_);

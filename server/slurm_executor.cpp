@@ -17,6 +17,7 @@
 #include "nhsim/server/slurm_cli.hpp"
 #include "nhsim/server/subprocess.hpp"
 #include "nhsim/wire/from_proto.hpp"
+#include "nhsim/wire/part_file.hpp"
 
 namespace nhsim::server {
 namespace {
@@ -272,11 +273,25 @@ class SlurmJob {
   void absorb(std::int64_t i) {
     const fs::path file = part(i);
     v1::PartialResult wire;
-    if (!wire.ParseFromString(read_file(file))) {
-      throw std::runtime_error(file.string() + ": not a partial result");
+    try {
+      wire = wire::parse_part_file(read_file(file), file.string());
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
     }
     if (wire.spec_sha256() != job_.spec_hash) {
       throw std::runtime_error(file.string() + ": partial result of another spec");
+    }
+    // Shards computed by different builds or math libraries (a mixed cluster) would merge into
+    // bits that match no machine's run: the job fails naming them.
+    if (fingerprint_file_.empty()) {
+      fingerprint_file_ = file.string();
+      fingerprint_ = wire.fingerprint();
+    }
+    try {
+      wire::check_same_fingerprint({fingerprint_file_, file.string()},
+                                   {fingerprint_, wire.fingerprint()});
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
     }
     try {
       PartialResult partial = wire::from_proto(wire);
@@ -302,7 +317,8 @@ class SlurmJob {
   std::vector<Shard> shards_;
   std::vector<std::string> arrays_;  ///< every array job submitted, oldest first
   PartialResult merged_;
-  std::int64_t done_ = 0;  ///< trajectories merged
+  std::string fingerprint_, fingerprint_file_;  ///< of the first shard merged, and its file
+  std::int64_t done_ = 0;                       ///< trajectories merged
   int squeue_failures_ = 0;
 };
 

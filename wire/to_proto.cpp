@@ -1,6 +1,8 @@
 // Core → wire conversion (docs/design.md: conversion lives in one file per direction).
 #include "nhsim/wire/to_proto.hpp"
 
+#include "nhsim/wire/fingerprint.hpp"
+
 namespace nhsim::wire {
 namespace {
 
@@ -200,6 +202,7 @@ v1::PartialResult to_proto(const PartialResult& partial, const v1::SubmitEnsembl
   v1::PartialResult out;
   out.set_format_version(kPartialResultFormat);
   out.set_spec_sha256(partial.spec_hash);
+  out.set_fingerprint(bits_fingerprint());
   *out.mutable_spec() = spec;
   out.set_n_trajectories(partial.n_trajectories);
   for (const auto& range : partial.ranges) {

@@ -43,9 +43,10 @@ std::string to_json(const google::protobuf::Message& message);
 /// never a part. Creates missing parent directories. Throws FileError.
 void write_text_file(const std::filesystem::path& path, std::string_view content);
 
-/// Reads a partial result file written by `nhsim run --out` or `nhsim merge --out` (binary
-/// nhsim.v1.PartialResult). Throws FileError when it cannot be read or parsed, or when its
-/// spec_sha256 is not the hash of its spec (a damaged or edited file).
+/// Reads a partial result file written by `nhsim run --out` or `nhsim merge --out` (a part
+/// file, wire::parse_part_file). Throws FileError when it cannot be read or parsed, when its
+/// content checksum fails, or when its spec_sha256 is not the hash of its spec (a damaged or
+/// edited file).
 nhsim::v1::PartialResult load_partial(const std::filesystem::path& path);
 
 /// Checks, before a long run, that write_text_file(path, ...) can write there: creates the parent
@@ -53,7 +54,8 @@ nhsim::v1::PartialResult load_partial(const std::filesystem::path& path);
 /// "<path>: cannot create directory ..." or "<path>: cannot write: <reason>".
 void check_writable(const std::filesystem::path& path);
 
-/// Writes `partial` to `path` as binary protobuf, atomically (see write_text_file).
+/// Writes `partial` to `path` as a part file (wire::part_file_bytes: binary protobuf with the
+/// checksum of its content last), atomically (see write_text_file).
 void write_partial(const std::filesystem::path& path, const nhsim::v1::PartialResult& partial);
 
 }  // namespace nhsim::client

@@ -39,8 +39,10 @@ nhsim::v1::EnsembleResult run_until(const nhsim::v1::SubmitEnsembleRequest& spec
 /// time; any order gives the same bits. `files` must not be empty. Throws FileError for a file
 /// that cannot be read; std::invalid_argument naming the file for a malformed partial or one
 /// that does not belong with the others (nhsim::PartialMismatch: other spec, overlapping
-/// ranges).
-nhsim::v1::PartialResult merge_files(const std::vector<std::string>& files);
+/// ranges), or for parts of different fingerprints (wire::check_same_fingerprint) unless
+/// `allow_mixed_builds`. The merge carries the parts' fingerprint ("mixed" when they differ).
+nhsim::v1::PartialResult merge_files(const std::vector<std::string>& files,
+                                     bool allow_mixed_builds = false);
 
 /// Whether the partial covers every trajectory of its spec.
 bool complete(const nhsim::v1::PartialResult& partial);
