@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <utility>
@@ -225,16 +226,29 @@ std::optional<QuarantinedJob> JobManager::quarantined(const std::string& id) con
   return it->second;
 }
 
-std::shared_ptr<const std::string> JobManager::read_result(const JobRecord& record) const {
+std::shared_ptr<const std::string> JobManager::read_result(const JobRecord& record) {
   if (record.result) return record.result;
   if (!durable_) throw std::runtime_error("job " + record.id + " has no result");
+  const Reading reading(*this, record.id);
   return std::make_shared<const std::string>(durable_->read_result(record.id));
+}
+
+JobManager::Reading::Reading(JobManager& jobs, const std::string& id) : jobs_(jobs), id_(id) {
+  const std::lock_guard lock(jobs_.readers_mutex_);
+  if (!jobs_.store_.get(id)) throw JobGone("job_id: no job '" + id + "' (evicted or deleted)");
+  ++jobs_.readers_[id];
+}
+
+JobManager::Reading::~Reading() {
+  const std::lock_guard lock(jobs_.readers_mutex_);
+  if (--jobs_.readers_[id_] == 0) jobs_.readers_.erase(id_);
 }
 
 void JobManager::read_result_pieces(
     const JobRecord& record, std::size_t piece,
-    const std::function<bool(std::string_view, std::int64_t)>& each) const {
+    const std::function<bool(std::string_view, std::int64_t)>& each) {
   if (!record.result && durable_) {
+    const Reading reading(*this, record.id);  // not evicted or deleted while it is read
     durable_->read_result_pieces(record.id, piece, each);
     return;
   }
@@ -248,7 +262,8 @@ void JobManager::read_result_pieces(
 }
 
 v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
-                           const std::string& owner, const std::string& request_key) {
+                           const std::string& owner, const std::string& request_key,
+                           double memory_bytes) {
   JobRecord record;
   record.owner = owner;
   record.spec_hash = wire::spec_sha256(request);
@@ -326,13 +341,16 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
   store_.insert(record);
   if (!request_key.empty()) request_keys_[{owner, request_key}] = record.id;
   metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
-  log_job(record.id, record.owner,
-          "job " + record.id + " " +
-              (cancelled   ? "cancelled (server stopping)"
-               : stopping_ ? "stored (server stopping: runs at the next start)"
-                           : "queued") +
-              ": system=" + record.problem->spec().system + " trajectories=" +
-              std::to_string(record.trajectories_total) + quoted_label(record.label));
+  log_job(
+      record.id, record.owner,
+      "job " + record.id + " " +
+          (cancelled   ? "cancelled (server stopping)"
+           : stopping_ ? "stored (server stopping: runs at the next start)"
+                       : "queued") +
+          ": system=" + record.problem->spec().system +
+          " trajectories=" + std::to_string(record.trajectories_total) +
+          " memory_estimate_mib=" + std::to_string(std::llround(memory_bytes / (1024.0 * 1024.0))) +
+          quoted_label(record.label));
   if (!stopping_) {
     queue_.push_back({record.id, record.owner});
     queue_changed_.notify_all();  // the worker that is free may not be one that can take it
@@ -409,8 +427,14 @@ Removal JobManager::remove(const std::string& id) {
     return Removal::kRemoved;
   }
   if (!is_terminal(record->state)) return Removal::kNotFinished;
-  persist("its removal", id, [&] { durable_->erase(id); });
-  if (!store_.erase(id)) return Removal::kNotFound;  // removed meanwhile
+  {
+    // Under readers_mutex_: a read either registered before (the job stays until it ends) or
+    // finds the job gone, never a job half removed.
+    const std::lock_guard lock(readers_mutex_);
+    if (readers_.contains(id)) return Removal::kBeingRead;
+    persist("its removal", id, [&] { durable_->erase(id); });
+    if (!store_.erase(id)) return Removal::kNotFound;  // removed meanwhile
+  }
   if (!record->request_key.empty()) {
     const std::lock_guard lock(queue_mutex_);
     request_keys_.erase({record->owner, record->request_key});
@@ -583,19 +607,25 @@ void JobManager::run(const std::string& id) {
   std::int64_t failed = 0;
   std::int64_t steps = 0;
   try {
-    const EnsembleResult core = executor_->run(job);
-    // Counted from the result, not from progress: the core's progress also counts
-    // trajectories skipped by a cancellation.
-    for (const auto& integrator : core.integrators) {
-      done += integrator.trajectories_ok + integrator.trajectories_failed;
-      failed += integrator.trajectories_failed;
-      steps += integrator.steps_completed;
+    // At most two copies of the per-trajectory outputs at a time (they may be most of the
+    // job's memory): the core's result is freed once converted, the message once serialized.
+    v1::EnsembleResult message;
+    {
+      const EnsembleResult core = executor_->run(job);
+      // Counted from the result, not from progress: the core's progress also counts
+      // trajectories skipped by a cancellation.
+      for (const auto& integrator : core.integrators) {
+        done += integrator.trajectories_ok + integrator.trajectories_failed;
+        failed += integrator.trajectories_failed;
+        steps += integrator.steps_completed;
+      }
+      state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;
+      message = wire::to_proto(core);
     }
-    v1::EnsembleResult message = wire::to_proto(core);
     message.set_job_id(id);
     message.set_label(record.label);
     result = std::make_shared<const std::string>(message.SerializeAsString());
-    state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;
+    v1::EnsembleResult().Swap(&message);  // frees its memory (Clear() keeps capacity)
   } catch (const Interrupted&) {
     log_job(id, record.owner,
             "job " + id + " interrupted by shutdown: resumes from its last checkpoint at the " +
@@ -652,7 +682,7 @@ void JobManager::run(const std::string& id) {
   if (all_failed) line += ": every trajectory run failed";
   if (!error.empty()) line += ": " + error;
   log_job(id, record.owner, line, state == v1::FAILED ? LogLevel::kError : LogLevel::kInfo);
-  evict_beyond_limits();
+  if (evict_beyond_limits() == 0) ::malloc_trim(0);  // the job's memory back to the system
 }
 
 }  // namespace nhsim::server

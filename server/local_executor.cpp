@@ -117,7 +117,7 @@ class LocalExecutor final : public Executor {
         begin = end;
       }
     }
-    return finish(job.problem, done, threads_);
+    return finish(job.problem, std::move(done), threads_);
   }
 
  private:

@@ -149,6 +149,8 @@ template <typename Read>
 grpc::Status EnsembleServiceImpl::read_stored(const std::string& id, Read&& read) const {
   try {
     return read();
+  } catch (const JobGone& e) {
+    return {grpc::StatusCode::NOT_FOUND, e.what()};
   } catch (const DamagedRecord& e) {
     log_job(id, "", std::string("job ") + id + ": " + e.what(), LogLevel::kError);
     return {grpc::StatusCode::DATA_LOSS, e.what()};
@@ -339,7 +341,8 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
       return reject(grpc::StatusCode::INVALID_ARGUMENT, why, who);
     }
     try {
-      *response = jobs_.submit(submitted, std::move(*problem), who.identity, key);
+      *response =
+          jobs_.submit(submitted, std::move(*problem), who.identity, key, job_memory_bytes(cost));
     } catch (const QueueFull& e) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, e.what(), who);
     } catch (const KeyReused& e) {
@@ -349,6 +352,10 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
     }
     return grpc::Status::OK;
   });
+}
+
+double job_memory_bytes(const CostEstimate& cost) {
+  return cost.statistics_bytes + kOutputCopies * cost.output_bytes;
 }
 
 std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
@@ -374,9 +381,11 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
            " MiB, more than this server's limit --max-job-memory-mb=" +
            number(limits_.max_job_memory_mb) + "; sample less often (sample_every)";
   }
-  if (memory_limit > 0 && cost.statistics_bytes + cost.output_bytes > memory_limit) {
+  if (memory_limit > 0 && job_memory_bytes(cost) > memory_limit) {
     return "outputs: the per-trajectory outputs need about " +
-           number(std::round(cost.output_bytes / kMiB)) + " MiB beside " +
+           number(std::round(kOutputCopies * cost.output_bytes / kMiB)) + " MiB (" +
+           number(std::round(cost.output_bytes / kMiB)) + " MiB of values, held up to " +
+           number(kOutputCopies) + " times while the job runs and its result is stored) beside " +
            number(std::round(cost.statistics_bytes / kMiB)) +
            " MiB of statistics, more than this server's limit --max-job-memory-mb=" +
            number(limits_.max_job_memory_mb) + "; select fewer trajectories or sample less often";
@@ -596,6 +605,9 @@ grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* context,
       case Removal::kNotFinished:
         return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                             "job " + request->job_id() + " has not ended; cancel it first");
+      case Removal::kBeingRead:
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "job " + request->job_id() + ": its result is being read; try again");
       case Removal::kNotFound:
         break;
     }

@@ -542,9 +542,9 @@ ChoicePartial run_choice(const PreparedSpec& pr, const EnsembleSpec& spec, std::
   return partial;
 }
 
-/// The result of choice `ci` from its merged statistics.
+/// The result of choice `ci` from its merged statistics; takes the partial's outputs.
 IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& choice,
-                               std::size_t ci, std::int64_t n_steps, const ChoicePartial& partial,
+                               std::size_t ci, std::int64_t n_steps, ChoicePartial& partial,
                                tbb::task_arena& arena) {
   IntegratorResult ir;
   ir.choice = choice_as_run(choice);
@@ -561,9 +561,10 @@ IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& c
   std::vector<std::string> names;
   for (const auto& o : pr.observables) names.push_back(o.name);
   ir.observables = series_statistics(partial, names, ir.sample_times, choice.h, arena);
-  ir.outputs.final_states = partial.final_states;
-  ir.outputs.sampled = partial.sampled;
-  ir.outputs.summary = partial.summary;
+  // Moved, not copied: finish() owns the partial, and nothing after reads its outputs.
+  ir.outputs.final_states = std::move(partial.final_states);
+  ir.outputs.sampled = std::move(partial.sampled);
+  ir.outputs.summary = std::move(partial.summary);
   ir.outputs.histograms =
       histogram_results(pr.outputs, ir.sample_times, ci, partial.histogram_counts);
   return ir;
@@ -610,11 +611,11 @@ PartialResult run_partial(const Problem& problem, TrajectoryRange range,
   return partial;
 }
 
-EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads) {
-  return finish(Problem(spec), partial, threads);
+EnsembleResult finish(const EnsembleSpec& spec, PartialResult partial, int threads) {
+  return finish(Problem(spec), std::move(partial), threads);
 }
 
-EnsembleResult finish(const Problem& problem, const PartialResult& partial, int threads) {
+EnsembleResult finish(const Problem& problem, PartialResult partial, int threads) {
   const EnsembleSpec& spec = problem.spec();
   const PreparedSpec& pr = problem.prepared();
   check_complete(partial, trajectory_count(spec));
@@ -665,7 +666,8 @@ EnsembleResult finish(const Problem& problem, const PartialResult& partial, int 
     }
     result.cancelled = result.cancelled || result.integrators.back().trajectories_cancelled > 0;
   }
-  if (!partial.choices.empty()) result.initial_states = partial.choices[0].initial_states;
+  if (!partial.choices.empty())
+    result.initial_states = std::move(partial.choices[0].initial_states);
   std::vector<BatchLayout> layouts;
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     layouts.push_back(
@@ -749,7 +751,7 @@ EnsembleResult finish_cancelled(const Problem& problem, PartialResult partial, i
   }
   for (ChoicePartial& choice : partial.choices) choice.cancelled += n - covered;
   partial.ranges = {TrajectoryRange{0, n}};
-  return finish(problem, partial, threads);
+  return finish(problem, std::move(partial), threads);
 }
 
 namespace {
@@ -841,8 +843,7 @@ EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options) {
   const EnsembleSpec& spec = problem.spec();
   const std::int64_t n = trajectory_count(spec);
   if (!spec.until.active()) {
-    const PartialResult partial = run_partial(problem, {0, n}, options);
-    return finish(problem, partial, options.threads);
+    return finish(problem, run_partial(problem, {0, n}, options), options.threads);
   }
   // Rounds in index order, the targets checked after each (UntilSpec).
   const auto choices = static_cast<std::int64_t>(spec.integrators.size());

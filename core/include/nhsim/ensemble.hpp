@@ -291,8 +291,10 @@ void merge_partial(PartialResult& into, const PartialResult& from);
 /// The ensemble result of a partial that covers every trajectory of `spec`, its quantiles
 /// computed on `threads` threads (0 = oneTBB default). Throws PartialMismatch naming the first
 /// missing range, or the shape that does not fit the spec; SpecError on an invalid spec.
-EnsembleResult finish(const Problem& problem, const PartialResult& partial, int threads = 0);
-EnsembleResult finish(const EnsembleSpec& spec, const PartialResult& partial, int threads = 0);
+/// `partial` is taken by value: pass an rvalue, and its per-trajectory outputs move into the
+/// result instead of being copied (they may be most of a job's memory).
+EnsembleResult finish(const Problem& problem, PartialResult partial, int threads = 0);
+EnsembleResult finish(const EnsembleSpec& spec, PartialResult partial, int threads = 0);
 
 /// The result of a cancelled ensemble: as finish(), but the trajectories `partial` does not
 /// cover count as cancelled (result.cancelled is then true). `partial` may cover nothing

@@ -70,8 +70,15 @@ class KeyReused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// What remove() found.
-enum class Removal { kRemoved, kNotFound, kNotFinished };
+/// Thrown by the result reads when the job was evicted or deleted before the read began:
+/// NOT_FOUND.
+class JobGone : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What remove() found. kBeingRead: a result read is in progress (eviction tries again later).
+enum class Removal { kRemoved, kNotFound, kNotFinished, kBeingRead };
 
 /// Owns the job stores and the worker. A job accepted is a job answered: whatever the executor
 /// does (returns, is cancelled, throws), the job ends in a terminal state, and every state
@@ -102,8 +109,10 @@ class JobManager {
   /// before for a job still kept returns that job instead of queuing another (a client that
   /// retries a submit whose answer it lost gets the job it created); KeyReused when that job's
   /// spec differs.
+  /// `memory_bytes` is the job's admitted memory estimate, for the log.
   nhsim::v1::Job submit(nhsim::v1::SubmitEnsembleRequest request, nhsim::Problem problem,
-                        const std::string& owner, const std::string& request_key = "");
+                        const std::string& owner, const std::string& request_key = "",
+                        double memory_bytes = 0);
 
   /// Asks a job to stop: a queued job ends CANCELLED at once; a running job gets its cancel
   /// flag set and ends CANCELLED when the core returns (promptly); a finished job is left as
@@ -117,13 +126,14 @@ class JobManager {
 
   /// The serialized EnsembleResult of a job that has one (record.has_result): from memory, or
   /// read from the durable store and checked against its checksum. Throws DamagedRecord when
-  /// the stored result is damaged (gRPC DATA_LOSS), std::runtime_error when it cannot be read.
-  std::shared_ptr<const std::string> read_result(const JobRecord& record) const;
+  /// the stored result is damaged (gRPC DATA_LOSS), JobGone when the job was evicted or deleted
+  /// meanwhile, std::runtime_error when it cannot be read. A job is not removed while it is read.
+  std::shared_ptr<const std::string> read_result(const JobRecord& record);
   /// Calls `each` with consecutive pieces of at most `piece` bytes of the result and its total
   /// size (at least one call); a stored result is checked whole before the first piece. Stops
   /// when `each` returns false. Throws as read_result().
   void read_result_pieces(const JobRecord& record, std::size_t piece,
-                          const std::function<bool(std::string_view, std::int64_t)>& each) const;
+                          const std::function<bool(std::string_view, std::int64_t)>& each);
   /// The job, if its stored record was found damaged (it is answered with DATA_LOSS).
   std::optional<QuarantinedJob> quarantined(const std::string& id) const;
 
@@ -170,6 +180,20 @@ class JobManager {
   JobManagerOptions options_;
   Metrics& metrics_;
   std::unique_ptr<DurableStore> durable_;
+  /// Registers a result read of job `id` for its lifetime; throws JobGone if it is gone.
+  class Reading {
+   public:
+    Reading(JobManager& jobs, const std::string& id);
+    ~Reading();
+    Reading(const Reading&) = delete;
+    Reading& operator=(const Reading&) = delete;
+
+   private:
+    JobManager& jobs_;
+    std::string id_;
+  };
+  std::mutex readers_mutex_;
+  std::map<std::string, int> readers_;  // result reads in progress per job; readers_mutex_
   mutable std::mutex quarantine_mutex_;
   std::map<std::string, QuarantinedJob> quarantine_;  // guarded by quarantine_mutex_
   std::mutex store_problem_mutex_;

@@ -40,9 +40,8 @@ class ReadBudget {
   /// waits until it is alone), or until `deadline` (then the lease is empty).
   Lease take(std::int64_t bytes, std::chrono::steady_clock::time_point deadline) {
     std::unique_lock lock(mutex_);
-    const bool fits = returned_.wait_until(lock, deadline, [&] {
-      return held_ == 0 || held_ + bytes <= capacity_;
-    });
+    const bool fits = returned_.wait_until(
+        lock, deadline, [&] { return held_ == 0 || held_ + bytes <= capacity_; });
     if (!fits) return {};
     held_ += bytes;
     return {this, bytes};
