@@ -1,6 +1,6 @@
 // nhsimd: the nhsim ensemble service. Serves nhsim.v1.EnsembleService (plus gRPC health
 // checking and reflection) and Prometheus metrics until SIGINT or SIGTERM; SIGHUP reloads the
-// tokens file.
+// tokens file (TLS certificate files are read again every second, without a signal).
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>

@@ -3,6 +3,8 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_credentials_options.h>
 
 #include <cerrno>
 #include <chrono>
@@ -25,6 +27,8 @@ namespace {
 
 /// The service name health checks ask about, besides "" (the server as a whole).
 constexpr const char* kServiceName = "nhsim.v1.EnsembleService";
+/// How often the TLS certificate files are read again.
+constexpr unsigned kCertificateRefreshSeconds = 1;
 
 std::string read_file(const std::filesystem::path& path, const char* option) {
   std::ifstream in(path, std::ios::binary);
@@ -48,14 +52,27 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const ServerOptions& option
     }
     return grpc::InsecureServerCredentials();
   }
-  grpc::SslServerCredentialsOptions ssl;
-  ssl.pem_key_cert_pairs.push_back(
-      {read_file(options.tls_key, "--tls-key"), read_file(options.tls_cert, "--tls-cert")});
+  // Read once here for a clear error at start; then gRPC's file watcher reads them again every
+  // kCertificateRefreshSeconds, so renewed certificates take effect without a restart, for new
+  // connections (existing ones keep theirs), and a half-written pair is ignored until it matches.
+  (void)read_file(options.tls_key, "--tls-key");
+  (void)read_file(options.tls_cert, "--tls-cert");
+  if (!options.tls_client_ca.empty()) (void)read_file(options.tls_client_ca, "--tls-client-ca");
+  using grpc::experimental::FileWatcherCertificateProvider;
+  const auto files =
+      options.tls_client_ca.empty()
+          ? std::make_shared<FileWatcherCertificateProvider>(
+                options.tls_key.string(), options.tls_cert.string(), kCertificateRefreshSeconds)
+          : std::make_shared<FileWatcherCertificateProvider>(
+                options.tls_key.string(), options.tls_cert.string(), options.tls_client_ca.string(),
+                kCertificateRefreshSeconds);
+  grpc::experimental::TlsServerCredentialsOptions tls(files);
+  tls.watch_identity_key_cert_pairs();
   if (!options.tls_client_ca.empty()) {
-    ssl.pem_root_certs = read_file(options.tls_client_ca, "--tls-client-ca");
-    ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+    tls.watch_root_certs();
+    tls.set_cert_request_type(GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
   }
-  return grpc::SslServerCredentials(ssl);
+  return grpc::experimental::TlsServerCredentials(tls);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nhsim/client/client.hpp"
@@ -283,6 +285,60 @@ TEST_F(SecurityTest, TlsWithATestCaWorksAndAPlaintextClientIsRefused) {
     c.tls_ca = pem("client.pem");  // not a CA of the server's certificate
   });
   EXPECT_EQ(code_of([&] { untrusting.list_systems(); }), grpc::StatusCode::UNAVAILABLE);
+}
+
+// Issue 49 item 15: renewed TLS certificates took a restart. The certificate files are read again
+// every second: a server certificate of another CA takes effect for new connections, without a
+// restart, while the job that runs goes on.
+TEST_F(SecurityTest, ARenewedServerCertificateTakesEffectWithoutARestart) {
+  const fs::path renewed = *dir_ / "renewed";
+  fs::create_directories(renewed);
+  const std::string script = "cd '" + renewed.string() + R"(' && {
+      key='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes'
+      openssl req -x509 $key -keyout ca2.key -out ca2.pem -days 2 -subj /CN=nhsim-test-ca-2
+      printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' > server.ext
+      openssl req $key -keyout server2.key -out server2.csr -subj /CN=localhost
+      openssl x509 -req -in server2.csr -CA ca2.pem -CAkey ca2.key -CAcreateserial \
+        -out server2.pem -days 2 -extfile server.ext
+    } > openssl.log 2>&1)";
+  ASSERT_EQ(std::system(script.c_str()), 0) << "openssl failed; see " << renewed << "/openssl.log";
+  fs::copy_file(*dir_ / "server.pem", renewed / "live.pem");
+  fs::copy_file(*dir_ / "server.key", renewed / "live.key");
+  start([&](ServerOptions& options) {
+    options.tls_cert = renewed / "live.pem";
+    options.tls_key = renewed / "live.key";
+  });
+  const auto trusting = [](const std::string& ca) {
+    return [ca](Connection& c) {
+      c.tls = true;
+      c.tls_ca = ca;
+    };
+  };
+  const std::string first_ca = pem("ca.pem");
+  const std::string second_ca = client::read_text_file(renewed / "ca2.pem");
+  const Client before = as(kAliceToken, trusting(first_ca));
+  v1::SubmitEnsembleRequest spec = tiny_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(400);
+  spec.set_t_final(200.0);
+  const std::string job = before.submit(spec).job_id();
+  // The renewal, as a certificate manager writes it: the key, then the certificate.
+  fs::copy_file(renewed / "server2.key", renewed / "live.key",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(renewed / "server2.pem", renewed / "live.pem",
+                fs::copy_options::overwrite_existing);
+  grpc::StatusCode renewed_code = grpc::StatusCode::UNAVAILABLE;
+  for (int i = 0; i < 50 && renewed_code != grpc::StatusCode::OK; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    renewed_code = code_of([&] { as(kAliceToken, trusting(second_ca)).list_systems(); });
+  }
+  EXPECT_EQ(renewed_code, grpc::StatusCode::OK) << "the renewed certificate was not served";
+  EXPECT_EQ(code_of([&] { as(kAliceToken, trusting(first_ca)).list_systems(); }),
+            grpc::StatusCode::UNAVAILABLE);  // a new connection now needs the new CA
+  const Client after = as(kAliceToken, trusting(second_ca));
+  EXPECT_NE(after.get_job(job).state(), v1::JOB_STATE_UNSPECIFIED);  // the job is still there
+  after.cancel(job);
+  EXPECT_TRUE(after.watch(job, nullptr).state() == v1::CANCELLED ||
+              after.get_job(job).state() == v1::SUCCEEDED);
 }
 
 TEST_F(SecurityTest, MutualTlsRejectsAClientWithoutACertificate) {
