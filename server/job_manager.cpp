@@ -286,9 +286,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
                           earlier->id + ", whose spec differs");
         }
         log_job(earlier->id, owner,
-                "job " + earlier->id +
-                    " submitted again with its idempotency key: not queued "
-                    "again");
+                "job " + earlier->id + " submitted again with its idempotency key: answered");
         return to_job(*earlier);
       }
     }

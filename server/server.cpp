@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "nhsim/server/bind_check.hpp"
 #include "nhsim/server/job_manager.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/metrics.hpp"
@@ -118,6 +119,15 @@ Server::Server(const ServerOptions& options) {
   }
   const std::shared_ptr<grpc::ServerCredentials> server_credentials = credentials(options);
 
+  // A busy port is refused at once, naming the address and the reason.
+  for (const auto& [address, option] :
+       {std::pair{options.listen, "--listen"}, std::pair{options.health_listen, "--health-listen"},
+        std::pair{options.metrics, "--metrics"}}) {
+    if (const std::string problem = address.empty() ? "" : bind_problem(address);
+        !problem.empty()) {
+      throw std::runtime_error(address + ": " + problem + " (" + option + ")");
+    }
+  }
   metrics_ = std::make_unique<Metrics>(options.metrics);
   std::unique_ptr<Executor> executor;
   if (options.executor == "local") {

@@ -1079,11 +1079,24 @@ TEST_F(ServiceTest, ListsTheCatalogueOfTheCore) {
   }
 }
 
-TEST_F(ServiceTest, ATakenPortIsAnError) {
-  ServerOptions options;
-  options.listen = "127.0.0.1:" + std::to_string(server_->port());
-  options.metrics = "";
-  EXPECT_THROW(Server{options}, std::runtime_error);
+// Issue 47 item 9: a busy port answered with gRPC's C-core error dump and "cannot listen", a busy
+// metrics port with "null context when constructing CivetServer". Both name the address and the
+// reason.
+TEST_F(ServiceTest, ATakenPortIsAnErrorNamingTheAddressAndTheReason) {
+  const std::string taken = "127.0.0.1:" + std::to_string(server_->port());
+  for (const bool metrics : {false, true}) {
+    ServerOptions options;
+    options.listen = metrics ? "127.0.0.1:0" : taken;
+    options.metrics = metrics ? taken : "";
+    options.data_dir.clear();
+    try {
+      Server refused(options);
+      ADD_FAILURE() << "a taken port was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                taken + ": address already in use (" + (metrics ? "--metrics" : "--listen") + ")");
+    }
+  }
 }
 
 TEST_F(ServiceTest, HealthCheckReportsServing) {
