@@ -6,16 +6,15 @@ draw it with matplotlib::
     import nhsim
     client = nhsim.Client("127.0.0.1:50051")            # token=..., tls=... where needed
     job = client.submit("examples/chaotic_variance.json")
-    job.watch()                                          # a progress bar on a terminal
+    job.watch()                                          # progress: notebook, terminal or log
     result = job.result()                                # an nhsim.Result
     stats = result.to_dataframe()                        # one row per choice x observable x t
-    import nhsim.plot
-    nhsim.plot.plot_energy_variance(result)
+    nhsim.plot_summary(result, "energy_error")           # mean and 5-95 % band per integrator
 
-The protobuf and gRPC modules are generated from proto/nhsim/v1/*.proto at build time into
-``build/client/python/stubs`` (package ``nhsim.v1``); that directory and this package's parent
-directory must both be on ``sys.path`` (PYTHONPATH). ``nhsim.plot`` is imported on its own,
-so that the client does not load matplotlib.
+Install it with ``pip install --no-build-isolation --no-index ./client/python`` (docs/python.md),
+which generates the protobuf and gRPC modules (package ``nhsim.v1``) from proto/nhsim/v1. In a
+build tree they are in ``build/client/python/stubs`` instead, which may then be on sys.path
+beside client/python. ``nhsim.plot`` is imported on its own, and matplotlib only when drawing.
 """
 
 import pkgutil
@@ -25,6 +24,7 @@ import pkgutil
 __path__ = pkgutil.extend_path(__path__, __name__)
 
 # pylint: disable=wrong-import-position
+from nhsim.catalogue import Parameter, System  # noqa: E402
 from nhsim.client import Client, Job, NhsimError, load_spec  # noqa: E402
 from nhsim.results import (  # noqa: E402
     ConditionalStatisticsWarning,
@@ -37,19 +37,27 @@ from nhsim.results import (  # noqa: E402
     to_dataframe,
     variance_ratios_frame,
 )
+from nhsim.summary import ensemble_summary, plot_summary, spec_units  # noqa: E402
+from nhsim.table import summary_table  # noqa: E402
 
 __all__ = [
     "Client",
     "ConditionalStatisticsWarning",
     "Job",
     "NhsimError",
+    "Parameter",
     "Result",
+    "System",
+    "ensemble_summary",
     "failure_warnings",
     "failures_frame",
     "load_result",
     "load_spec",
     "observables_frame",
+    "plot_summary",
+    "spec_units",
     "summary_frame",
+    "summary_table",
     "to_dataframe",
     "variance_ratios_frame",
 ]

@@ -53,12 +53,7 @@ def _submit(args):
         if job.state == "FAILED":
             return 2
         result = job.result()
-        print(nhsim.summary_frame(result).to_string(index=False, columns=[
-            "integrator", "h", "trajectories_ok", "trajectories_failed", "steps_per_second",
-            "max_abs_energy_error", "final_energy_error_variance", "growth_b_over_h4",
-            "growth_b_over_h4_stderr", "max_constraint_residual"]))
-        for line in nhsim.failure_warnings(result):
-            print(f"warning: {line}", file=sys.stderr)
+        sys.stdout.write(nhsim.summary_table(result))  # the C++ CLI's table, notes included
         if args.json:
             result.save(args.json)
             print(f"result written to {args.json}", file=sys.stderr)

@@ -4,9 +4,11 @@ try:
     from nhsim.v1 import ensemble_pb2, ensemble_pb2_grpc  # noqa: F401
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "nhsim: the generated stubs (nhsim.v1.ensemble_pb2) are not importable: build them with "
-        "`cmake --build build --target nhsim_python_stubs` and put build/client/python/stubs "
-        f"on PYTHONPATH beside client/python ({error})"
+        "nhsim: the generated stubs (nhsim.v1.ensemble_pb2) are not importable. Install the "
+        "package, which generates them (`pip install --no-build-isolation --no-index "
+        "./client/python`, docs/python.md), or, in a build tree, run `cmake --build build "
+        "--target nhsim_python_stubs` and put build/client/python/stubs on PYTHONPATH beside "
+        f"client/python ({error})"
     ) from error
 
 __all__ = ["ensemble_pb2", "ensemble_pb2_grpc"]

@@ -5,11 +5,11 @@ status code name (``"INVALID_ARGUMENT"``, ``"UNAUTHENTICATED"``, ...) and the se
 (e.g. ``"integrators[0].h: must be finite and > 0"``).
 """
 
+import difflib
 import json
 import os
 import pathlib
 import secrets
-import sys
 import time
 
 import grpc
@@ -17,6 +17,8 @@ from google.protobuf import json_format
 from google.protobuf.message import DecodeError
 
 from nhsim._stubs import ensemble_pb2, ensemble_pb2_grpc
+from nhsim.catalogue import System, integrators_frame, parameters_frame, systems_frame
+from nhsim.progress import Progress
 from nhsim.results import Result
 
 #: The states after which a job never changes again.
@@ -82,10 +84,65 @@ def load_spec(spec):
     try:
         if text is not None:
             spec = json.loads(text)
-        json_format.ParseDict(spec, request)
-    except (json.JSONDecodeError, json_format.ParseError) as error:
+    except json.JSONDecodeError as error:
         raise ValueError(f"{where}: {error}") from error
+    _parse_dict(spec, request, where)
     return request
+
+
+def _unknown_fields(value, descriptor, path):
+    """The first key of the dict `value` (and its nested dicts and lists) that is no field of
+    the message type `descriptor`: (its path, the type's snake_case field names), or None."""
+    if not isinstance(value, dict) or descriptor.full_name.startswith("google.protobuf."):
+        return None
+    fields = {}
+    for field in descriptor.fields:
+        fields[field.name] = fields[field.json_name] = field
+    for key, item in value.items():
+        where = f"{path}.{key}" if path else str(key)
+        field = fields.get(key)
+        if field is None:
+            return where, [f.name for f in descriptor.fields]
+        if field.message_type is None:
+            continue
+        if field.message_type.GetOptions().map_entry:
+            value_field = field.message_type.fields_by_name["value"]
+            if value_field.message_type is not None and isinstance(item, dict):
+                for k, v in item.items():
+                    found = _unknown_fields(v, value_field.message_type, f"{where}.{k}")
+                    if found:
+                        return found
+        elif field.label == field.LABEL_REPEATED and isinstance(item, list):
+            for i, element in enumerate(item):
+                found = _unknown_fields(element, field.message_type, f"{where}[{i}]")
+                if found:
+                    return found
+        else:
+            found = _unknown_fields(item, field.message_type, where)
+            if found:
+                return found
+    return None
+
+
+def _parse_dict(spec, message, where):
+    """json_format.ParseDict with errors in the specs' own (snake_case) field names.
+
+    Raises:
+        ValueError: ``WHERE: t_fnal: unknown field (did you mean t_final?); the fields of
+            SubmitEnsembleRequest: system, parameters, ...``, or ParseDict's message.
+    """
+    found = _unknown_fields(spec, message.DESCRIPTOR, "")
+    if found:
+        path, names = found
+        key = path.rsplit(".", 1)[-1].split("[", 1)[0]
+        close = difflib.get_close_matches(key, names, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"{where}: {path}: unknown field{hint}; the fields there: "
+                         f"{', '.join(names)}")
+    try:
+        json_format.ParseDict(spec, message)
+    except json_format.ParseError as error:
+        raise ValueError(f"{where}: {error}") from error
 
 
 class Client:
@@ -160,16 +217,56 @@ class Client:
         finally:
             call.cancel()  # no-op once the stream has ended
 
-    def systems(self):
-        """The systems the server runs: a list of nhsim.v1.SystemInfo messages (name,
-        description, source, parameters with unit/default/range, invariants, integrators)."""
+    def _system_infos(self):
         return list(self._call("ListSystems", ensemble_pb2.ListSystemsRequest()).systems)
 
+    def systems(self):
+        """The systems the server runs, as a pandas DataFrame with one row per system.
+
+        Columns (nhsim.catalogue.SYSTEM_COLUMNS): name, description, source (where the equations
+        come from), parameters, invariants and integrators (tuples of names),
+        newton_tol_defaults ({integrator: tol}). parameters() has the parameters' units,
+        defaults and ranges; system(name) one system as an nhsim.System dataclass.
+
+        Raises:
+            NhsimError: e.g. UNAUTHENTICATED, UNAVAILABLE.
+        """
+        return systems_frame(self._system_infos())
+
+    def system(self, name):
+        """One system as an nhsim.System dataclass (parameters as nhsim.Parameter).
+
+        Raises:
+            KeyError: the server has no system of that name (for this identity).
+        """
+        for info in self._system_infos():
+            if info.name == name:
+                return System.from_proto(info)
+        raise KeyError(f"system {name!r}: not on the server (client.systems() lists them)")
+
+    def parameters(self, system=None):
+        """The systems' parameters, as a DataFrame with one row per system x parameter.
+
+        Columns (nhsim.catalogue.PARAMETER_COLUMNS): system, name, unit ("1": dimensionless),
+        default, min, max (inclusive bounds, in that unit), integer, description.
+
+        Args:
+            system: only this system's parameters (None: every system's).
+        """
+        frame = parameters_frame(self._system_infos())
+        if system is not None:
+            frame = frame[frame["system"] == system].reset_index(drop=True)
+        return frame
+
     def integrators(self):
-        """The integrators the server knows: a list of nhsim.v1.IntegratorInfo messages (name,
-        order, implicit, energy_preserving, requirements, Newton defaults)."""
-        return list(self._call("ListIntegrators",
-                               ensemble_pb2.ListIntegratorsRequest()).integrators)
+        """The integrators the server knows, as a DataFrame with one row per integrator.
+
+        Columns (nhsim.catalogue.INTEGRATOR_COLUMNS): name, order (int), implicit,
+        energy_preserving (bool), requirements (tuple of str), default_newton_tol,
+        default_newton_max_iter (0 where there is no Newton solve), description, source.
+        """
+        return integrators_frame(self._call("ListIntegrators",
+                                            ensemble_pb2.ListIntegratorsRequest()).integrators)
 
     def register_system(self, name, custom_system, description=""):
         """Registers a user-defined system under `name` for this identity (docs/custom-systems.md):
@@ -182,18 +279,20 @@ class Client:
             description: free text, shown by systems().
 
         Returns:
-            Its nhsim.v1.SystemInfo (integrators that apply, invariants).
+            The registered system as an nhsim.System dataclass (integrators that apply,
+            invariants, parameters).
 
         Raises:
             NhsimError: INVALID_ARGUMENT naming the field (``name`` or ``custom_system.…``),
                 ALREADY_EXISTS when this identity has a system of that name.
+            ValueError: custom_system does not parse locally (snake_case field names).
         """
         request = ensemble_pb2.RegisterSystemRequest(name=name, description=description)
         if isinstance(custom_system, dict):
-            json_format.ParseDict(custom_system, request.custom_system)
+            _parse_dict(custom_system, request.custom_system, "custom_system")
         else:
             request.custom_system.CopyFrom(custom_system)
-        return self._call("RegisterSystem", request)
+        return System.from_proto(self._call("RegisterSystem", request))
 
     def delete_system(self, name):
         """Removes this identity's registered system `name`; NhsimError NOT_FOUND if none."""
@@ -219,8 +318,10 @@ class Client:
         key = idempotency_key or secrets.token_hex(16)
         for attempt in range(4):
             try:
-                return Job(self, self._call("SubmitEnsemble", request,
-                                            metadata=(("idempotency-key", key),)))
+                job = Job(self, self._call("SubmitEnsemble", request,
+                                           metadata=(("idempotency-key", key),)))
+                job.spec = request
+                return job
             except NhsimError as error:
                 if error.code != "UNAVAILABLE" or attempt == 3:
                     raise
@@ -251,6 +352,8 @@ class Job:
     def __init__(self, client, proto):
         self._client = client
         self.proto = proto
+        #: The SubmitEnsembleRequest this client submitted (None for a job looked up by id).
+        self.spec = None
 
     def __repr__(self):
         return (f"nhsim.Job({self.id!r}, {self.state}, "
@@ -296,31 +399,40 @@ class Job:
         """Follows the job until it ends (WatchJob); returns self in its final state.
 
         Args:
-            progress: draw a tqdm progress bar on stderr; only when stderr is a terminal.
+            progress: True (the default) shows the progress where the output goes
+                (nhsim.progress): in a notebook tqdm.auto's bar and a final line; on a terminal
+                a tqdm bar on stderr; elsewhere (stderr redirected) plain lines on stderr,
+                ``job 1a2b3c4d: 16/64 trajectories (25 %), RUNNING``, at most one every 5 s.
+                "bar" or "text" forces that front end; False or "none" shows nothing. The
+                counter never goes backwards (a cancel's late update does not lower it).
             timeout: give up after this many seconds (NhsimError DEADLINE_EXCEEDED); None waits
                 as long as the job runs.
-        """
-        from tqdm import tqdm  # pylint: disable=import-outside-toplevel
 
-        show = bool(progress) and sys.stderr.isatty()
+        Raises:
+            NhsimError: NOT_FOUND for an unknown job, DEADLINE_EXCEEDED after `timeout`.
+        """
+        if progress is True:
+            mode = "auto"
+        elif not progress:
+            mode = "none"
+        else:
+            mode = progress
         request = ensemble_pb2.WatchJobRequest(job_id=self.id)
         updates = 0
-        with tqdm(total=self.trajectories_total or None, unit="traj", file=sys.stderr,
-                  desc=f"job {self.id[:8]}", disable=not show, dynamic_ncols=True) as bar:
+        with Progress(f"job {self.id[:8]}", mode) as shown:
             for update in self._client._stream(  # pylint: disable=protected-access
                     "WatchJob", request, timeout):
                 self.proto = update
                 updates += 1
-                if bar.total != update.trajectories_total:
-                    bar.total = update.trajectories_total
-                bar.n = update.trajectories_done
-                bar.set_postfix_str(self.state)  # refreshes the bar
-        if updates == 0:
-            self.refresh()
+                shown.update(update.trajectories_done, update.trajectories_total, self.state)
+            if updates == 0:
+                self.refresh()
+                shown.update(self.trajectories_done, self.trajectories_total, self.state)
         return self
 
     def result(self):
-        """The job's result (StreamResult: the chunks concatenated and parsed), as a Result.
+        """The job's result (StreamResult: the chunks concatenated and parsed), as a Result
+        whose ``units`` hold the units of the submitted spec's custom invariants.
 
         Raises:
             NhsimError: FAILED_PRECONDITION while the job runs, when it FAILED or was cancelled
@@ -335,7 +447,11 @@ class Job:
         except DecodeError as error:
             raise NhsimError("DATA_LOSS",
                              f"job {self.id}: the streamed result does not parse ({error})")
-        return Result(proto)
+        units = {}
+        if self.spec is not None:
+            from nhsim.summary import spec_units  # pylint: disable=import-outside-toplevel
+            units = spec_units(self.spec)
+        return Result(proto, units)
 
     def cancel(self):
         """Asks the job to stop (CancelJob); returns self with the state the server answered."""

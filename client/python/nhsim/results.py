@@ -54,8 +54,11 @@ class Result:
     Made by Job.result() or load_result(path). In a notebook it shows its summary table.
     """
 
-    def __init__(self, proto):
+    def __init__(self, proto, units=None):
         self.proto = proto
+        #: {observable or "t": unit} known beyond the system's (a custom system's invariants,
+        #: from the spec Job.result() was submitted with); nhsim.plot_summary labels axes with it.
+        self.units = dict(units or {})
 
     def __repr__(self):
         return (f"nhsim.Result(system={self.system!r}, job_id={self.job_id!r}, "

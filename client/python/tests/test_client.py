@@ -4,6 +4,7 @@ tokens and TLS."""
 import json
 import math
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -50,14 +51,31 @@ def finished(server, tmp_path_factory):
 
 
 def test_catalogue(server):
+    from nhsim.catalogue import (  # pylint: disable=import-outside-toplevel
+        INTEGRATOR_COLUMNS, PARAMETER_COLUMNS, SYSTEM_COLUMNS)
     with nhsim.Client(server.address) as client:
-        systems = {s.name: s for s in client.systems()}
-        integrators = {i.name: i for i in client.integrators()}
-    assert "chaotic_quartic" in systems
-    assert "gonzalez" in systems["chaotic_quartic"].integrators
-    assert [p.name for p in systems["chaotic_quartic"].parameters] == ["n"]
-    assert integrators["rk4"].order == 4 and not integrators["rk4"].implicit
-    assert integrators["gonzalez"].energy_preserving
+        systems = client.systems()
+        integrators = client.integrators()
+        parameters = client.parameters()
+        quartic = client.system("chaotic_quartic")
+        with pytest.raises(KeyError, match="'nope'"):
+            client.system("nope")
+        disk = client.parameters("rolling_disk")
+    assert list(systems.columns) == SYSTEM_COLUMNS
+    assert list(integrators.columns) == INTEGRATOR_COLUMNS
+    assert list(parameters.columns) == PARAMETER_COLUMNS
+    by_name = systems.set_index("name")
+    assert "gonzalez" in by_name.loc["chaotic_quartic", "integrators"]
+    assert by_name.loc["chaotic_quartic", "parameters"] == ("n",)
+    rk4 = integrators.set_index("name").loc["rk4"]
+    assert rk4["order"] == 4 and not rk4["implicit"]
+    assert integrators.set_index("name").loc["gonzalez", "energy_preserving"]
+    assert integrators["order"].dtype == np.int64
+    assert isinstance(quartic, nhsim.System) and quartic.parameters[0].name == "n"
+    assert quartic.parameters[0].integer and quartic.parameters[0].unit == "1"
+    assert list(disk["name"]) == ["m", "r", "J_theta", "J_phi"]
+    assert disk.set_index("name").loc["m", "unit"] == "kg"
+    assert (disk["system"] == "rolling_disk").all()
 
 
 def test_watch_returns_the_final_job(finished):
@@ -200,7 +218,7 @@ def test_plot_command(finished, tmp_path):
     assert not (tmp_path / "no.png").exists()
 
 
-def test_submit_command(server, small_spec, tmp_path):
+def test_submit_command_prints_the_cli_table(server, small_spec, tmp_path):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(small_spec))
     out = tmp_path / "out.json"
@@ -208,9 +226,38 @@ def test_submit_command(server, small_spec, tmp_path):
                           server.address, "--wait", "--json", str(out)],
                          env=_python_env(), capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert "si_dla" in run.stdout
     result = nhsim.load_result(out)
     assert result.label == "python client test" and result.n_trajectories == 16
+    # One vocabulary: the table the C++ CLI prints for the same job, cell for cell (the
+    # columns' widths are the CLI's business).
+    cli = subprocess.run([NHSIM, "--server", server.address, "result", result.job_id],
+                         check=True, capture_output=True, text=True)
+    assert [line.split() for line in run.stdout.splitlines()] == [
+        line.split() for line in cli.stdout.splitlines()]
+    assert run.stdout.split()[:10] == ["integrator", "h", "ok", "failed", "steps/s",
+                                       "max|H-H0|", "final", "var", "b/h^4", "+-"]
+    assert nhsim.summary_table(result) == run.stdout
+    assert "b/h^4: drift of Var(H - H0)" in run.stdout and "si_dla" in run.stdout
+    from nhsim.table import HEADERS  # pylint: disable=import-outside-toplevel
+    assert set(HEADERS.values()) <= set(result.summary().columns)
+
+
+def test_spec_errors_name_fields_in_snake_case(small_spec):
+    small_spec["t_fnal"] = 3
+    with pytest.raises(ValueError) as error:
+        nhsim.load_spec(small_spec)
+    message = str(error.value)
+    assert message.startswith("spec: t_fnal: unknown field (did you mean t_final?)")
+    assert "initial_conditions" in message and "initialConditions" not in message
+    assert "tFinal" not in message
+    del small_spec["t_fnal"]
+    small_spec["initial_conditions"]["energy_shell"]["qstd"] = 1
+    with pytest.raises(ValueError, match=r"spec: initial_conditions\.energy_shell\.qstd: "
+                                         r"unknown field \(did you mean q_std\?\)"):
+        nhsim.load_spec(small_spec)
+    del small_spec["initial_conditions"]["energy_shell"]["qstd"]
+    small_spec["integrators"][2] = {"integrator": "si_dla", "h": 0.05, "sampleEvery": 20}  # JSON
+    assert nhsim.load_spec(small_spec).integrators[2].sample_every == 20
 
 
 def test_submit_path_and_errors(server, small_spec, tmp_path):
@@ -258,11 +305,46 @@ def test_cancel(server, small_spec):
         assert job.trajectories_done < job.trajectories_total
 
 
-def test_watch_draws_no_bar_without_a_terminal(server, small_spec, capfd):
+def test_watch_writes_plain_lines_without_a_terminal(server, small_spec, capfd):
     with nhsim.Client(server.address) as client:
         job = client.submit(small_spec).watch(progress=True)
     assert job.state == "SUCCEEDED"
+    captured = capfd.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert lines and "\r" not in captured.err  # no bar: lines a log file can hold
+    assert all(line.startswith(f"job {job.id[:8]}: ") for line in lines), lines
+    assert lines[-1] == f"job {job.id[:8]}: 64/64 trajectories (100 %), SUCCEEDED"
+    done = [int(line.split(": ")[1].split("/")[0]) for line in lines]
+    assert done == sorted(done)
+    with nhsim.Client(server.address) as client:
+        client.submit(small_spec).watch(progress=False)
     assert capfd.readouterr().err == ""
+
+
+def test_progress_never_goes_backwards():
+    """A cancel's late update (16 done, then 0) does not lower the counter shown."""
+    import io  # pylint: disable=import-outside-toplevel
+    from nhsim.progress import Progress  # pylint: disable=import-outside-toplevel
+    out = io.StringIO()
+    with Progress("job 1a2b3c4d", "text", file=out, interval=0) as shown:
+        shown.update(0, 64, "RUNNING")
+        shown.update(16, 64, "RUNNING")
+        shown.update(0, 64, "CANCELLED")
+    assert shown.done == 16
+    assert out.getvalue().splitlines() == [
+        "job 1a2b3c4d: 0/64 trajectories (0 %), RUNNING",
+        "job 1a2b3c4d: 16/64 trajectories (25 %), RUNNING",
+        "job 1a2b3c4d: 16/64 trajectories (25 %), CANCELLED"]
+    bar = Progress("job 1a2b3c4d", "bar", file=io.StringIO())
+    shown_n = []
+    for done, state in ((0, "RUNNING"), (16, "RUNNING"), (0, "CANCELLED")):
+        bar.update(done, 64, state)
+        shown_n.append(bar._bar.n)  # pylint: disable=protected-access
+    bar.close()
+    assert shown_n == [0, 16, 16]
+    with pytest.raises(ValueError, match="progress mode"):
+        Progress("job", "fancy")
 
 
 def test_tokens(token_server, small_spec, monkeypatch):
@@ -293,7 +375,7 @@ def test_tls(tls_files, tmp_path):
     try:
         with nhsim.Client(server.address, tls_ca=d / "ca.pem", tls_cert=d / "client.pem",
                           tls_key=d / "client.key", timeout=10) as client:
-            assert "chaotic_quartic" in {s.name for s in client.systems()}
+            assert "chaotic_quartic" in set(client.systems()["name"])
         # Without a client certificate the handshake fails (mutual TLS).
         with nhsim.Client(server.address, tls_ca=(d / "ca.pem").read_bytes(),
                           timeout=5) as client:
@@ -321,3 +403,14 @@ def test_failures_warn_that_statistics_are_conditional():
     with pytest.warns(nhsim.ConditionalStatisticsWarning, match="30 of 50"):
         summary = nhsim.Result(proto).summary()
     assert list(summary["failed_fraction"]) == [0.6, 0.0]
+
+
+def test_the_installed_package_is_tested():
+    """Under ctest (NHSIM_EXPECT_INSTALLED) nhsim comes from the venv, not client/python."""
+    if not os.environ.get("NHSIM_EXPECT_INSTALLED"):
+        pytest.skip("run from the source tree")
+    source = pathlib.Path(__file__).resolve().parents[1]
+    assert source not in pathlib.Path(nhsim.__file__).resolve().parents, nhsim.__file__
+    assert "site-packages" in nhsim.__file__
+    import nhsim.v1.ensemble_pb2 as stubs  # pylint: disable=import-outside-toplevel
+    assert "site-packages" in stubs.__file__

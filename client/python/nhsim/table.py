@@ -1,0 +1,188 @@
+"""The summary table of a result as the C++ CLI prints it (`nhsim result JOB`, `nhsim submit
+--wait`): the same headers, numbers and notes, so that `python3 -m nhsim submit --wait` and the
+CLI speak one vocabulary. HEADERS maps each header to its column of Result.summary().
+"""
+
+import math
+
+from nhsim.messages import as_proto
+
+#: The CLI table's header -> the column of summary_frame() that holds the same number.
+HEADERS = {
+    "integrator": "integrator",
+    "h": "h",
+    "ok": "trajectories_ok",
+    "failed": "trajectories_failed",
+    "steps/s": "steps_per_second",
+    "max|H-H0|": "max_abs_energy_error",      # max|H/H0-1| where only relative_energy_error is
+    "final var": "final_energy_error_variance",
+    "b/h^4": "growth_b_over_h4",              # "?": its relative standard error is over 25 %
+    "+- SE": "growth_b_over_h4_stderr",
+    "max resid": "max_constraint_residual",   # max pos resid, max vel resid for those observables
+}
+
+_MAX_GROWTH_RELATIVE_ERROR = 0.25  # client/include/nhsim/client/report.hpp
+
+
+def _g(value):
+    """C's %g."""
+    return "%g" % value  # pylint: disable=consider-using-f-string
+
+
+def _e(value, digits=3):
+    return "-" if value is None else f"{value:.{digits}e}"
+
+
+def _max_over_samples(series, values):
+    best = None
+    for i, count in enumerate(series.count):
+        if count <= 0:
+            continue
+        value = values(i)
+        if best is None or value > best or math.isnan(value):
+            best = value
+        if math.isnan(best):
+            break
+    return best
+
+
+def _find(integrator, name):
+    return next((s for s in integrator.observables if s.observable == name), None)
+
+
+def _energy_observable(proto):
+    found = ""
+    for integrator in proto.integrators:
+        if _find(integrator, "energy_error") is not None:
+            return "energy_error"
+        if _find(integrator, "relative_energy_error") is not None:
+            found = "relative_energy_error"
+    return found
+
+
+def _is_residual(name):
+    return name == "constraint_residual" or (
+        len(name) > len("_constraint_residual") and name.endswith("_constraint_residual"))
+
+
+def _residual_header(name):
+    return {"constraint_residual": "max resid", "position_constraint_residual": "max pos resid",
+            "velocity_constraint_residual": "max vel resid"}.get(name, "max " + name)
+
+
+def _caveat(growth, ok):
+    if growth.samples < 2 or growth.batches < 2:
+        if ok < 2:
+            return ""
+        return f"no fit: {growth.samples} sample times, {growth.batches} non-empty batches"
+    relative = abs(growth.b_stderr / growth.b) if growth.b else math.inf
+    if relative <= _MAX_GROWTH_RELATIVE_ERROR:
+        return ""
+    return (f"relative standard error {100 * relative:.0f} %: more trajectories, or a variance "
+            f"that does not grow (exponent {growth.exponent:.2f} +- "
+            f"{growth.exponent_stderr:.2f})")
+
+
+def _finite(value):
+    return value if math.isfinite(value) else None
+
+
+def summary_table(result):
+    """The CLI's summary table of a result, as text (lines ending in "\\n").
+
+    Args:
+        result: an nhsim.Result, an EnsembleResult or a result file's path.
+    Returns:
+        str: a header line (HEADERS' keys; only the energy and residual columns the result
+        has), one line per integrator choice, then the CLI's notes (the growth fit's range,
+        "?" caveats, failures, until, cancelled).
+    """
+    proto = as_proto(result)
+    energy = _energy_observable(proto)
+    residuals = []
+    for integrator in proto.integrators:
+        for series in integrator.observables:
+            if _is_residual(series.observable) and series.observable not in residuals:
+                residuals.append(series.observable)
+    header = ["integrator", "h", "ok", "failed", "steps/s"]
+    if energy:
+        header += ["max|H-H0|" if energy == "energy_error" else "max|H/H0-1|", "final var",
+                   "b/h^4", "+- SE"]
+    header += [_residual_header(name) for name in residuals]
+    cells, caveats = [header], []
+    for integrator in proto.integrators:
+        h = integrator.choice.h
+        line = [integrator.choice.integrator, _g(h), str(integrator.trajectories_ok),
+                str(integrator.trajectories_failed), f"{integrator.steps_per_second:.3e}"]
+        has_stats = integrator.trajectories_ok > 0
+        if energy:
+            max_abs = final_var = b_h4 = b_h4_se = None
+            caveat = ""
+            series = _find(integrator, energy) if has_stats else None
+            if series is not None:
+                if len(series.min) == len(series.count) == len(series.max):
+                    max_abs = _max_over_samples(
+                        series, lambda i, s=series: max(abs(s.min[i]), abs(s.max[i])))
+                last = len(series.variance) - 1
+                if 0 <= last < len(series.count) and series.count[last] > 1:
+                    final_var = series.variance[last]
+                if series.HasField("variance_growth"):
+                    growth = series.variance_growth
+                    stop = False
+                    if growth.samples >= 2 and growth.batches >= 2:
+                        b_h4 = _finite(growth.b / h ** 4)
+                        b_h4_se = _finite(growth.b_stderr / h ** 4)
+                        stop = b_h4 is None
+                    if not stop:
+                        caveat = _caveat(growth, integrator.trajectories_ok)
+            if caveat:
+                caveats.append(f"? b/h^4 of {integrator.choice.integrator} (h {_g(h)}): "
+                               f"{caveat}")
+            line += [_e(max_abs), _e(final_var),
+                     _e(b_h4) + ("?" if b_h4 is not None and caveat else ""),
+                     _e(b_h4_se, 2)]
+        for name in residuals:
+            series = _find(integrator, name) if has_stats else None
+            value = None
+            if series is not None and len(series.max) == len(series.count):
+                value = _max_over_samples(series, lambda i, s=series: s.max[i])
+            line.append(_e(value))
+        cells.append(line)
+    widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
+    text = ""
+    for row in cells:
+        text += "  ".join(cell.ljust(widths[c]) if c == 0 else cell.rjust(widths[c])
+                          for c, cell in enumerate(row)).rstrip() + "\n"
+    for integrator in proto.integrators:
+        series = _find(integrator, energy) if energy else None
+        if series is None or series.variance_growth.samples < 2 or \
+                series.variance_growth.batches < 2:
+            continue
+        growth = series.variance_growth
+        text += (f"b/h^4: drift of Var({'H - H0' if energy == 'energy_error' else 'H / H0 - 1'})"
+                 f" = a + b t over {growth.samples} sample times in t [{_g(growth.t_min)}, "
+                 f"{_g(growth.t_max)}], +- its standard error from {growth.batches} batches of "
+                 f"trajectories\n")
+        break
+    text += "".join(line + "\n" for line in caveats)
+    for integrator in proto.integrators:
+        failed, run = integrator.trajectories_failed, (integrator.trajectories_ok
+                                                       + integrator.trajectories_failed)
+        if failed == 0 or run == 0:
+            continue
+        whole = integrator.failed_as_whole
+        text += (f"{'failed: ' if whole else 'warning: '}{integrator.choice.integrator} "
+                 f"(h {_g(integrator.choice.h)}): {failed} of {run} trajectories failed "
+                 f"({100.0 * failed / run:.1f}"
+                 + (" %); failure_policy fail_choice: no statistics are served for it\n" if whole
+                    else " %); its statistics are over the successful ones only\n"))
+    if proto.HasField("until"):
+        until = proto.until
+        text += (f"until: {'every precision target held' if until.reached else 'stopped at the cap'}"
+                 f" after {until.trajectories_used} of {until.trajectories_cap} trajectories; "
+                 f"relative standard errors:" + "".join(f" {r:.3g}" for r in until.relative_stderr)
+                 + "\n")
+    if proto.cancelled:
+        not_run = sum(i.trajectories_cancelled for i in proto.integrators)
+        text += f"cancelled: {not_run} trajectory runs were not run\n"
+    return text

@@ -1,0 +1,80 @@
+"""docs/notebooks/variance.ipynb executed headless (nbclient, an IPython kernel of this Python)
+against a real nhsimd: it runs, shows the job's progress and a figure, and its checks hold."""
+
+import os
+import pathlib
+
+import pytest
+
+try:
+    import nbclient
+    import nbformat
+    from ipykernel.kernelspec import write_kernel_spec
+except ImportError as error:  # scripts/install-deps installs python3-nbclient, -ipykernel
+    raise ImportError(f"test_notebook needs nbclient and ipykernel (scripts/install-deps): "
+                      f"{error}") from error
+
+from conftest import EXAMPLES
+
+NOTEBOOK = pathlib.Path(__file__).resolve().parents[3] / "docs" / "notebooks" / "variance.ipynb"
+
+
+def _text(output):
+    """The text of one cell output: a stream's, or a display's text/plain."""
+    if output.get("output_type") == "stream":
+        return output.get("text", "")
+    return output.get("data", {}).get("text/plain", "")
+
+
+@pytest.fixture(scope="module")
+def executed(server, tmp_path_factory):
+    """The notebook after a headless run, in a scratch directory (it must write nothing)."""
+    directory = tmp_path_factory.mktemp("notebook")
+    # A kernel of the Python that runs the tests (the venv with the installed nhsim), under a
+    # name of its own: Debian's "python3" kernelspec would start /usr/bin/python3.
+    write_kernel_spec(directory / "kernels" / "nhsim-test")
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    env = dict(os.environ, NHSIM_SERVER=server.address, NHSIM_EXAMPLES=str(EXAMPLES),
+               JUPYTER_PATH=str(directory), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("MPLBACKEND", None)  # Agg would hide the figure: the kernel's inline backend
+    old = dict(os.environ)
+    os.environ.update(env)
+    os.environ.pop("MPLBACKEND", None)
+    try:
+        client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="nhsim-test",
+                                         resources={"metadata": {"path": str(directory)}})
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    return notebook, {p.name for p in directory.iterdir()}
+
+
+def test_the_notebook_runs_with_its_kernel(executed):
+    notebook, files = executed
+    assert files == {"kernels"}, f"the notebook wrote files: {files}"
+    errors = [o for c in notebook.cells if c.cell_type == "code"
+              for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors, errors
+
+
+def test_the_progress_shows_in_the_notebook(executed):
+    notebook, _ = executed
+    watch = next(c for c in notebook.cells if "job.watch()" in c.source)
+    text = "".join(_text(o) for o in watch.outputs)
+    # tqdm.auto's bar (a widget with ipywidgets, else text on the cell's stderr) and the final
+    # line on stdout, which stays in the saved notebook either way.
+    assert "job " in text and "trajectories" in text, watch.outputs
+    assert "128/128 trajectories (100 %), SUCCEEDED" in text, text
+    streams = [o for o in watch.outputs if o.get("output_type") == "stream"]
+    assert any(o["name"] == "stdout" for o in streams), watch.outputs
+
+
+def test_the_notebook_draws_and_checks(executed):
+    notebook, _ = executed
+    images = [o for c in notebook.cells for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) == 1, "the summary plot is not shown inline"
+    printed = "".join(_text(o) for c in notebook.cells for o in c.get("outputs", []))
+    assert "gonzalez max|H - H0| = " in printed and "si_dla   max|H - H0| = " in printed
+

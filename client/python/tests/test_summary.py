@@ -1,0 +1,80 @@
+"""nhsim.ensemble_summary / nhsim.plot_summary: the mean and its band per integrator choice over
+time, with units on the axes (a custom invariant's from its spec)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import nhsim
+
+from conftest import EXAMPLES, make_small_spec
+
+
+@pytest.fixture(scope="module")
+def variance(server):
+    """The small variance spec's Result (chaotic_quartic: dimensionless)."""
+    with nhsim.Client(server.address) as client:
+        job = client.submit(make_small_spec()).watch(progress=False)
+        return job.result()
+
+
+@pytest.fixture(scope="module")
+def contact(server):
+    """The custom contact oscillator with the invariant H (unit "J") and "L" (no unit)."""
+    spec = json.loads((EXAMPLES / "custom_contact_oscillator.json").read_text(encoding="utf-8"))
+    spec["custom_system"]["invariants"] = [
+        {"name": "H", "unit": "J", "expression":
+         "(p_x^2 + p_y^2 + p_z^2)/2 + (x^2 + y^2 + z^2)/2 + epsilon*x^2*z^2/2"},
+        {"name": "L", "expression": "x*p_y - y*p_x"}]
+    spec["observables"] = ["energy_error", "H", "L"]
+    spec["initial_conditions"]["energy_shell"]["count"] = 8
+    spec["t_final"] = 5
+    with nhsim.Client(server.address) as client:
+        job = client.submit(spec).watch(progress=False)
+        assert job.state == "SUCCEEDED", job.error
+        return job.result(), spec
+
+
+def test_ensemble_summary_is_the_statistics(variance):
+    frame = nhsim.ensemble_summary(variance, "energy_error")
+    stats = variance.to_dataframe().query("observable == 'energy_error'").reset_index(drop=True)
+    assert len(frame) == len(stats) == 4 * 11
+    assert np.array_equal(frame["mean"], stats["mean"])
+    assert np.array_equal(frame["lower"], stats["q05"]) and np.array_equal(frame["upper"],
+                                                                          stats["q95"])
+    se = nhsim.ensemble_summary(variance, "energy_error", band="stderr")
+    assert np.allclose(se["upper"] - se["mean"], stats["mean_stderr"])
+    assert np.allclose(se["mean"] - se["lower"], stats["mean_stderr"])
+    with pytest.raises(ValueError, match="band"):
+        nhsim.ensemble_summary(variance, band="ci")
+    with pytest.raises(ValueError, match="'nope' is not in the result; it has: "):
+        nhsim.ensemble_summary(variance, "nope")
+
+
+def test_plot_summary_in_one_line(variance, tmp_path):
+    ax = nhsim.plot_summary(variance, "energy_error")
+    assert ax.get_xlabel() == "t (dimensionless)"
+    assert ax.get_ylabel() == "mean energy_error (dimensionless)"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["gonzalez", "avf", "si_dla",
+                                                                   "rk4"]
+    assert len(ax.lines) == 4 and len(ax.collections) == 4  # a line and a band per integrator
+    ax.figure.savefig(tmp_path / "summary.png", dpi=60)
+    assert (tmp_path / "summary.png").read_bytes()[:4] == b"\x89PNG"
+    ax = nhsim.plot_summary(variance, "constraint_residual", band="minmax", logy=True,
+                            units={"t": "s"})
+    assert ax.get_xlabel() == "t [s]" and ax.get_yscale() in ("log", "symlog")
+
+
+def test_a_custom_invariant_carries_its_unit(contact):
+    result, spec = contact
+    assert result.units == {"H": "J", "invariant_error[H]": "J"} == nhsim.spec_units(spec)
+    ax = nhsim.plot_summary(result, "H", band="stderr")
+    assert ax.get_ylabel() == "mean H [J]"
+    assert ax.get_xlabel() == "t"  # a custom system's time unit is not known
+    ax = nhsim.plot_summary(result, "L")
+    assert ax.get_ylabel() == "mean L"  # no unit given: the bare name
+    ax = nhsim.plot_summary(result.proto, "L", units={"L": "kg m^2/s", "t": "s"})
+    assert ax.get_ylabel() == "mean L [kg m^2/s]" and ax.get_xlabel() == "t [s]"
+    frame = nhsim.ensemble_summary(result, "H")
+    assert np.allclose(frame["mean"], 1.0, atol=0.2)  # 8 states on the shell H = 1
