@@ -589,7 +589,7 @@ def _variance_panel(ax, result, reference_slope=1e-4):
             ax.plot(t_fit, (growth.a + growth.b * t_fit) / h ** 4, linestyle=(0, (4, 2)),
                     linewidth=1.6, color="black", alpha=0.6)
     t_max = max(i.sample_times[-1] for i in proto.integrators)
-    t_line = np.array([t_max / 1000, t_max])
+    t_line = np.array([t_max / 100, t_max])  # two decades: clear of the round-off note
     ax.plot(t_line, reference_slope * t_line, color="black", linestyle=":", linewidth=1.2,
             label=f"reference {reference_slope:g} t")
     ax.plot([], [], color="black", linestyle=(0, (4, 2)), alpha=0.6, label="fit a + b t")
@@ -875,17 +875,55 @@ def _ggl_series(result, system, figure, integrator):
     return proto, _picked(proto, integrator)
 
 
+# Windows of Figs. 18-21's envelopes: about one per two pixels of a 5.6-inch panel at 100 dpi.
+_WINDOWS = 250
+
+
+def _envelope(t, values, windows):
+    """|values| in at most `windows` windows of consecutive samples, each of 1, 2 or 5 times
+    10^k samples: (the window's duration, each window's middle time, its max, its median), NaN
+    where a window has no finite value."""
+    size = max(1, math.ceil(len(t) / windows))
+    size = min(n * 10 ** math.floor(math.log10(size)) for n in (1, 2, 5, 10)
+               if n * 10 ** math.floor(math.log10(size)) >= size)  # 1, 2 or 5 times 10^k
+    count = len(t) // size * size
+    if count < len(t):  # the last, shorter window: pad it with NaN
+        count += size
+    pad = count - len(t)
+    blocks = np.concatenate([np.abs(values), np.full(pad, np.nan)]).reshape(-1, size)
+    times = np.concatenate([t, np.full(pad, np.nan)]).reshape(-1, size)
+    finite = np.isfinite(blocks).any(axis=1)
+    top, middle = np.full(len(blocks), np.nan), np.full(len(blocks), np.nan)
+    top[finite] = np.nanmax(blocks[finite], axis=1)
+    middle[finite] = np.nanmedian(blocks[finite], axis=1)
+    duration = t[min(size, len(t) - 1)] - t[0] if len(t) > 1 else math.nan
+    return duration, np.nanmean(times, axis=1), top, middle
+
+
 def _lines(result, system, figure, integrator, ax, observable, ylabel, title, log=False,
-           conserved=None):
+           conserved=None, envelope=None):
     """Draws one observable of each picked choice of a single-trajectory result against t.
     log: |values| on a log scale (thin lines: round-off is noisy). conserved: (symbol, unit)
-    of a quantity that may be constant, for _conserved."""
+    of a quantity that may be constant, for _conserved. envelope: with log, a number of
+    windows: a series with over four samples per window is drawn as the max of |values| in
+    each window (every peak kept) and, thin and pale, the median (the round-off level),
+    instead of a line through every sample that fills the panel."""
     _, picked = _ggl_series(result, system, figure, integrator)
     ax = _new_axes(ax)
     drawn = []
+    enveloped = False
     for k, label, choice in picked:
         t, values = _mean(choice, observable)
         drawn.append((label, values))
+        if log and envelope and len(t) > 4 * envelope:
+            enveloped = True
+            duration, middle, top, median = _envelope(t, values, envelope)
+            style = _style(label, choice, k, None, linewidth=0.9)
+            style["label"] = f"{label}: max over {duration:.2g} {time_unit(system) or ''}".rstrip()
+            line = ax.plot(middle, _positive(top), **style)[0]
+            ax.plot(middle, _positive(median), color=line.get_color(), linewidth=0.6,
+                    alpha=0.45, label=f"{label}: median")
+            continue
         if log:
             values = _positive(np.abs(values))
         ax.plot(t, values, **_style(label, choice, k, None, linewidth=0.5 if log else 1.0))
@@ -893,7 +931,13 @@ def _lines(result, system, figure, integrator, ax, observable, ylabel, title, lo
     ax.set_ylabel(ylabel)
     if conserved is not None:
         _conserved(ax, drawn, *conserved)
-    return _finish(ax, title, log=log)
+    if not enveloped:
+        return _finish(ax, title, log=log)
+    _finish(ax, title, legend=False, log=log)
+    low, high = ax.get_ylim()  # a decade and more of room above the peaks for the legend
+    ax.set_ylim(low, high * (high / low) ** 0.18)
+    ax.legend(fontsize="small", loc="upper center", ncols=2)
+    return ax
 
 
 def _increments(t, values):
@@ -1144,7 +1188,8 @@ def plot_seed003_fig18(result, ax=None, integrator="ggl"):
     """
     return _lines(result, "four_bar", "plot_seed003_fig18", integrator, ax,
                   "g_int_b1", r"$\max |g^{\mathrm{int}}_1(q)|$ (dimensionless)",
-                  "seed 003 Fig. 18: bar 1, internal constraints, position level", log=True)
+                  "seed 003 Fig. 18: bar 1, internal constraints, position level", log=True,
+                  envelope=_WINDOWS)
 
 
 def plot_seed003_fig19(result, ax=None, integrator="ggl"):
@@ -1156,7 +1201,8 @@ def plot_seed003_fig19(result, ax=None, integrator="ggl"):
     """
     return _lines(result, "four_bar", "plot_seed003_fig19", integrator, ax,
                   "gv_int_b1", r"$\max |G^{\mathrm{int}}_1(q)\,\dot q|$ [1/s]",
-                  "seed 003 Fig. 19: bar 1, internal constraints, velocity level", log=True)
+                  "seed 003 Fig. 19: bar 1, internal constraints, velocity level", log=True,
+                  envelope=_WINDOWS)
 
 
 def plot_seed003_fig20(result, ax=None, integrator="ggl"):
@@ -1168,7 +1214,8 @@ def plot_seed003_fig20(result, ax=None, integrator="ggl"):
     """
     return _lines(result, "four_bar", "plot_seed003_fig20", integrator, ax,
                   "g_ext_p4", r"$\max |g^{\mathrm{ext}}_4(q)|$ [m]",
-                  "seed 003 Fig. 20: joint P₄, external constraint, position level", log=True)
+                  "seed 003 Fig. 20: joint P₄, external constraint, position level", log=True,
+                  envelope=_WINDOWS)
 
 
 def plot_seed003_fig21(result, ax=None, integrator="ggl"):
@@ -1180,7 +1227,8 @@ def plot_seed003_fig21(result, ax=None, integrator="ggl"):
     """
     return _lines(result, "four_bar", "plot_seed003_fig21", integrator, ax,
                   "gv_ext_p4", r"$\max |G^{\mathrm{ext}}_4\,\dot q|$ [m/s]",
-                  "seed 003 Fig. 21: joint P₄, external constraint, velocity level", log=True)
+                  "seed 003 Fig. 21: joint P₄, external constraint, velocity level", log=True,
+                  envelope=_WINDOWS)
 
 
 def plot_seed003_fig22(result, ax=None, integrator="ggl"):
@@ -1334,15 +1382,39 @@ def _energy_precision(result, precision, figure, title, integrator):
     _require(proto, ("nontwisting_body", "rigid_body"), figure)
     _single(proto, figure)
     fig, ((energy, quotient),) = _subplots(2, width=5.4, height=4.0)
-    drawn = []
+    drawn, lines = [], []
     for k, label, choice in _picked(proto, integrator):
         t, kinetic = _mean(choice, "kinetic_energy")
-        energy.plot(t, kinetic, **_style(label, choice, k, None))
+        lines.append(energy.plot(t, kinetic, **_style(label, choice, k, None))[0])
         drawn.append((label, kinetic))
     energy.set_xlabel(_label("t", "s"))
     energy.set_ylabel(_label("kinetic energy K", "J"))
-    _conserved(energy, drawn, "K", "J")
-    _finish(energy, "kinetic energy")
+    conserved = _conserved(energy, drawn, "K", "J")
+    _finish(energy, "kinetic energy", legend=False)
+    if _coincide(energy, lines):
+        # One line would hide the others: the first wide and pale, the others dashed on top,
+        # and their changes K(t) - K(0) apart in an inset when K is conserved.
+        lines[0].set(linewidth=4.0, alpha=0.4, zorder=2)
+        for n, line in enumerate(lines[1:]):
+            line.set(linestyle=[(0, (5, 3)), (0, (1, 2)), (0, (5, 2, 1, 2))][n % 3],
+                     linewidth=1.3, zorder=3)
+        names = " and ".join(label for label, _ in drawn)
+        energy.legend(fontsize="small", loc="upper right",
+                      title=f"{names} coincide at this scale", title_fontsize="small")
+        if conserved:
+            changes = [kinetic - kinetic[0] for _, kinetic in drawn]
+            largest = max(np.nanmax(np.abs(c)) for c in changes)
+            power = math.floor(math.log10(largest)) if largest > 0 else 0
+            inset = energy.inset_axes([0.1, 0.18, 0.87, 0.22])
+            for change, line in zip(changes, lines):
+                inset.plot(t, change / 10.0 ** power, color=line.get_color(), linewidth=1.0,
+                           linestyle=line.get_linestyle())
+            inset.set_title(f"K(t) - K(0) [$10^{{{power}}}$ J]", fontsize="x-small", pad=2)
+            inset.set_xlim(energy.get_xlim())
+            inset.tick_params(labelsize="x-small", labelbottom=False, pad=1)
+            inset.grid(True, alpha=0.3)
+    elif lines:
+        energy.legend(fontsize="small")
     if precision is not None:
         for name, (t, q) in second_quotient(precision, integrator).items():
             quotient.plot(t, q, marker="o", markersize=3, color=_color(name), label=name)
@@ -1358,6 +1430,23 @@ def _energy_precision(result, precision, figure, title, integrator):
         quotient.set_visible(False)
     fig.suptitle(_case_title(proto, title))
     return fig
+
+
+def _coincide(ax, lines):
+    """True when there are several lines and all lie within 1/500 of the y range of the first
+    (closer than a pixel: the last drawn hides the others)."""
+    if len(lines) < 2:
+        return False
+    low, high = ax.get_ylim()
+    first = np.asarray(lines[0].get_ydata(), dtype=float)
+    for line in lines[1:]:
+        other = np.asarray(line.get_ydata(), dtype=float)
+        if len(other) != len(first):
+            return False
+        both = np.isfinite(first) & np.isfinite(other)
+        if not both.any() or np.max(np.abs(other[both] - first[both])) > (high - low) / 500:
+            return False
+    return True
 
 
 def plot_seed004_fig2(result, precision=None, integrator="em"):
@@ -1407,7 +1496,7 @@ def _d3_sphere(result, ax, figure, title, integrator):
     _single(proto, figure)
     if ax is None:
         import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
-        fig = plt.figure(figsize=(5.0, 5.0), layout="constrained")
+        fig = plt.figure(figsize=(5.6, 5.8), layout="constrained")
         ax = fig.add_subplot(projection="3d")
     u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 25), np.linspace(0, np.pi, 13))
     ax.plot_wireframe(np.cos(u) * np.sin(v), np.sin(u) * np.sin(v), np.cos(v), color="gray",
@@ -1435,13 +1524,19 @@ def _d3_sphere(result, ax, figure, title, integrator):
         ax.view_init(elev=elev + 35.0 if elev <= 50.0 else elev - 35.0, azim=azim + 20.0)
     for setter in (ax.set_xticks, ax.set_yticks, ax.set_zticks):
         setter([-1, 0, 1])
-    ax.set_xlabel(r"$d_{3,1}$", labelpad=-4)
-    ax.set_ylabel(r"$d_{3,2}$", labelpad=-4)
-    ax.set_zlabel(r"$d_{3,3}$", labelpad=-4)
-    ax.tick_params(pad=-2, labelsize="small")
-    ax.set_box_aspect((1, 1, 1), zoom=0.9)
+    # Upright axis labels: matplotlib turns each label along its axis as projected, which
+    # mirrors or inverts it when the view puts the axis on the left or bottom edge.
+    for component, axis in enumerate((ax.xaxis, ax.yaxis, ax.zaxis), start=1):
+        axis.set_rotate_label(False)
+        axis.set_label_text(rf"$d_{{3,{component}}}$", rotation=0, ha="center", va="center")
+        axis.labelpad = 2
+        axis.set_pane_color((0.95, 0.95, 0.95, 0.5))  # faint walls, no grid: the sphere's
+    ax.grid(False)                                    # wireframe is the reference
+    ax.set(xlim=(-1, 1), ylim=(-1, 1), zlim=(-1, 1))
+    ax.tick_params(pad=0, labelsize="small")
+    ax.set_box_aspect((1, 1, 1), zoom=0.88)
     ax.set_title(_case_title(proto, title), fontsize="medium")
-    ax.legend(fontsize="small", loc="upper right")
+    ax.legend(fontsize="small", loc="upper left", borderaxespad=0.0, handlelength=1.5)
     return ax
 
 
