@@ -280,25 +280,21 @@ DurableStore::ResultLocation DurableStore::locate_result(const std::string& id) 
   return where;
 }
 
-void DurableStore::read_result_bytes(const std::string& id, const ResultLocation& where,
-                                     std::int64_t offset, std::string& out) const {
+sqlite3_blob* DurableStore::open_result(const std::string& id, const ResultLocation& where) const {
   sqlite3_blob* handle = nullptr;
-  int rc = sqlite3_blob_open(db_->getHandle(), "main", "jobs", "result", where.rowid, 0, &handle);
-  if (rc == SQLITE_OK) {
-    if (sqlite3_blob_bytes(handle) != where.bytes) {
-      sqlite3_blob_close(handle);
-      throw DamagedRecord("the stored result of job " + id + " is damaged (" +
-                          std::to_string(sqlite3_blob_bytes(handle)) + " bytes, its record says " +
-                          std::to_string(where.bytes) + ")");
-    }
-    rc = sqlite3_blob_read(handle, out.data(), static_cast<int>(out.size()),
-                           static_cast<int>(offset));
-  }
-  const std::string message = sqlite3_errmsg(db_->getHandle());
-  sqlite3_blob_close(handle);
-  if (rc != SQLITE_OK) {
+  if (sqlite3_blob_open(db_->getHandle(), "main", "jobs", "result", where.rowid, 0, &handle) !=
+      SQLITE_OK) {
+    const std::string message = sqlite3_errmsg(db_->getHandle());
+    sqlite3_blob_close(handle);
     throw DamagedRecord("the stored result of job " + id + " cannot be read: " + message);
   }
+  if (const int stored = sqlite3_blob_bytes(handle); stored != where.bytes) {
+    sqlite3_blob_close(handle);
+    throw DamagedRecord("the stored result of job " + id + " is damaged (" +
+                        std::to_string(stored) + " bytes, its record says " +
+                        std::to_string(where.bytes) + ")");
+  }
+  return handle;
 }
 
 std::string DurableStore::read_result(const std::string& id) const {
@@ -319,18 +315,39 @@ void DurableStore::read_result_pieces(
     const std::lock_guard lock(mutex_);
     where = locate_result(id);
   }
+  // One blob handle per pass: SQLite then reads each piece from where the last ended (a handle
+  // opened per piece walked the result's overflow pages from its start, quadratic in its size).
   const auto for_each_piece = [&](const std::function<bool(std::string_view)>& use) {
-    std::string buffer;
-    for (std::int64_t offset = 0; offset < where.bytes;) {
-      buffer.resize(static_cast<std::size_t>(
-          std::min<std::int64_t>(static_cast<std::int64_t>(piece), where.bytes - offset)));
-      {
-        const std::lock_guard lock(mutex_);  // per piece: writers are not held up by a read
-        read_result_bytes(id, where, offset, buffer);
-      }
-      if (!use(buffer)) return;
-      offset += static_cast<std::int64_t>(buffer.size());
+    sqlite3_blob* handle = nullptr;
+    {
+      const std::lock_guard lock(mutex_);
+      handle = open_result(id, where);
     }
+    const auto close = [&] {
+      const std::lock_guard lock(mutex_);
+      sqlite3_blob_close(handle);
+    };
+    try {
+      std::string buffer;
+      for (std::int64_t offset = 0; offset < where.bytes;) {
+        buffer.resize(static_cast<std::size_t>(
+            std::min<std::int64_t>(static_cast<std::int64_t>(piece), where.bytes - offset)));
+        {
+          const std::lock_guard lock(mutex_);  // per piece: writers are not held up by a read
+          if (sqlite3_blob_read(handle, buffer.data(), static_cast<int>(buffer.size()),
+                                static_cast<int>(offset)) != SQLITE_OK) {
+            throw DamagedRecord("the stored result of job " + id +
+                                " cannot be read: " + sqlite3_errmsg(db_->getHandle()));
+          }
+        }
+        if (!use(buffer)) break;
+        offset += static_cast<std::int64_t>(buffer.size());
+      }
+    } catch (...) {
+      close();
+      throw;
+    }
+    close();
   };
   if (!where.sha256.empty()) {  // the whole result is checked before a byte of it is served
     wire::Sha256 sha256;

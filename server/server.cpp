@@ -5,6 +5,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_credentials_options.h>
+#include <malloc.h>
 
 #include <cerrno>
 #include <chrono>
@@ -239,8 +240,13 @@ void Server::set_serving(bool serving) {
 
 void Server::watch_health(std::string last_problem) {
   std::unique_lock lock(health_mutex_);
-  while (!health_changed_.wait_for(lock, std::chrono::seconds(1), [&] { return draining_; })) {
+  for (int second = 1;
+       !health_changed_.wait_for(lock, std::chrono::seconds(1), [&] { return draining_; });
+       ++second) {
     lock.unlock();
+    // The memory gRPC's threads free after sending large answers stays in their malloc arenas
+    // until trimmed (measured: 235-424 MiB after 16 concurrent GetResult calls).
+    if (second % 10 == 0) ::malloc_trim(0);
     const std::string problem = jobs_->problem();
     metrics_->set_oldest_queued_age(jobs_->oldest_queued_seconds());
     lock.lock();

@@ -22,6 +22,8 @@
 
 #include "nhsim/v1/ensemble.pb.h"
 
+struct sqlite3_blob;  // sqlite3.h
+
 namespace nhsim::server {
 
 /// One job as stored. Times are milliseconds since the Unix epoch (0 = unset); the blobs are
@@ -158,9 +160,9 @@ class DurableStore {
     std::string sha256;
   };
   ResultLocation locate_result(const std::string& id) const;
-  /// Reads [offset, offset + out.size()) of the result at `where` (mutex_ held).
-  void read_result_bytes(const std::string& id, const ResultLocation& where, std::int64_t offset,
-                         std::string& out) const;
+  /// An incremental-read handle on the result at `where` (mutex_ held); throws DamagedRecord
+  /// when it cannot be opened or its size is not the record's.
+  sqlite3_blob* open_result(const std::string& id, const ResultLocation& where) const;
 
   std::filesystem::path data_dir_;
   std::filesystem::path path_;
