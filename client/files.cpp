@@ -7,8 +7,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
+#include <set>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 #include "nhsim/wire/part_file.hpp"
 #include "nhsim/wire/spec_hash.hpp"
@@ -27,7 +30,69 @@ void create_parent_directories(const std::filesystem::path& path) {
   }
 }
 
+/// Adds to `counts` the names of the signed 64-bit integer fields of `type` and the messages it
+/// holds, and to `others` the names of every other field (the well-known types left out: none
+/// of them prints an integer).
+void collect_field_names(const google::protobuf::Descriptor& type, std::set<std::string>& counts,
+                         std::set<std::string>& others,
+                         std::set<const google::protobuf::Descriptor*>& seen) {
+  using google::protobuf::FieldDescriptor;
+  if (!seen.insert(&type).second || type.file()->package() == "google.protobuf") return;
+  for (int i = 0; i < type.field_count(); ++i) {
+    const FieldDescriptor& field = *type.field(i);
+    const bool int64 = field.type() == FieldDescriptor::TYPE_INT64 ||
+                       field.type() == FieldDescriptor::TYPE_SINT64 ||
+                       field.type() == FieldDescriptor::TYPE_SFIXED64;
+    (int64 ? counts : others).insert(field.name());
+    if (field.message_type() != nullptr) {
+      collect_field_names(*field.message_type(), counts, others, seen);
+    }
+  }
+}
+
+/// Whether `text` is an optional minus and decimal digits.
+bool is_integer(std::string_view text) {
+  if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
 }  // namespace
+
+std::string unquote_counts(std::string_view json, const google::protobuf::Descriptor& type) {
+  std::set<std::string> counts, others;
+  std::set<const google::protobuf::Descriptor*> seen;
+  collect_field_names(type, counts, others, seen);
+  for (const auto& name : others) counts.erase(name);  // a name both ways stays quoted
+  // The key each open object or array belongs to: an array's values are its key's.
+  std::vector<std::string> keys;
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (c == '{' || c == '[') {
+      keys.push_back(c == '[' && !keys.empty() ? keys.back() : std::string());
+    } else if ((c == '}' || c == ']') && !keys.empty()) {
+      keys.pop_back();
+    }
+    if (c != '"') {
+      out += c;
+      continue;
+    }
+    std::size_t end = i + 1;  // the closing quote
+    while (end < json.size() && json[end] != '"') end += json[end] == '\\' ? 2 : 1;
+    const std::string_view text = json.substr(i + 1, end - i - 1);
+    const std::size_t next = json.find_first_not_of(" \n\r\t", end + 1);
+    const bool key = next != std::string_view::npos && json[next] == ':';
+    if (key && !keys.empty()) keys.back() = std::string(text);
+    if (!key && !keys.empty() && counts.contains(keys.back()) && is_integer(text)) {
+      out += text;
+    } else {
+      out += json.substr(i, end + 1 - i);
+    }
+    i = end;
+  }
+  return out;
+}
 
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -52,6 +117,12 @@ v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& s
 }
 
 v1::SubmitEnsembleRequest load_spec(const std::filesystem::path& path) {
+  if (path == "-") {
+    std::ostringstream content;
+    content << std::cin.rdbuf();
+    if (std::cin.bad()) throw FileError("standard input: read error");
+    return parse_spec(content.str(), "standard input");
+  }
   return parse_spec(read_text_file(path), path.string());
 }
 
@@ -78,6 +149,7 @@ std::string to_json(const google::protobuf::Message& message) {
   const auto status = google::protobuf::util::MessageToJsonString(message, &json, options);
   if (!status.ok())
     throw std::runtime_error("JSON printing failed: " + std::string(status.message()));
+  json = unquote_counts(json, *message.GetDescriptor());
   if (json.empty() || json.back() != '\n') json += '\n';
   return json;
 }

@@ -5,14 +5,14 @@
 //         (the token also from $NHSIM_TOKEN; --output json prints the protobuf JSON answer)
 //   nhsim [--server ADDR] systems
 //   nhsim [--server ADDR] integrators
-//   nhsim [--server ADDR] submit SPEC.json [--wait] [--json FILE] [--csv FILE]
+//   nhsim [--server ADDR] submit SPEC.json|- [--wait] [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] watch JOB
 //   nhsim [--server ADDR] result JOB [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] cancel JOB
 //   nhsim [--server ADDR] jobs
 //   nhsim [--server ADDR] delete JOB
 //   nhsim convergence RESULT.json [--reference INTEGRATOR]
-//   nhsim run SPEC.json [--shard I/N | --trajectories LO:HI] [--out PART] [--json FILE]
+//   nhsim run SPEC.json|- [--shard I/N | --trajectories LO:HI] [--out PART] [--json FILE]
 //             [--csv FILE] [--threads T]
 //   nhsim merge PART... [--out PART] [--json FILE] [--csv FILE] [--threads T]
 //   nhsim token IDENTITY [--admin] [--append TOKENS_FILE]
@@ -23,10 +23,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
@@ -100,6 +102,19 @@ void report_partial(const v1::PartialResult& partial, const std::string& out_fil
   }
 }
 
+/// How `nhsim run` progress names the run: "run SPEC" (the file name; "standard input" for "-"),
+/// with the trajectory range when it is not all of them.
+std::string run_name(const std::string& spec_file, const nhsim::TrajectoryRange& range,
+                     std::int64_t n) {
+  std::string name =
+      "run " + (spec_file == "-" ? std::string("standard input")
+                                 : std::filesystem::path(spec_file).filename().string());
+  if (range.begin != 0 || range.end != n) {
+    name += " [" + std::to_string(range.begin) + ", " + std::to_string(range.end) + ")";
+  }
+  return name;
+}
+
 /// nhsim run: the spec's trajectories (all, or one shard) in this process.
 void run_local(const std::string& spec_file, const std::string& shard,
                const std::string& trajectories, int threads, const std::string& out_file,
@@ -130,7 +145,7 @@ void run_local(const std::string& spec_file, const std::string& shard,
     if (!file.empty()) nhsim::client::check_writable(file);
   }
   const bool tty = isatty(fileno(stderr)) != 0;
-  nhsim::client::ProgressPrinter progress(stderr, tty);
+  nhsim::client::ProgressPrinter progress(stderr, tty, run_name(spec_file, range, n));
   v1::Job job;
   job.set_state(v1::RUNNING);
   job.set_system(spec.system());
@@ -261,7 +276,7 @@ int main(int argc, char** argv) {
   std::string csv_file;
   auto* submit =
       app.add_subcommand("submit", "submit a JSON spec (nhsim.v1.SubmitEnsembleRequest)");
-  submit->add_option("SPEC", spec_file, "spec file (JSON)")->required();
+  submit->add_option("SPEC", spec_file, "spec file (JSON; - reads standard input)")->required();
   submit->add_flag("--wait", wait, "follow the job, then print the summary table");
   submit->add_option("--json", json_file, "with --wait: write the result as JSON to FILE");
   submit->add_option("--csv", csv_file, "with --wait: write the statistics as CSV to FILE");
@@ -302,7 +317,7 @@ int main(int argc, char** argv) {
       "run",
       "run a JSON spec in this process (needs no server): all its trajectories, printing the "
       "summary table, or one shard of them, writing its partial result for `nhsim merge`");
-  run->add_option("SPEC", spec_file, "spec file (JSON)")->required();
+  run->add_option("SPEC", spec_file, "spec file (JSON; - reads standard input)")->required();
   auto* shard_option = run->add_option("--shard", shard,
                                        "run shard I of N (0 <= I < N): trajectories "
                                        "[floor(I n / N), floor((I + 1) n / N))");
@@ -432,15 +447,14 @@ int main(int argc, char** argv) {
         std::cout << nhsim::client::job_line(job) << '\n';
       }
     } else if (jobs->parsed()) {
-      v1::ListJobsResponse all;
-      for (const v1::Job& job : client.list_jobs()) {
-        if (json_output) {
-          *all.add_jobs() = job;
-        } else {
-          std::cout << nhsim::client::job_line(job) << '\n';
-        }
+      const std::vector<v1::Job> listed = client.list_jobs();
+      if (json_output) {
+        v1::ListJobsResponse all;
+        for (const v1::Job& job : listed) *all.add_jobs() = job;
+        print_json(all);
+      } else {
+        std::cout << nhsim::client::jobs_table(listed, std::chrono::system_clock::now());
       }
-      if (json_output) print_json(all);
     } else if (remove->parsed()) {
       client.delete_job(job_id);
       std::cerr << "job " << job_id << " deleted\n";

@@ -1,6 +1,7 @@
 #include "nhsim/client/progress.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "nhsim/client/report.hpp"
 
@@ -19,13 +20,25 @@ std::string eta_text(double seconds) {
   return text;
 }
 
+std::string ProgressPrinter::done_text(const v1::Job& job) {
+  const bool cancelling = job.cancel_requested() && job.state() == v1::RUNNING;
+  if (!cancelling) {
+    done_before_cancel_ = std::max(done_before_cancel_.value_or(0), job.trajectories_done());
+    return std::to_string(job.trajectories_done());
+  }
+  return done_before_cancel_ ? std::to_string(*done_before_cancel_) : "?";
+}
+
 void ProgressPrinter::update(const v1::Job& job, std::chrono::steady_clock::time_point now) {
   if (job.state() == v1::RUNNING && !started_) {
     started_ = now;
     done_at_start_ = job.trajectories_done();
   }
+  const std::string done = done_text(job);
+  const bool cancelling = job.cancel_requested() && job.state() == v1::RUNNING;
   std::string eta;
-  if (job.state() == v1::RUNNING && started_ && job.trajectories_done() > done_at_start_) {
+  if (job.state() == v1::RUNNING && !cancelling && started_ &&
+      job.trajectories_done() > done_at_start_) {
     const double elapsed = std::chrono::duration<double>(now - *started_).count();
     const double rate = static_cast<double>(job.trajectories_done() - done_at_start_) / elapsed;
     eta = "ETA " +
@@ -33,25 +46,30 @@ void ProgressPrinter::update(const v1::Job& job, std::chrono::steady_clock::time
   }
   const double total = static_cast<double>(job.trajectories_total());
   const double fraction =
-      total > 0 ? std::clamp(static_cast<double>(job.trajectories_done()) / total, 0.0, 1.0) : 0.0;
+      total > 0 && done != "?" ? std::clamp(std::stod(done) / total, 0.0, 1.0) : 0.0;
+  const std::string status = job_status(job, done);
+  const std::string name = name_.empty() ? "job " + job.job_id() : name_;
   if (bar_) {
     constexpr int kWidth = 30;
     const int filled = static_cast<int>(fraction * kWidth);
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar.append(static_cast<std::size_t>(kWidth - filled), '-');
-    std::fprintf(out_, "\r[%s] %5.1f%%  %lld/%lld trajectories  %-10s %-12s", bar.c_str(),
-                 100.0 * fraction, static_cast<long long>(job.trajectories_done()),
+    std::fprintf(out_, "\r%s%s[%s] %5.1f%%  %s/%lld trajectories  %-10s %-12s", name_.c_str(),
+                 name_.empty() ? "" : "  ", bar.c_str(), 100.0 * fraction, done.c_str(),
                  static_cast<long long>(job.trajectories_total()),
-                 v1::JobState_Name(job.state()).c_str(), eta.c_str());
+                 cancelling ? "CANCELLING" : v1::JobState_Name(job.state()).c_str(), eta.c_str());
     drawn_ = true;
   } else {
     const int decile = static_cast<int>(fraction * 10);
-    if (job.state() != last_state_ || decile > last_decile_) {
-      std::fprintf(out_, "%s%s\n", job_line(job).c_str(), eta.empty() ? "" : ("  " + eta).c_str());
+    if (job.state() != last_state_ || decile > last_decile_ ||
+        job.cancel_requested() != last_cancel_requested_) {
+      std::fprintf(out_, "%s %s%s\n", name.c_str(), status.c_str(),
+                   eta.empty() ? "" : ("  " + eta).c_str());
     }
     last_decile_ = std::max(last_decile_, decile);
   }
   last_state_ = job.state();
+  last_cancel_requested_ = job.cancel_requested();
   std::fflush(out_);
 }
 

@@ -1,12 +1,17 @@
 #include "nhsim/client/report.hpp"
 
+#include <google/protobuf/timestamp.pb.h>
+
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+
+#include "nhsim/client/progress.hpp"
 
 namespace nhsim::client {
 namespace {
@@ -38,6 +43,13 @@ std::string format_double(const char* format, double value) {
   return text;
 }
 
+/// The shortest decimal that reads back as `value` ("nan", "inf", "-inf" where not finite).
+std::string shortest(double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  return std::string(text, end);
+}
+
 std::string format_optional(std::optional<double> value) {
   return value ? format_double("%.3e", *value) : std::string("-");
 }
@@ -54,22 +66,22 @@ std::string pad_right(const std::string& text, std::size_t width) {
 
 namespace {
 
-/// Why the energy error's growth drift b is not determined by the samples; empty when it is.
-std::string growth_caveat(const v1::SeriesStats& e) {
-  const v1::VarianceGrowth& g = e.variance_growth();
+/// Why the energy error's growth drift b is not determined by the samples; empty when it is, and
+/// for fewer than two successful trajectories (no fit is possible: the table's "-" says it).
+std::string growth_caveat(const v1::VarianceGrowth& g, std::int64_t trajectories_ok) {
   char text[200];
-  const double relative = std::abs(g.b_stderr() / g.b());
   if (g.samples() < 2 || g.batches() < 2) {
+    if (trajectories_ok < 2) return {};
     std::snprintf(text, sizeof text, "no fit: %lld sample times, %lld non-empty batches",
                   static_cast<long long>(g.samples()), static_cast<long long>(g.batches()));
-  } else if (!(relative <= kMaxGrowthRelativeError)) {
-    std::snprintf(text, sizeof text,
-                  "relative standard error %.0f %%: more trajectories, or a variance that does "
-                  "not grow (exponent %.2f +- %.2f)",
-                  100.0 * relative, g.exponent(), g.exponent_stderr());
-  } else {
-    return {};
+    return text;
   }
+  const double relative = std::abs(g.b_stderr() / g.b());
+  if (relative <= kMaxGrowthRelativeError) return {};
+  std::snprintf(text, sizeof text,
+                "relative standard error %.0f %%: more trajectories, or a variance that does "
+                "not grow (exponent %.2f +- %.2f)",
+                100.0 * relative, g.exponent(), g.exponent_stderr());
   return text;
 }
 
@@ -77,9 +89,91 @@ std::optional<double> finite_or_none(double x) {
   return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
 }
 
+bool is_residual(const std::string& name) {
+  static const std::string suffix = "_constraint_residual";
+  return name == "constraint_residual" || (name.size() > suffix.size() && name.ends_with(suffix));
+}
+
+/// The energy columns of `row` from the series `e`.
+void summarize_energy(const v1::SeriesStats& e, SummaryRow& row) {
+  if (e.min_size() == e.count_size() && e.max_size() == e.count_size()) {
+    row.max_abs_energy_error = max_over_samples(
+        e, [&](int i) { return std::max(std::abs(e.min(i)), std::abs(e.max(i))); });
+  }
+  const int last = e.variance_size() - 1;
+  if (last >= 0 && last < e.count_size() && e.count(last) > 1) {
+    row.final_energy_error_variance = e.variance(last);
+  }
+  if (!e.has_variance_growth()) return;  // absent from results written before it existed
+  const v1::VarianceGrowth& g = e.variance_growth();
+  if (g.samples() >= 2 && g.batches() >= 2) {
+    const double h4 = row.h * row.h * row.h * row.h;
+    row.growth_b_over_h4 = finite_or_none(g.b() / h4);
+    row.growth_b_over_h4_stderr = finite_or_none(g.b_stderr() / h4);
+    if (!row.growth_b_over_h4) return;
+  }
+  row.growth_caveat = growth_caveat(g, row.trajectories_ok);
+}
+
+/// The column header of a residual observable: "max resid", "max pos resid", ...
+std::string residual_header(const std::string& name) {
+  if (name == "constraint_residual") return "max resid";
+  if (name == "position_constraint_residual") return "max pos resid";
+  if (name == "velocity_constraint_residual") return "max vel resid";
+  return "max " + name;
+}
+
+/// `cells` as aligned text, each column as wide as its widest cell, two blanks apart: left-aligned
+/// where `left` says so (by default the first column only), else right-aligned.
+std::string aligned(const std::vector<std::vector<std::string>>& cells,
+                    const std::vector<bool>& left = {true}) {
+  std::vector<std::size_t> width;
+  for (const auto& line : cells) {
+    width.resize(std::max(width.size(), line.size()), 0);
+    for (std::size_t c = 0; c < line.size(); ++c) width[c] = std::max(width[c], line[c].size());
+  }
+  std::string out;
+  for (const auto& line : cells) {
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      const bool to_left = c < left.size() && left[c];
+      out += (c == 0 ? "" : "  ") +
+             (to_left ? pad_right(line[c], width[c]) : pad_left(line[c], width[c]));
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  }
+  return out;
+}
+
 }  // namespace
 
+std::string energy_observable(const v1::EnsembleResult& result) {
+  std::string found;
+  for (const auto& integrator : result.integrators()) {
+    if (find_observable(integrator, "energy_error") != nullptr) return "energy_error";
+    if (find_observable(integrator, "relative_energy_error") != nullptr) {
+      found = "relative_energy_error";
+    }
+  }
+  return found;
+}
+
+std::vector<std::string> residual_observables(const v1::EnsembleResult& result) {
+  std::vector<std::string> names;
+  for (const auto& integrator : result.integrators()) {
+    for (const auto& series : integrator.observables()) {
+      if (is_residual(series.observable()) &&
+          std::find(names.begin(), names.end(), series.observable()) == names.end()) {
+        names.push_back(series.observable());
+      }
+    }
+  }
+  return names;
+}
+
 std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
+  const std::string energy = energy_observable(result);
+  const std::vector<std::string> residuals = residual_observables(result);
   std::vector<SummaryRow> rows;
   for (const auto& integrator : result.integrators()) {
     SummaryRow row;
@@ -89,31 +183,16 @@ std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
     row.trajectories_failed = integrator.trajectories_failed();
     row.trajectories_cancelled = integrator.trajectories_cancelled();
     row.steps_per_second = integrator.steps_per_second();
+    for (const auto& name : residuals) row.max_residuals.push_back({name, std::nullopt});
     if (integrator.trajectories_ok() == 0) {  // no statistics (all failed or cancelled)
       rows.push_back(std::move(row));
       continue;
     }
-    if (const auto* energy = find_observable(integrator, "energy_error")) {
-      const auto& e = *energy;
-      if (e.min_size() == e.count_size() && e.max_size() == e.count_size()) {
-        row.max_abs_energy_error = max_over_samples(
-            e, [&](int i) { return std::max(std::abs(e.min(i)), std::abs(e.max(i))); });
-      }
-      const int last = e.variance_size() - 1;
-      if (last >= 0 && last < e.count_size() && e.count(last) > 1) {
-        row.final_energy_error_variance = e.variance(last);
-      }
-      if (e.has_variance_growth()) {  // absent from results written before it existed
-        const double h4 = row.h * row.h * row.h * row.h;
-        row.growth_b_over_h4 = finite_or_none(e.variance_growth().b() / h4);
-        row.growth_b_over_h4_stderr = finite_or_none(e.variance_growth().b_stderr() / h4);
-        if (row.growth_b_over_h4) row.growth_caveat = growth_caveat(e);
-      }
-    }
-    if (const auto* residual = find_observable(integrator, "constraint_residual")) {
-      const auto& r = *residual;
-      if (r.max_size() == r.count_size()) {
-        row.max_constraint_residual = max_over_samples(r, [&](int i) { return r.max(i); });
+    if (const auto* e = find_observable(integrator, energy)) summarize_energy(*e, row);
+    for (auto& residual : row.max_residuals) {
+      const auto* r = find_observable(integrator, residual.observable);
+      if (r != nullptr && r->max_size() == r->count_size()) {
+        residual.max = max_over_samples(*r, [&](int i) { return r->max(i); });
       }
     }
     rows.push_back(std::move(row));
@@ -121,51 +200,58 @@ std::vector<SummaryRow> summarize(const v1::EnsembleResult& result) {
   return rows;
 }
 
-std::string summary_table(const v1::EnsembleResult& result) {
-  static const std::vector<std::pair<std::string, std::size_t>> columns = {
-      {"integrator", 12}, {"h", 9},          {"ok", 8},     {"failed", 7}, {"steps/s", 10},
-      {"max|H-H0|", 10},  {"final var", 10}, {"b/h^4", 10}, {"+- SE", 9},  {"max resid", 10}};
-  std::ostringstream out;
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    out << (c == 0 ? pad_right(columns[c].first, columns[c].second)
-                   : "  " + pad_left(columns[c].first, columns[c].second));
+namespace {
+
+/// The table's header and one line of cells per row.
+std::vector<std::vector<std::string>> table_cells(const std::vector<SummaryRow>& rows,
+                                                  const std::string& energy,
+                                                  const std::vector<std::string>& residuals) {
+  std::vector<std::string> header = {"integrator", "h", "ok", "failed", "steps/s"};
+  if (!energy.empty()) {
+    header.insert(header.end(), {energy == "energy_error" ? "max|H-H0|" : "max|H/H0-1|",
+                                 "final var", "b/h^4", "+- SE"});
   }
-  out << '\n';
-  const std::vector<SummaryRow> rows = summarize(result);
+  for (const auto& name : residuals) header.push_back(residual_header(name));
+  std::vector<std::vector<std::string>> cells = {header};
   for (const auto& row : rows) {
-    const std::vector<std::string> cells = {
-        row.integrator,
-        format_double("%g", row.h),
-        std::to_string(row.trajectories_ok),
-        std::to_string(row.trajectories_failed),
-        format_double("%.3e", row.steps_per_second),
-        format_optional(row.max_abs_energy_error),
-        format_optional(row.final_energy_error_variance),
-        format_optional(row.growth_b_over_h4) + (row.growth_caveat.empty() ? "" : "?"),
-        row.growth_b_over_h4_stderr ? format_double("%.2e", *row.growth_b_over_h4_stderr) : "-",
-        format_optional(row.max_constraint_residual)};
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      out << (c == 0 ? pad_right(cells[c], columns[c].second)
-                     : "  " + pad_left(cells[c], columns[c].second));
+    std::vector<std::string> line = {
+        row.integrator, format_double("%g", row.h), std::to_string(row.trajectories_ok),
+        std::to_string(row.trajectories_failed), format_double("%.3e", row.steps_per_second)};
+    if (!energy.empty()) {
+      const bool marked = row.growth_b_over_h4 && !row.growth_caveat.empty();
+      line.insert(line.end(),
+                  {format_optional(row.max_abs_energy_error),
+                   format_optional(row.final_energy_error_variance),
+                   format_optional(row.growth_b_over_h4) + (marked ? "?" : ""),
+                   row.growth_b_over_h4_stderr ? format_double("%.2e", *row.growth_b_over_h4_stderr)
+                                               : "-"});
     }
-    out << '\n';
+    for (const auto& residual : row.max_residuals) line.push_back(format_optional(residual.max));
+    cells.push_back(std::move(line));
   }
-  // The fit's range, from the first row that has one.
+  return cells;
+}
+
+/// The growth model's fit range and batches, from the first row that has a fit; empty if none.
+std::string fit_note(const v1::EnsembleResult& result, const std::string& energy) {
   for (const auto& integrator : result.integrators()) {
-    const auto* e = find_observable(integrator, "energy_error");
-    if (e == nullptr || e->variance_growth().samples() < 2) continue;
+    const auto* e = find_observable(integrator, energy);
+    if (e == nullptr) continue;
     const v1::VarianceGrowth& g = e->variance_growth();
-    out << "b/h^4: drift of Var(H - H0) = a + b t over " << g.samples() << " sample times in t ["
+    if (g.samples() < 2 || g.batches() < 2) continue;
+    std::ostringstream out;
+    out << "b/h^4: drift of Var(" << (energy == "energy_error" ? "H - H0" : "H / H0 - 1")
+        << ") = a + b t over " << g.samples() << " sample times in t ["
         << format_double("%g", g.t_min()) << ", " << format_double("%g", g.t_max())
         << "], +- its standard error from " << g.batches() << " batches of trajectories\n";
-    break;
+    return out.str();
   }
-  for (const auto& row : rows) {
-    if (!row.growth_caveat.empty()) {
-      out << "? b/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
-          << "): " << row.growth_caveat << '\n';
-    }
-  }
+  return {};
+}
+
+/// A warning per row with failed trajectories ("failed:" where the choice failed as a whole).
+std::string failure_notes(const v1::EnsembleResult& result, const std::vector<SummaryRow>& rows) {
+  std::ostringstream out;
   for (int c = 0; c < result.integrators_size(); ++c) {
     const SummaryRow& row = rows[static_cast<std::size_t>(c)];
     const std::int64_t run = row.trajectories_ok + row.trajectories_failed;
@@ -179,6 +265,38 @@ std::string summary_table(const v1::EnsembleResult& result) {
                 ? " %); failure_policy fail_choice: no statistics are served for it\n"
                 : " %); its statistics are over the successful ones only\n");
   }
+  return out.str();
+}
+
+/// A note when the rows rest on different numbers of trajectories run (a cancelled job's partial
+/// result); empty otherwise.
+std::string uneven_counts_note(const std::vector<SummaryRow>& rows, std::int64_t n) {
+  std::int64_t fewest = std::numeric_limits<std::int64_t>::max(), most = 0;
+  for (const auto& row : rows) {
+    fewest = std::min(fewest, row.trajectories_ok + row.trajectories_failed);
+    most = std::max(most, row.trajectories_ok + row.trajectories_failed);
+  }
+  if (rows.empty() || fewest == most) return {};
+  return "partial: the rows rest on different numbers of trajectories (" + std::to_string(fewest) +
+         " to " + std::to_string(most) + " of " + std::to_string(n) +
+         "), so they do not compare over the same initial conditions\n";
+}
+
+}  // namespace
+
+std::string summary_table(const v1::EnsembleResult& result) {
+  const std::string energy = energy_observable(result);
+  const std::vector<SummaryRow> rows = summarize(result);
+  std::ostringstream out;
+  out << aligned(table_cells(rows, energy, residual_observables(result)));
+  out << fit_note(result, energy);
+  for (const auto& row : rows) {
+    if (!row.growth_caveat.empty()) {
+      out << "? b/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
+          << "): " << row.growth_caveat << '\n';
+    }
+  }
+  out << failure_notes(result, rows) << uneven_counts_note(rows, result.n_trajectories());
   if (result.has_until()) {
     const v1::UntilOutcome& u = result.until();
     out << "until: " << (u.reached() ? "every precision target held" : "stopped at the cap")
@@ -202,10 +320,9 @@ std::string to_csv(const v1::EnsembleResult& result) {
   out << "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,"
          "mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,"
          "q95_upper\n";
-  char line[512];
-  // One optional column: 17 significant digits, or empty where the series has none.
+  // One optional column: the shortest round-trip decimal, or empty where the series has none.
   auto optional_column = [](const google::protobuf::RepeatedField<double>& q, int i) {
-    return i < q.size() ? format_double("%.17g", q.Get(i)) : std::string();
+    return i < q.size() ? shortest(q.Get(i)) : std::string();
   };
   for (int c = 0; c < result.integrators_size(); ++c) {
     const auto& integrator = result.integrators(c);
@@ -214,12 +331,11 @@ std::string to_csv(const v1::EnsembleResult& result) {
           std::min({integrator.sample_times_size(), series.count_size(), series.mean_size(),
                     series.variance_size(), series.min_size(), series.max_size()});
       for (int i = 0; i < n; ++i) {
-        std::snprintf(line, sizeof line, "%d,%s,%.17g,%s,%.17g,%lld,%.17g,%.17g,%.17g,%.17g", c,
-                      integrator.choice().integrator().c_str(), integrator.choice().h(),
-                      series.observable().c_str(), integrator.sample_times(i),
-                      static_cast<long long>(series.count(i)), series.mean(i), series.variance(i),
-                      series.min(i), series.max(i));
-        out << line;
+        out << c << ',' << integrator.choice().integrator() << ','
+            << shortest(integrator.choice().h()) << ',' << series.observable() << ','
+            << shortest(integrator.sample_times(i)) << ',' << series.count(i) << ','
+            << shortest(series.mean(i)) << ',' << shortest(series.variance(i)) << ','
+            << shortest(series.min(i)) << ',' << shortest(series.max(i));
         for (const auto* column :
              {&series.q05(), &series.q50(), &series.q95(), &series.mean_stderr(),
               &series.variance_stderr(), &series.q05_lower(), &series.q05_upper(),
@@ -360,13 +476,61 @@ std::string integrators_table(const v1::ListIntegratorsResponse& integrators) {
   return out.str();
 }
 
-std::string job_line(const v1::Job& job) {
-  std::string line = "job " + job.job_id() + " " + v1::JobState_Name(job.state()) + " " +
-                     std::to_string(job.trajectories_done()) + "/" +
-                     std::to_string(job.trajectories_total()) + " trajectories";
-  if (job.cancel_requested() && job.state() == v1::RUNNING) line += " (cancelling)";
-  if (!job.error().empty()) line += ": " + job.error();
-  return line;
+std::string job_status(const v1::Job& job) {
+  return job_status(job, std::to_string(job.trajectories_done()));
+}
+
+std::string job_status(const v1::Job& job, const std::string& done) {
+  std::string status = v1::JobState_Name(job.state()) + " " + done + "/" +
+                       std::to_string(job.trajectories_total()) + " trajectories";
+  if (job.cancel_requested() && job.state() == v1::RUNNING) status += " (cancelling)";
+  if (!job.error().empty()) status += ": " + job.error();
+  return status;
+}
+
+std::string job_line(const v1::Job& job) { return "job " + job.job_id() + " " + job_status(job); }
+
+namespace {
+
+/// `label` on one line (control characters as blanks), cut after `width` bytes at a UTF-8
+/// character boundary, "..." marking the cut.
+std::string short_label(const std::string& label, std::size_t width) {
+  std::string text = label;
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  if (text.size() <= width) return text;
+  std::size_t cut = width;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
+}
+
+/// Time since `created` at `now` ("-" when unset).
+std::string age_text(const google::protobuf::Timestamp& created,
+                     std::chrono::system_clock::time_point now) {
+  if (created.seconds() == 0 && created.nanos() == 0) return "-";
+  const double since_epoch = std::chrono::duration<double>(now.time_since_epoch()).count();
+  const double created_at = static_cast<double>(created.seconds()) + 1e-9 * created.nanos();
+  return eta_text(std::max(0.0, since_epoch - created_at));
+}
+
+}  // namespace
+
+std::string jobs_table(const std::vector<v1::Job>& jobs,
+                       std::chrono::system_clock::time_point now) {
+  std::vector<std::vector<std::string>> cells = {
+      {"job", "state", "done", "system", "age", "label"}};
+  std::string errors;
+  for (const v1::Job& job : jobs) {
+    const bool cancelling = job.cancel_requested() && job.state() == v1::RUNNING;
+    cells.push_back(
+        {job.job_id(), v1::JobState_Name(job.state()) + (cancelling ? " (cancelling)" : ""),
+         std::to_string(job.trajectories_done()) + "/" + std::to_string(job.trajectories_total()),
+         job.system(), age_text(job.created_time(), now),
+         short_label(job.label(), kJobsLabelWidth)});
+    if (!job.error().empty()) errors += "job " + job.job_id() + ": " + job.error() + "\n";
+  }
+  return aligned(cells, {true, true, false, true, false, true}) + errors;
 }
 
 }  // namespace nhsim::client

@@ -23,7 +23,8 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   const auto result = parse_json_object(json);
   const auto& fields = result.fields();
   ASSERT_TRUE(fields.contains("n_trajectories")) << json;
-  EXPECT_EQ(fields.at("n_trajectories").string_value(), "4");  // int64 is a JSON string
+  // Counts are JSON numbers, not the protobuf JSON mapping's int64 strings (issue 47 item 8).
+  EXPECT_EQ(fields.at("n_trajectories").number_value(), 4.0) << json;
   EXPECT_EQ(fields.at("label").string_value(), "e2e");
   ASSERT_TRUE(fields.contains("integrators"));
   const auto& integrators = fields.at("integrators").list_value();
@@ -54,7 +55,10 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
             "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,mean_stderr,"
             "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper");
   int rows = 0;
-  for (std::string line; std::getline(lines, line);) ++rows;
+  for (std::string line; std::getline(lines, line);) {
+    // Shortest round-trip decimals: h as 0.05, not 0.050000000000000003 (issue 47 item 8).
+    if (rows++ == 0) EXPECT_THAT(line, ::testing::StartsWith("0,rk4,0.05,")) << line;
+  }
   int observables = first.at("observables").list_value().values_size();
   EXPECT_EQ(rows, 2 * observables * 5);
 }
@@ -159,6 +163,58 @@ TEST_F(CliTest, ASpecOverTheMessageLimitIsRefusedBeforeItIsSent) {
   const CliRun sent = nhsim("--max-message-mb 4 submit " + path("big.json"));
   EXPECT_EQ(sent.exit_code, 1);
   EXPECT_THAT(sent.err, HasSubstr("label: 3145728 bytes, more than this server takes (1024)"));
+}
+
+// Issue 47 item 8: `nhsim submit -` reads the spec from standard input.
+TEST_F(CliTest, SubmitDashReadsTheSpecFromStandardInput) {
+  const CliRun run = nhsim("submit - --wait < " + path("tiny.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("si_dla"));
+  write_file(dir_ / "broken.json", R"({"system": )");
+  const CliRun broken = nhsim("submit - < " + path("broken.json"));
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_THAT(broken.err, HasSubstr("standard input: not a valid"));
+}
+
+// Issue 47 item 8: `nhsim jobs` showed neither system, label nor age.
+TEST_F(CliTest, JobsShowSystemLabelStateAndAge) {
+  ASSERT_EQ(nhsim("submit --wait " + path("tiny.json")).exit_code, 0);
+  const CliRun jobs = nhsim("jobs");
+  ASSERT_EQ(jobs.exit_code, 0) << jobs.err;
+  EXPECT_THAT(jobs.out, ::testing::StartsWith("job "));
+  EXPECT_THAT(jobs.out, ::testing::ContainsRegex("state +done +system +age +label\n"));
+  EXPECT_THAT(jobs.out, ::testing::ContainsRegex(
+                            "[0-9a-f]{32}  SUCCEEDED +8/8  chaotic_quartic +[0-9]+s  e2e\n"));
+}
+
+// Issue 47 items 6 and 8: a spec tracking relative_energy_error and constraint_residual showed
+// "-" in every accuracy column, one trajectory "0.000e+00?" and a note per row, a long integrator
+// name shifted its row; `nhsim run` progress did not name the run.
+TEST_F(CliTest, RunNamesItsProgressAndShowsTheAccuracyTheSpecTracks) {
+  write_file(dir_ / "sleigh.json", R"({
+    "system": "chaplygin_sleigh_com", "parameters": {"I": 1, "m": 1, "a": 1},
+    "initial_conditions": {"states": [{"q": [0, 0, 0], "p": [0.5, -1, 0.5]}]},
+    "integrators": [{"integrator": "nh_rattle_projected", "h": 0.1, "sample_every": 1},
+                    {"integrator": "rk2", "h": 0.1, "sample_every": 1}],
+    "t_final": 2, "observables": ["x_s", "relative_energy_error", "constraint_residual"]})");
+  const CliRun run = nhsim("run " + path("sleigh.json"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("run sleigh.json RUNNING"));
+  std::istringstream lines(run.out);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  ASSERT_EQ(all.size(), 3U) << run.out;  // header and two rows, no notes
+  EXPECT_THAT(all[0], ::testing::MatchesRegex(
+                          "integrator +h +ok +failed +steps/s +max\\|H/H0-1\\| +final var +b/h\\^4 "
+                          "+\\+- SE +max resid"));
+  const std::string number = "[0-9]\\.[0-9]{3}e[-+][0-9]{2}";
+  EXPECT_THAT(all[1], ::testing::MatchesRegex("nh_rattle_projected +0\\.1 +1 +0 +" + number + " +" +
+                                              number + " +- +- +- +" + number))
+      << all[1];
+  EXPECT_THAT(all[2], ::testing::StartsWith("rk2 "));
+  EXPECT_EQ(all[1].size(), all[0].size());
+  EXPECT_EQ(all[2].size(), all[0].size());
+  EXPECT_THAT(run.out, Not(HasSubstr("?")));
 }
 
 /// nhsimd with its metrics endpoint on, as deployed.

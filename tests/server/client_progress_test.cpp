@@ -17,22 +17,24 @@ namespace {
 
 using ::testing::HasSubstr;
 
-v1::Job job(v1::JobState state, std::int64_t done) {
+v1::Job job(v1::JobState state, std::int64_t done, std::int64_t total = 100,
+            bool cancel_requested = false) {
   v1::Job j;
   j.set_job_id("abc");
   j.set_state(state);
   j.set_trajectories_done(done);
-  j.set_trajectories_total(100);
+  j.set_trajectories_total(total);
+  j.set_cancel_requested(cancel_requested);
   return j;
 }
 
 /// What the printer writes for `updates`, the k-th arriving k seconds after the first.
-std::string printed(bool bar, const std::vector<v1::Job>& updates) {
+std::string printed(bool bar, const std::vector<v1::Job>& updates, const std::string& name = {}) {
   char* buffer = nullptr;
   std::size_t size = 0;
   std::FILE* out = open_memstream(&buffer, &size);
   {
-    ProgressPrinter progress(out, bar);
+    ProgressPrinter progress(out, bar, name);
     const auto start = std::chrono::steady_clock::now();
     for (std::size_t k = 0; k < updates.size(); ++k) {
       progress.update(updates[k], start + std::chrono::seconds(k));
@@ -68,6 +70,45 @@ TEST(ClientProgress, BarRedrawsOneLine) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);  // finish() ends the line
   EXPECT_THAT(text, HasSubstr("[###############---------------]  50.0%  50/100 trajectories"));
   EXPECT_THAT(text, HasSubstr("RUNNING    ETA 1s"));  // 50 in 1 s, 50 to go
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::istringstream lines(text);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  return all;
+}
+
+// Issue 47 item 7: "214/800 (cancelling)" then "CANCELLED 171/800": while a cancel winds the job
+// down, the server counts skipped runs as done. The count shown stays at the last one before the
+// cancel until the final state.
+TEST(ClientProgress, TheCountNeverGoesBackwardsWhileCancelling) {
+  const auto all =
+      lines_of(printed(false, {job(v1::RUNNING, 0, 800), job(v1::RUNNING, 150, 800),
+                               job(v1::RUNNING, 214, 800, true), job(v1::RUNNING, 400, 800, true),
+                               job(v1::CANCELLED, 171, 800, true)}));
+  ASSERT_EQ(all.size(), 4U);
+  EXPECT_EQ(all[0], "job abc RUNNING 0/800 trajectories");
+  EXPECT_EQ(all[1], "job abc RUNNING 150/800 trajectories  ETA 4s");
+  EXPECT_EQ(all[2], "job abc RUNNING 150/800 trajectories (cancelling)");  // no ETA
+  EXPECT_EQ(all[3], "job abc CANCELLED 171/800 trajectories");
+
+  // Seen first while cancelling: the count is not known.
+  EXPECT_EQ(printed(false, {job(v1::RUNNING, 214, 800, true)}),
+            "job abc RUNNING ?/800 trajectories (cancelling)\n");
+  const std::string bar =
+      printed(true, {job(v1::RUNNING, 400, 800), job(v1::RUNNING, 500, 800, true)});
+  EXPECT_THAT(bar, HasSubstr("400/800 trajectories  CANCELLING"));
+  EXPECT_THAT(bar, ::testing::Not(HasSubstr("500/800")));
+}
+
+// Issue 47 item 8: `nhsim run` progress read "job  RUNNING ...", naming nothing.
+TEST(ClientProgress, ANamedRunStartsItsLinesWithTheName) {
+  EXPECT_EQ(printed(false, {job(v1::RUNNING, 0), job(v1::SUCCEEDED, 100)}, "run tiny.json"),
+            "run tiny.json RUNNING 0/100 trajectories\nrun tiny.json SUCCEEDED 100/100 "
+            "trajectories\n");
+  EXPECT_THAT(printed(true, {job(v1::RUNNING, 50)}, "run tiny.json"),
+              ::testing::StartsWith("\rrun tiny.json  [###############"));
 }
 
 TEST(ClientProgress, EtaText) {

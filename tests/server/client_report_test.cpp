@@ -1,8 +1,10 @@
 // client/report.cpp and client/files.cpp: the summary table's numbers, the CSV export and the
 // spec/result file handling of the CLI.
 #include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -85,14 +87,17 @@ TEST(ClientReport, SummaryRowsTakeTheDocumentedStatistics) {
   EXPECT_NEAR(*a.growth_b_over_h4, 1e-4, 1e-19);
   EXPECT_NEAR(*a.growth_b_over_h4_stderr, 1e-5, 1e-20);
   EXPECT_EQ(a.growth_caveat, "");
-  EXPECT_EQ(a.max_constraint_residual, std::optional<double>(5e-16));
+  ASSERT_EQ(a.max_residuals.size(), 1U);
+  EXPECT_EQ(a.max_residuals[0].observable, "constraint_residual");
+  EXPECT_EQ(a.max_residuals[0].max, std::optional<double>(5e-16));
   const SummaryRow& b = rows[1];
   EXPECT_EQ(b.integrator, "rk4");
   EXPECT_EQ(b.trajectories_failed, 3);
   EXPECT_FALSE(b.max_abs_energy_error.has_value());
   EXPECT_FALSE(b.final_energy_error_variance.has_value());
   EXPECT_FALSE(b.growth_b_over_h4.has_value());
-  EXPECT_FALSE(b.max_constraint_residual.has_value());
+  ASSERT_EQ(b.max_residuals.size(), 1U);
+  EXPECT_FALSE(b.max_residuals[0].max.has_value());
 
   // A final sample without successful trajectories has no variance.
   auto result = example_result();
@@ -127,7 +132,7 @@ TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   EXPECT_THAT(all[0], HasSubstr("b/h^4"));
   EXPECT_THAT(all[1], HasSubstr("si_dla"));
   EXPECT_THAT(all[1], HasSubstr("3.000e-04"));
-  EXPECT_THAT(all[1], HasSubstr("1.000e-04   1.00e-05"));
+  EXPECT_THAT(all[1], HasSubstr("1.000e-04  1.00e-05"));
   EXPECT_THAT(all[2], HasSubstr("rk4"));
   EXPECT_THAT(all[2], HasSubstr(" -"));
   EXPECT_EQ(all[3],
@@ -147,6 +152,159 @@ TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   EXPECT_THAT(summary_table(result), HasSubstr("cancelled: 3 trajectory runs were not run"));
 }
 
+/// The lines of `text`.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(in, line);) all.push_back(line);
+  return all;
+}
+
+// Issue 47 item 6: a spec that tracks relative_energy_error and the holonomic residuals (not
+// energy_error and constraint_residual) had "-" in every accuracy column.
+TEST(ClientReport, SummaryTableShowsTheAccuracyObservablesTheSpecTracks) {
+  v1::EnsembleResult result = example_result();
+  for (auto& integrator : *result.mutable_integrators()) {
+    for (auto& s : *integrator.mutable_observables()) {
+      if (s.observable() == "energy_error") s.set_observable("relative_energy_error");
+      if (s.observable() == "constraint_residual") s.set_observable("position_constraint_residual");
+    }
+  }
+  auto* velocity = result.mutable_integrators(0)->add_observables();
+  *velocity = series("velocity_constraint_residual", {2, 0, 2}, {0.0, 0.0, 0.0},
+                     {2e-15, 0.0, 7e-15}, {0.0, 0.0, 0.0});
+  EXPECT_EQ(energy_observable(result), "relative_energy_error");
+  EXPECT_EQ(
+      residual_observables(result),
+      (std::vector<std::string>{"position_constraint_residual", "velocity_constraint_residual"}));
+  const auto all = lines_of(summary_table(result));
+  EXPECT_THAT(all[0], HasSubstr("max|H/H0-1|"));
+  EXPECT_THAT(all[0], HasSubstr("max pos resid"));
+  EXPECT_THAT(all[0], HasSubstr("max vel resid"));
+  EXPECT_THAT(all[0], ::testing::Not(HasSubstr("max resid")));
+  EXPECT_THAT(all[1], HasSubstr("3.000e-04"));  // max |H/H0 - 1|
+  EXPECT_THAT(all[1], HasSubstr("4.000e-08"));  // its final variance
+  EXPECT_THAT(all[1], HasSubstr("5.000e-16"));  // position residual
+  EXPECT_THAT(all[1], ::testing::EndsWith("7.000e-15"));
+  EXPECT_THAT(all[3], HasSubstr("drift of Var(H / H0 - 1)"));
+
+  // A spec tracking no accuracy observable gets no accuracy columns.
+  for (auto& integrator : *result.mutable_integrators()) integrator.clear_observables();
+  EXPECT_EQ(lines_of(summary_table(result))[0], "integrator     h  ok  failed    steps/s");
+}
+
+// Issue 47 item 6: one trajectory printed "0.000e+00?" for b/h^4 and a "no fit" note per row.
+TEST(ClientReport, OneTrajectoryHasNoVarianceNorFit) {
+  v1::EnsembleResult result = example_result();
+  result.set_n_trajectories(1);
+  result.mutable_integrators()->RemoveLast();
+  auto* a = result.mutable_integrators(0);
+  a->set_trajectories_ok(1);
+  a->set_trajectories_failed(0);
+  auto* e = a->mutable_observables(0);
+  for (int i = 0; i < e->count_size(); ++i) {
+    e->set_count(i, 1);
+    e->set_variance(i, 0.0);
+    if (std::isnan(e->min(i))) e->set_min(i, 0.0);
+    if (std::isnan(e->max(i))) e->set_max(i, 0.0);
+  }
+  auto* g = e->mutable_variance_growth();
+  g->set_b(0.0);
+  g->set_b_stderr(0.0);
+  g->set_samples(0);
+  g->set_batches(1);
+  const SummaryRow row = summarize(result)[0];
+  EXPECT_EQ(row.final_energy_error_variance, std::nullopt);
+  EXPECT_EQ(row.growth_b_over_h4, std::nullopt);
+  EXPECT_EQ(row.growth_b_over_h4_stderr, std::nullopt);
+  EXPECT_EQ(row.growth_caveat, "");
+  const std::string table = summary_table(result);
+  const auto all = lines_of(table);
+  ASSERT_EQ(all.size(), 2U) << table;  // the header and the row: no notes
+  EXPECT_THAT(all[1], ::testing::ContainsRegex("3\\.000e-04 +- +- +- "));
+  EXPECT_THAT(table, ::testing::Not(HasSubstr("?")));
+}
+
+// Issue 47 item 6: nh_rattle_projected (19 characters) pushed its row's columns to the right.
+TEST(ClientReport, LongIntegratorNamesKeepTheColumnsAligned) {
+  v1::EnsembleResult result = example_result();
+  result.mutable_integrators(0)->mutable_choice()->set_integrator("nh_rattle_projected");
+  const auto all = lines_of(summary_table(result));
+  ASSERT_GE(all.size(), 3U);
+  // Every column ends where its header ends: the lines are equally long, and "ok" ends above
+  // each row's count.
+  EXPECT_EQ(all[1].size(), all[0].size()) << all[0] << "\n" << all[1];
+  EXPECT_EQ(all[2].size(), all[0].size()) << all[0] << "\n" << all[2];
+  const std::size_t ok_end = all[0].find(" ok ") + 3;
+  EXPECT_EQ(all[1].substr(ok_end - 3, 3), "  2") << all[1];
+  EXPECT_EQ(all[2].substr(ok_end - 3, 3), "  0") << all[2];
+  EXPECT_EQ(all[1].rfind("nh_rattle_projected  ", 0), 0U) << all[1];
+}
+
+// Issue 47 item 7: a cancelled job's rows may rest on different numbers of trajectories; the
+// table says so.
+TEST(ClientReport, PartialTableSaysItsRowsRestOnDifferentCounts) {
+  v1::EnsembleResult result = example_result();
+  EXPECT_THAT(summary_table(result), ::testing::Not(HasSubstr("partial:")));  // 3 and 3
+  result.set_n_trajectories(800);
+  result.set_cancelled(true);
+  result.mutable_integrators(0)->set_trajectories_ok(99);
+  result.mutable_integrators(0)->set_trajectories_failed(1);
+  result.mutable_integrators(0)->set_trajectories_cancelled(700);
+  result.mutable_integrators(1)->set_trajectories_failed(71);
+  result.mutable_integrators(1)->set_trajectories_cancelled(729);
+  EXPECT_THAT(summary_table(result),
+              HasSubstr("partial: the rows rest on different numbers of trajectories (71 to 100 "
+                        "of 800), so they do not compare over the same initial conditions\n"));
+}
+
+// Issue 47 item 8: `nhsim jobs` showed neither system, label nor age.
+TEST(ClientReport, JobsTableShowsSystemLabelStateAndAge) {
+  const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(1'000'000));
+  std::vector<v1::Job> jobs(3);
+  jobs[0].set_job_id("0123456789abcdef0123456789abcdef");
+  jobs[0].set_state(v1::SUCCEEDED);
+  jobs[0].set_system("chaotic_quartic");
+  jobs[0].set_label("seed 001 Fig. 2");
+  jobs[0].set_trajectories_done(800);
+  jobs[0].set_trajectories_total(800);
+  jobs[0].mutable_created_time()->set_seconds(1'000'000 - 725);
+  jobs[1].set_job_id("fedcba9876543210fedcba9876543210");
+  jobs[1].set_state(v1::RUNNING);
+  jobs[1].set_cancel_requested(true);
+  jobs[1].set_system("chaplygin_sleigh_com");
+  jobs[1].set_label(
+      "seed 002 \xC2\xA7"
+      "6.1, Fig. 2: Chaplygin sleigh about the centre\nof mass");
+  jobs[1].set_trajectories_done(214);
+  jobs[1].set_trajectories_total(800);
+  jobs[1].mutable_created_time()->set_seconds(1'000'000 - 45);
+  jobs[2].set_job_id("00000000000000000000000000000000");
+  jobs[2].set_state(v1::FAILED);
+  jobs[2].set_system("suslov");
+  jobs[2].set_error("spec: bad");
+  const auto all = lines_of(jobs_table(jobs, now));
+  ASSERT_EQ(all.size(), 5U);
+  EXPECT_EQ(
+      all[0],
+      "job                               state                    done  system                  "
+      " age  label");
+  EXPECT_EQ(
+      all[1],
+      "0123456789abcdef0123456789abcdef  SUCCEEDED             800/800  chaotic_quartic       "
+      "12m05s  seed 001 Fig. 2");
+  EXPECT_EQ(
+      all[2],
+      "fedcba9876543210fedcba9876543210  RUNNING (cancelling)  214/800  chaplygin_sleigh_com  "
+      "   45s  seed 002 \xC2\xA7"
+      "6.1, Fig. 2: Chaplygin sleigh...");
+  EXPECT_EQ(
+      all[3],
+      "00000000000000000000000000000000  FAILED                    0/0  suslov                "
+      "     -");
+  EXPECT_EQ(all[4], "job 00000000000000000000000000000000: spec: bad");
+}
+
 TEST(ClientReport, CsvHasOneRowPerIntegratorObservableAndSample) {
   const std::string csv = to_csv(example_result());
   std::istringstream lines(csv);
@@ -159,10 +317,11 @@ TEST(ClientReport, CsvHasOneRowPerIntegratorObservableAndSample) {
             "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,mean_stderr,"
             "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper");
   // The example has no quantiles nor standard errors: the columns are there, empty.
-  EXPECT_EQ(all[2], "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,,,,,,,,,,,");
+  // Doubles as the shortest decimal that reads back the same (issue 47 item 8: h as 0.05).
+  EXPECT_EQ(all[2], "0,si_dla,0.05,energy_error,1,0,nan,0,nan,nan,,,,,,,,,,,");
   EXPECT_EQ(all[3],
-            "0,si_dla,0.050000000000000003,energy_error,2,2,-4.9999999999999982e-05,"
-            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,,,,,,,,,,,");
+            "0,si_dla,0.05,energy_error,2,2,-4.999999999999998e-05,4e-08,-3e-04,2e-04,,,,,,,,,,,");
+  EXPECT_EQ(std::stod("-4.999999999999998e-05"), 0.5 * (-3e-4 + 2e-4));
 }
 
 TEST(ClientReport, CsvQuantileColumns) {
@@ -177,13 +336,11 @@ TEST(ClientReport, CsvQuantileColumns) {
   for (std::string line; std::getline(lines, line);) all.push_back(line);
   ASSERT_EQ(all.size(), 1U + 2 * 3);
   // The standard errors and intervals (absent in this example) follow, empty.
-  EXPECT_EQ(all[1], "0,si_dla,0.050000000000000003,energy_error,0,2,0,0,0,0,0,0,0,,,,,,,,");
-  EXPECT_EQ(all[2],
-            "0,si_dla,0.050000000000000003,energy_error,1,0,nan,0,nan,nan,nan,nan,nan,,,,,,,,");
+  EXPECT_EQ(all[1], "0,si_dla,0.05,energy_error,0,2,0,0,0,0,0,0,0,,,,,,,,");
+  EXPECT_EQ(all[2], "0,si_dla,0.05,energy_error,1,0,nan,0,nan,nan,nan,nan,nan,,,,,,,,");
   EXPECT_EQ(all[3],
-            "0,si_dla,0.050000000000000003,energy_error,2,2,-4.9999999999999982e-05,"
-            "4.0000000000000001e-08,-0.00029999999999999997,0.00020000000000000001,"
-            "-0.00025000000000000001,0.0001,0.5,,,,,,,,");
+            "0,si_dla,0.05,energy_error,2,2,-4.999999999999998e-05,4e-08,-3e-04,2e-04,-0.00025,"
+            "1e-04,0.5,,,,,,,,");
   // The series without quantiles keeps empty columns.
   EXPECT_EQ(all[4].substr(all[4].size() - 3), ",,,");
 }
@@ -209,6 +366,34 @@ TEST(ClientFiles, SpecParseErrorsNameTheFile) {
   }
 }
 
+// Issue 47 item 8: the protobuf JSON mapping writes int64 as strings; the CLI writes the counts
+// as numbers. A uint64 seed may exceed 2^53 and stays a string; a label of digits stays one.
+TEST(ClientFiles, JsonWritesCountsAsNumbersAndSeedsAsStrings) {
+  const auto spec = parse_spec(R"({
+    "system": "chaotic_quartic", "label": "12",
+    "initial_conditions": {"energy_shell": {"energy": 3.06, "seed": "18446744073709551615",
+                                            "count": 200}},
+    "integrators": [{"integrator": "rk4", "h": 0.05, "sample_every": 20}], "t_final": 1})",
+                               "inline");
+  const std::string json = to_json(spec);
+  EXPECT_THAT(json, HasSubstr("\"seed\": \"18446744073709551615\""));
+  EXPECT_THAT(json, HasSubstr("\"count\": 200"));
+  EXPECT_THAT(json, HasSubstr("\"sample_every\": 20"));
+  EXPECT_THAT(json, HasSubstr("\"label\": \"12\""));
+  EXPECT_EQ(parse_spec(json, "printed").SerializeAsString(), spec.SerializeAsString());
+
+  v1::Job job;
+  job.set_trajectories_done(214);
+  job.set_label("a \"quoted\" \\ label: \"7\"");
+  job.mutable_created_time()->set_seconds(1);
+  const std::string printed = to_json(job);
+  EXPECT_THAT(printed, HasSubstr("\"trajectories_done\": 214,"));
+  EXPECT_THAT(printed, HasSubstr("\"created_time\": \"1970-01-01T00:00:01Z\""));
+  v1::Job back;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(printed, &back).ok()) << printed;
+  EXPECT_EQ(back.SerializeAsString(), job.SerializeAsString());
+}
+
 TEST(ClientFiles, SpecAcceptsProtoNamesAndOptionalFields) {
   const auto spec = parse_spec(R"({
     "system": "chaotic_quartic", "parameters": {"n": 3},
@@ -232,6 +417,15 @@ TEST(ClientFiles, ResultJsonUsesProtoFieldNamesAndRoundTrips) {
   EXPECT_THAT(json, HasSubstr("\"variance_slope_over_h4\""));
   EXPECT_THAT(json, HasSubstr("\"trajectories_cancelled\""));  // zero values are printed
   EXPECT_THAT(json, ::testing::Not(HasSubstr("nTrajectories")));
+  // Counts are JSON numbers (issue 47 item 8), and read back the same.
+  EXPECT_THAT(json, HasSubstr("\"n_trajectories\": 3,"));
+  EXPECT_THAT(json, HasSubstr("\"trajectories_failed\": 3,"));
+  EXPECT_THAT(json, ::testing::ContainsRegex("\"count\": \\[\\s*2,\\s*0,\\s*2\\s*\\]"));
+  EXPECT_THAT(json, HasSubstr("\"batches\": 2\n"));
+  EXPECT_THAT(json, ::testing::Not(::testing::ContainsRegex("\": \"[0-9]+\"")));
+  v1::EnsembleResult back;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &back).ok());
+  EXPECT_EQ(back.SerializeAsString(), result.SerializeAsString());
 
   const auto dir = std::filesystem::temp_directory_path() / "nhsim-client-report-test";
   std::filesystem::remove_all(dir);

@@ -27,7 +27,8 @@ std::string read_text_file(const std::filesystem::path& path);
 /// "<source_name>: <parser message>".
 nhsim::v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& source_name);
 
-/// Reads and parses the spec file `path` (see parse_spec). Throws FileError.
+/// Reads and parses the spec file `path` (see parse_spec); "-" reads standard input. Throws
+/// FileError.
 nhsim::v1::SubmitEnsembleRequest load_spec(const std::filesystem::path& path);
 
 /// Reads and parses a result file written by `nhsim submit --wait --json` or `nhsim result
@@ -35,8 +36,15 @@ nhsim::v1::SubmitEnsembleRequest load_spec(const std::filesystem::path& path);
 nhsim::v1::EnsembleResult load_result(const std::filesystem::path& path);
 
 /// `message` as indented JSON with proto field names (snake_case), fields at their default
-/// value included, newline-terminated.
+/// value included, counts as numbers (unquote_counts), newline-terminated.
 std::string to_json(const google::protobuf::Message& message);
+
+/// `json`, the protobuf JSON of a message of `type`, with the values of its int64 fields as JSON
+/// numbers: the protobuf JSON mapping writes them as strings ("4"), for readers whose numbers are
+/// doubles, but every int64 field of nhsim.v1 is a count or an index, far below 2^53. The uint64
+/// seeds stay strings (a seed may exceed 2^53), and so does a field whose name another field of
+/// another type shares. Both spellings parse back to the same message.
+std::string unquote_counts(std::string_view json, const google::protobuf::Descriptor& type);
 
 /// Writes `content` to `path` atomically: to a temporary file beside it, flushed to disk, then
 /// renamed over `path`, so a reader (or a retried task) sees the old file or the whole new one,

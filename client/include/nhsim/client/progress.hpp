@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "nhsim/v1/ensemble.pb.h"
 
@@ -17,19 +18,30 @@ namespace nhsim::client {
 /// (job_line()) is written when the state changes and at each further 10% of the trajectories,
 /// with the ETA while running. The ETA extrapolates the rate since the first RUNNING update
 /// seen; it shows once some work was done after that update.
+/// The count never goes backwards: while a cancel winds the job down the server counts skipped
+/// runs as done, so the count shown stays at the last one before the cancel ("?" when none was
+/// seen) until the final state brings the runs that ran.
+/// With a `name` ("run spec.json"), the lines and the bar start with it instead of "job <id>".
 class ProgressPrinter {
  public:
-  ProgressPrinter(std::FILE* out, bool bar) : out_(out), bar_(bar) {}
+  ProgressPrinter(std::FILE* out, bool bar, std::string name = {})
+      : out_(out), bar_(bar), name_(std::move(name)) {}
   void update(const nhsim::v1::Job& job,
               std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
   /// Ends the bar's line (no-op without bar or before any update).
   void finish();
 
  private:
+  /// The count to show for `job` (see the class comment); "?" while unknown.
+  std::string done_text(const nhsim::v1::Job& job);
+
   std::FILE* out_;
   bool bar_;
+  std::string name_;
+  std::optional<std::int64_t> done_before_cancel_;
   bool drawn_ = false;
   nhsim::v1::JobState last_state_ = nhsim::v1::JOB_STATE_UNSPECIFIED;
+  bool last_cancel_requested_ = false;
   int last_decile_ = -1;
   /// The first RUNNING update: when, and how much was done then (a resumed job starts > 0).
   std::optional<std::chrono::steady_clock::time_point> started_;

@@ -1,6 +1,8 @@
 // Human-readable views of results, jobs and the catalogue, and the CSV export of results.
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,10 +12,16 @@
 
 namespace nhsim::client {
 
+/// The largest value over the sample times of one constraint residual observable.
+struct ResidualMax {
+  std::string observable;  ///< constraint_residual, position_constraint_residual, ...
+  std::optional<double> max;
+};
+
 /// One row of the summary table: one integrator choice of a result. The statistics come from
-/// the observables energy_error (H(t) - H(0)) and constraint_residual, over the sample times
-/// with count > 0; std::nullopt where the observable (or any such sample) is missing, and for
-/// an integrator without successful trajectories.
+/// the accuracy observables the result tracks (energy_observable() and residual_observables()),
+/// over the sample times with count > 0; std::nullopt where the observable (or any such sample)
+/// is missing, and for an integrator without successful trajectories.
 struct SummaryRow {
   std::string integrator;
   double h = 0.0;
@@ -21,20 +29,31 @@ struct SummaryRow {
   std::int64_t trajectories_failed = 0;
   std::int64_t trajectories_cancelled = 0;
   double steps_per_second = 0.0;
-  /// max over samples of max(|min|, |max|) of energy_error: max |H(t) - H(0)|.
+  /// max over samples of max(|min|, |max|) of the energy observable: max |H(t) - H(0)| (or
+  /// max |H(t) / H(0) - 1| for relative_energy_error).
   std::optional<double> max_abs_energy_error;
-  /// variance of energy_error at the last sample time (nullopt when its count is 0).
+  /// variance of the energy observable at the last sample time (nullopt when its count < 2).
   std::optional<double> final_energy_error_variance;
   /// The drift b of the energy error's variance growth Var = a + b t, divided by h^4 (seed
-  /// 001's constant), and its jackknife standard error; nullopt where the fit is undefined.
+  /// 001's constant), and its jackknife standard error; nullopt where the fit is undefined
+  /// (fewer than two sample times or batches: one trajectory, for one).
   std::optional<double> growth_b_over_h4;
   std::optional<double> growth_b_over_h4_stderr;
-  /// Why b is not well determined (kMaxGrowthRelativeError); empty when it is. The table marks
-  /// b with "?" and prints this under it.
+  /// Why b is not well determined (kMaxGrowthRelativeError), or why an ensemble of two or more
+  /// trajectories has no fit; empty otherwise. The table marks b with "?" and prints this under
+  /// it.
   std::string growth_caveat;
-  /// max over samples of the max of constraint_residual.
-  std::optional<double> max_constraint_residual;
+  /// One per residual_observables(result), in that order.
+  std::vector<ResidualMax> max_residuals;
 };
+
+/// The energy observable the summary reads: "energy_error" when the result has it, else
+/// "relative_energy_error" when it has that, else "".
+std::string energy_observable(const nhsim::v1::EnsembleResult& result);
+
+/// The constraint residual observables of the result (constraint_residual and
+/// *_constraint_residual), in the order they first appear.
+std::vector<std::string> residual_observables(const nhsim::v1::EnsembleResult& result);
 
 /// b is reported as determined only with a relative standard error of at most this.
 inline constexpr double kMaxGrowthRelativeError = 0.25;
@@ -42,17 +61,19 @@ inline constexpr double kMaxGrowthRelativeError = 0.25;
 /// The summary rows of `result`, one per integrator choice, in the result's order.
 std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
 
-/// The summary table (header, one line per row, "-" for missing values), then notes: the growth
-/// model's fit range and batches, a caveat per row whose b is not determined, a warning per
-/// row with failed trajectories (the statistics are then conditional on success), and a line
-/// on cancelled trajectories when the result was cancelled.
+/// The summary table (header, one line per row, "-" for missing values; the energy columns
+/// only when the result has an energy observable, one column per residual observable; columns
+/// as wide as their widest cell), then notes: the growth model's fit range and batches, a caveat
+/// per row whose b is not determined, a warning per row with failed trajectories (the statistics
+/// are then conditional on success), and a line on cancelled trajectories when the result was
+/// cancelled.
 std::string summary_table(const nhsim::v1::EnsembleResult& result);
 
 /// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,
 /// mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper":
-/// one row per (integrator choice, observable, sample time); doubles with 17 significant
-/// digits. A column from q05 on is empty where the series lacks it (results written before
-/// it existed).
+/// one row per (integrator choice, observable, sample time); doubles as the shortest decimal
+/// that reads back as the same double (h as 0.05). A column from q05 on is empty where the series
+/// lacks it (results written before it existed).
 std::string to_csv(const nhsim::v1::EnsembleResult& result);
 
 /// One row of the convergence table (an order plot as numbers): one integrator choice of a
@@ -88,7 +109,22 @@ std::string systems_table(const nhsim::v1::ListSystemsResponse& systems);
 /// The integrators with order, properties, requirements and Newton defaults.
 std::string integrators_table(const nhsim::v1::ListIntegratorsResponse& integrators);
 
-/// One line: "job <id> <STATE> <done>/<total> trajectories[: error]".
+/// "<STATE> <done>/<total> trajectories[ (cancelling)][: error]".
+std::string job_status(const nhsim::v1::Job& job);
+
+/// job_status() with `done` in place of the job's trajectories_done.
+std::string job_status(const nhsim::v1::Job& job, const std::string& done);
+
+/// One line: "job <id> " then job_status().
 std::string job_line(const nhsim::v1::Job& job);
+
+/// The job list of `nhsim jobs`: a header, then one line per job, "job state done/total system
+/// age label" (age since created_time at `now`, as eta_text() writes it; the label on one line,
+/// cut after kJobsLabelWidth characters), then the error of each failed job.
+std::string jobs_table(const std::vector<nhsim::v1::Job>& jobs,
+                       std::chrono::system_clock::time_point now);
+
+/// Labels longer than this are cut in the job list.
+inline constexpr std::size_t kJobsLabelWidth = 40;
 
 }  // namespace nhsim::client
