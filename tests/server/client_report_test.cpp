@@ -303,6 +303,7 @@ TEST(ClientReport, JobsTableShowsSystemLabelStateAndAge) {
       "00000000000000000000000000000000  FAILED                    0/0  suslov                "
       "     -");
   EXPECT_EQ(all[4], "job 00000000000000000000000000000000: spec: bad");
+  EXPECT_EQ(jobs_table({}, now), "");  // no header for no jobs: `nhsim jobs` prints nothing
 }
 
 TEST(ClientReport, CsvHasOneRowPerIntegratorObservableAndSample) {

@@ -120,7 +120,7 @@ std::string job_line(const nhsim::v1::Job& job);
 
 /// The job list of `nhsim jobs`: a header, then one line per job, "job state done/total system
 /// age label" (age since created_time at `now`, as eta_text() writes it; the label on one line,
-/// cut after kJobsLabelWidth characters), then the error of each failed job.
+/// cut after kJobsLabelWidth characters), then the error of each failed job; empty for no jobs.
 std::string jobs_table(const std::vector<nhsim::v1::Job>& jobs,
                        std::chrono::system_clock::time_point now);
 
