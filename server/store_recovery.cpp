@@ -50,6 +50,13 @@ std::string blob_damage(SQLite::Statement& row) {
   return {};
 }
 
+/// "?, ?, ..., ?": `count` placeholders.
+std::string placeholders(int count) {
+  std::string marks = "?";
+  for (int k = 1; k < count; ++k) marks += ", ?";
+  return marks;
+}
+
 /// Binds a value read from another database, of whichever type it has.
 void bind_column(SQLite::Statement& statement, int index, const SQLite::Column& value) {
   if (value.isNull()) {
@@ -71,6 +78,22 @@ void tolerant(const std::function<void()>& scan) {
     scan();
   } catch (const std::exception&) {  // SQLITE_CORRUPT part-way: what was read stays
   }
+}
+
+/// Copies the `count` `columns` of every row of `table` that `from` can still read into the same
+/// table of `to` (rows already there are kept).
+void copy_readable_rows(SQLite::Database& from, SQLite::Database& to, const std::string& table,
+                        const std::string& columns, int count) {
+  tolerant([&] {
+    SQLite::Statement rows(from, "SELECT " + columns + " FROM " + table);
+    SQLite::Statement keep(to, "INSERT OR IGNORE INTO " + table + " (" + columns + ") VALUES (" +
+                                   placeholders(count) + ")");
+    while (rows.executeStep()) {
+      for (int k = 0; k < count; ++k) bind_column(keep, k + 1, rows.getColumn(k));
+      keep.exec();
+      keep.reset();
+    }
+  });
 }
 
 }  // namespace
@@ -129,13 +152,8 @@ void DurableStore::salvage(const std::string& report) {
   std::map<std::string, std::string> lost;  // id -> reason
   {
     SQLite::Transaction transaction(*db_);
-    const std::string placeholders = [] {
-      std::string marks = "?";
-      for (int k = 1; k < kJobColumnCount; ++k) marks += ", ?";
-      return marks;
-    }();
-    SQLite::Statement insert(
-        *db_, std::string("INSERT INTO jobs (") + kJobColumns + ") VALUES (" + placeholders + ")");
+    SQLite::Statement insert(*db_, std::string("INSERT INTO jobs (") + kJobColumns + ") VALUES (" +
+                                       placeholders(kJobColumnCount) + ")");
     SQLite::Statement index(*db_, "INSERT INTO job_ids (id, owner) VALUES (?, ?)");
     std::set<std::string> kept;
     tolerant([&] {
@@ -171,29 +189,9 @@ void DurableStore::salvage(const std::string& report) {
       quarantine.exec();
       quarantine.reset();
     }
-    tolerant([&] {  // what was quarantined before stays quarantined
-      SQLite::Statement rows(old, "SELECT id, owner, reason, found_ms FROM quarantine");
-      SQLite::Statement keep(*db_,
-                             "INSERT OR IGNORE INTO quarantine (id, owner, reason, found_ms) "
-                             "VALUES (?, ?, ?, ?)");
-      while (rows.executeStep()) {
-        for (int k = 0; k < 4; ++k) bind_column(keep, k + 1, rows.getColumn(k));
-        keep.exec();
-        keep.reset();
-      }
-    });
-    tolerant([&] {  // registered systems: the intact ones
-      SQLite::Statement rows(
-          old, "SELECT owner, name, definition, description, created_ms FROM systems");
-      SQLite::Statement keep(*db_,
-                             "INSERT OR IGNORE INTO systems (owner, name, definition, "
-                             "description, created_ms) VALUES (?, ?, ?, ?, ?)");
-      while (rows.executeStep()) {
-        for (int k = 0; k < 5; ++k) bind_column(keep, k + 1, rows.getColumn(k));
-        keep.exec();
-        keep.reset();
-      }
-    });
+    // What was quarantined before stays quarantined; registered systems: the intact ones.
+    copy_readable_rows(old, *db_, "quarantine", "id, owner, reason, found_ms", 4);
+    copy_readable_rows(old, *db_, "systems", "owner, name, definition, description, created_ms", 5);
     // The store keeps its id (the directory's store-id names it, should the damage have
     // taken the meta table).
     std::string store_id;
