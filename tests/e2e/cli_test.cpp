@@ -57,7 +57,9 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   int rows = 0;
   for (std::string line; std::getline(lines, line);) {
     // Shortest round-trip decimals: h as 0.05, not 0.050000000000000003 (issue 47 item 8).
-    if (rows++ == 0) EXPECT_THAT(line, ::testing::StartsWith("0,rk4,0.05,")) << line;
+    if (rows++ == 0) {
+      EXPECT_THAT(line, ::testing::StartsWith("0,rk4,0.05,")) << line;
+    }
   }
   int observables = first.at("observables").list_value().values_size();
   EXPECT_EQ(rows, 2 * observables * 5);

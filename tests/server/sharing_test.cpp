@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -80,10 +81,14 @@ class SharingTest : public ::testing::Test {
     fs::remove_all(dir_, ignored);
   }
 
-  void start(ServerOptions options) {
+  /// Starts a server with one thread per job, `adjust`ed.
+  void start(const std::function<void(ServerOptions&)>& adjust = {}) {
+    ServerOptions options;
     options.listen = "127.0.0.1:0";
     options.metrics = "";
     options.tokens_file = dir_ / "tokens";
+    options.threads = 1;
+    if (adjust) adjust(options);
     server_ = std::make_unique<Server>(options);
   }
 
@@ -101,7 +106,7 @@ class SharingTest : public ::testing::Test {
 // Item 6: four long jobs of one identity filled every runner and the queue was first come, first
 // served, so another identity's small job waited for one of them to end (66 s and more).
 TEST_F(SharingTest, ASmallJobOfAnotherIdentityStartsWhileOneIdentityHasEightLongJobs) {
-  start({.threads = 1, .max_running_jobs = 4});
+  start([](ServerOptions& o) { o.max_running_jobs = 4; });
   Client alice = as(kAliceToken);
   Client bob = as(kBobToken);
   std::vector<std::string> long_jobs;
@@ -138,7 +143,10 @@ TEST_F(SharingTest, ASmallJobOfAnotherIdentityStartsWhileOneIdentityHasEightLong
 // The next job to run is the oldest of the identity with the fewest running, whatever the order
 // of submission.
 TEST_F(SharingTest, TheQueueAlternatesBetweenIdentities) {
-  start({.threads = 1, .max_running_jobs = 2, .max_running_per_client = 2});
+  start([](ServerOptions& o) {
+    o.max_running_jobs = 2;
+    o.max_running_per_client = 2;
+  });
   Client alice = as(kAliceToken);
   Client bob = as(kBobToken);
   // Two long jobs of alice take both runners; then alice queues two more and bob one.
@@ -185,7 +193,10 @@ bool evicted(const Client& who, const std::string& id) {
 // Item 2: finished jobs were kept without limit (1829 jobs with 256 KiB labels in 80 s: RSS 25 ->
 // 1661 MiB). Beyond the count limits the oldest finished jobs are evicted, per identity and in all.
 TEST_F(SharingTest, FinishedJobsBeyondTheCountLimitsAreEvictedOldestFirst) {
-  start({.threads = 1, .keep_finished_jobs_per_client = 2, .keep_finished_jobs = 2});
+  start([](ServerOptions& o) {
+    o.keep_finished_jobs_per_client = 2;
+    o.keep_finished_jobs = 2;
+  });
   Client alice = as(kAliceToken);
   Client bob = as(kBobToken);
   std::vector<std::string> a;
@@ -201,7 +212,7 @@ TEST_F(SharingTest, FinishedJobsBeyondTheCountLimitsAreEvictedOldestFirst) {
 
 TEST_F(SharingTest, FinishedJobsBeyondTheByteLimitAreEvictedButTheNewestIsKept) {
   // A small job's result has a few KiB: 1 KiB is less than one of them.
-  start({.threads = 1, .keep_finished_mb_per_client = 1.0 / 1024});
+  start([](ServerOptions& o) { o.keep_finished_mb_per_client = 1.0 / 1024; });
   Client alice = as(kAliceToken);
   const std::string first = finished_job(alice);
   EXPECT_TRUE(kept(alice, first));  // the newest is kept, however large
@@ -213,7 +224,7 @@ TEST_F(SharingTest, FinishedJobsBeyondTheByteLimitAreEvictedButTheNewestIsKept) 
 
 // Items 2 and 5: a label of 256 KiB, a description of 1 MiB were taken.
 TEST_F(SharingTest, LabelsAndDescriptionsOverTheirLimitsAreInvalid) {
-  start({.threads = 1});
+  start();
   Client alice = as(kAliceToken);
   v1::SubmitEnsembleRequest spec = small_spec();
   spec.set_label(std::string(1025, 'x'));
@@ -235,7 +246,10 @@ TEST_F(SharingTest, LabelsAndDescriptionsOverTheirLimitsAreInvalid) {
 // Item 5: ListJobs with page_size 1000 over 256 jobs with large labels failed with "Sent message
 // larger than max". A page ends before 1 MiB of jobs, whatever page_size asks.
 TEST_F(SharingTest, AListJobsPageEndsBeforeAMebibyte) {
-  start({.threads = 1, .keep_finished_jobs_per_client = 0, .keep_finished_jobs = 0});
+  start([](ServerOptions& o) {
+    o.keep_finished_jobs_per_client = 0;
+    o.keep_finished_jobs = 0;
+  });
   Client alice = as(kAliceToken);
   v1::SubmitEnsembleRequest spec = long_spec();
   spec.set_label(std::string(1024, 'x'));
