@@ -150,10 +150,12 @@ void JobManager::recover() {
     }
     record.label = request->label();
     record.system = system_name(*request);
-    record.spec_hash = wire::spec_sha256(*request);
     record.request_key = job.request_key;
-    if (!record.request_key.empty()) request_keys_[{record.owner, record.request_key}] = record.id;
     const bool unfinished = !is_terminal(record.state);
+    // The spec's hash serves a resumed job's checkpoint and an idempotency key's check; a
+    // restart does not hash the other finished jobs' requests.
+    if (unfinished || !record.request_key.empty()) record.spec_hash = wire::spec_sha256(*request);
+    if (!record.request_key.empty()) request_keys_[{record.owner, record.request_key}] = record.id;
     if (!unfinished) {  // a finished job keeps neither its request nor its result in memory
       metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
       store_.insert(std::move(record));

@@ -41,7 +41,8 @@ struct JobRecord {
   std::string label;
   std::shared_ptr<const nhsim::Problem> problem;  ///< the spec, checked once at submission
   std::shared_ptr<const nhsim::v1::SubmitEnsembleRequest> request;  ///< as submitted
-  std::string spec_hash;    ///< wire::spec_sha256 of the request
+  /// wire::spec_sha256 of the request; empty for a recovered finished job without request_key
+  std::string spec_hash;
   std::string request_key;  ///< the client's idempotency key; empty: none
   nhsim::v1::JobState state = nhsim::v1::QUEUED;
   std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices
