@@ -124,8 +124,23 @@ class ServiceTest : public ::testing::Test {
   /// Follows a job to its end; returns the last message.
   v1::Job wait_for_end(const std::string& job_id) const { return client_->watch(job_id, nullptr); }
 
+  /// A new data directory for a durable server; removed after the test, once the server stops.
+  std::filesystem::path durable_dir() {
+    char pattern[] = "/tmp/nhsim-service-store-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) throw std::runtime_error("mkdtemp failed");
+    data_dirs_.emplace_back(pattern);
+    return data_dirs_.back();
+  }
+
+  void TearDown() override {
+    client_.reset();
+    server_.reset();
+    for (const auto& dir : data_dirs_) std::filesystem::remove_all(dir);
+  }
+
   std::unique_ptr<Server> server_;
   std::unique_ptr<Client> client_;
+  std::vector<std::filesystem::path> data_dirs_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -704,9 +719,7 @@ TEST_F(ServiceTest, TheQueueIsBounded) {
 // damaged") instead of running it again from the start, and a damaged request failed with the
 // misleading "system: no system".
 TEST_F(ServiceTest, ADamagedCheckpointRunsItsJobAgainAndADamagedRequestIsNamed) {
-  char pattern[] = "/tmp/nhsim-damaged-store-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::filesystem::path data_dir = pattern;
+  const std::filesystem::path data_dir = durable_dir();
   const std::string resumed = "0123456789abcdef0123456789abcdef";
   const std::string broken = "fedcba9876543210fedcba9876543210";
   {
@@ -753,17 +766,12 @@ TEST_F(ServiceTest, ADamagedCheckpointRunsItsJobAgainAndADamagedRequestIsNamed) 
   } catch (const RpcError& e) {
     EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND) << e.what();
   }
-  client_.reset();
-  server_.reset();
-  std::filesystem::remove_all(data_dir);
 }
 
 // Issue 49 item 10: a truncated stored result was served as OK. A result that fails its
 // checksum answers DATA_LOSS naming the job, by GetResult and by StreamResult.
 TEST_F(ServiceTest, ADamagedStoredResultIsDataLoss) {
-  char pattern[] = "/tmp/nhsim-damaged-result-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::filesystem::path data_dir = pattern;
+  const std::filesystem::path data_dir = durable_dir();
   start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
   const std::string id = client_->submit(small_spec()).job_id();
   ASSERT_EQ(wait_for_end(id).state(), v1::SUCCEEDED);
@@ -790,18 +798,13 @@ TEST_F(ServiceTest, ADamagedStoredResultIsDataLoss) {
   const grpc::Status status = stub->GetResult(&context, request, &unary);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DATA_LOSS) << status.error_message();
   EXPECT_THAT(status.error_message(), HasSubstr("the stored result of job " + id + " is damaged"));
-  client_.reset();
-  server_.reset();
-  std::filesystem::remove_all(data_dir);
 }
 
 // Issue 49 item 14: a client whose submit was in flight at a crash could end up with a job it
 // never got an id for. A submit sent again with its idempotency key answers the job the first
 // one created, also after a restart; the key names one spec.
 TEST_F(ServiceTest, ASubmitSentAgainWithItsIdempotencyKeyAnswersTheSameJob) {
-  char pattern[] = "/tmp/nhsim-idempotent-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::filesystem::path data_dir = pattern;
+  const std::filesystem::path data_dir = durable_dir();
   start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
   const std::string first = client_->submit(small_spec(), "retry-1").job_id();
   EXPECT_EQ(client_->submit(small_spec(), "retry-1").job_id(), first);
@@ -826,9 +829,6 @@ TEST_F(ServiceTest, ASubmitSentAgainWithItsIdempotencyKeyAnswersTheSameJob) {
   start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
   EXPECT_EQ(client_->submit(small_spec(), "retry-1").job_id(), first);
   EXPECT_EQ(client_->list_jobs().size(), 2u);
-  client_.reset();
-  server_.reset();
-  std::filesystem::remove_all(data_dir);
 }
 
 // Issue 49 item 12: after the disk filled, health stayed NOT_SERVING until some write
@@ -836,9 +836,7 @@ TEST_F(ServiceTest, ASubmitSentAgainWithItsIdempotencyKeyAnswersTheSameJob) {
 // the server's file path. A file size limit of one byte (RLIMIT_FSIZE) stands in for the full
 // disk: every write of the store fails with EFBIG.
 TEST_F(ServiceTest, AFullDiskAnswersUnavailableAndHealthRecoversByItself) {
-  char pattern[] = "/tmp/nhsim-full-disk-XXXXXX";
-  ASSERT_NE(mkdtemp(pattern), nullptr);
-  const std::filesystem::path data_dir = pattern;
+  const std::filesystem::path data_dir = durable_dir();
   start_server("", [&](ServerOptions& options) { options.data_dir = data_dir; });
   const auto health = [&](const char* service) {
     return nhsim::client::health_status(client_->channel(), service).value_or(0);
@@ -868,9 +866,6 @@ TEST_F(ServiceTest, AFullDiskAnswersUnavailableAndHealthRecoversByItself) {
   EXPECT_EQ(alive, kServing);          // liveness: the process serves
   EXPECT_EQ(wait_for_health(kServing), kServing) << "health did not recover by itself";
   EXPECT_EQ(submit_status(small_spec()).error_code(), grpc::StatusCode::OK);
-  client_.reset();
-  server_.reset();
-  std::filesystem::remove_all(data_dir);
 }
 
 TEST_F(ServiceTest, FinishedJobsAreEvictedAfterTheRetentionPeriod) {
