@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -257,6 +258,15 @@ v1::SystemInfo EnsembleServiceImpl::registered_info(const RegisteredSystem& syst
   info.source = "registered by " + who.identity + " (custom_system)";
   for (const auto& invariant : system.definition.invariants()) {
     info.invariants.push_back(invariant.name());
+  }
+  // Its constants, which a sweep may set (parameters.NAME): any finite value.
+  for (const auto& parameter : system.definition.parameters()) {
+    info.parameters.push_back({.name = parameter.name(),
+                               .default_value = parameter.value(),
+                               .unit = parameter.unit(),
+                               .description = "a constant of the registered definition",
+                               .min_value = std::numeric_limits<double>::lowest(),
+                               .max_value = std::numeric_limits<double>::max()});
   }
   return wire::to_proto(info);
 }

@@ -36,6 +36,7 @@ v1::CustomSystem contact_oscillator() {
   auto* eps = s.add_parameters();
   eps->set_name("epsilon");
   eps->set_value(0.5);
+  eps->set_unit("1");
   for (const auto& entries :
        {std::vector<std::string>{"1", "0", "0"}, std::vector<std::string>{"0", "1", "0"},
         std::vector<std::string>{"0", "0", "1"}}) {
@@ -145,6 +146,10 @@ TEST_F(RegisteredSystemsTest, ARegisteredSystemRunsByNameForItsOwnerOnly) {
   EXPECT_EQ(info.name(), "contact");
   EXPECT_EQ(info.description(), "McLachlan & Perlmutter 2006 §5.2");
   EXPECT_EQ(info.source(), "registered by alice (custom_system)");
+  ASSERT_EQ(info.parameters_size(), 1);  // its constants, with their values and units
+  EXPECT_EQ(info.parameters(0).name(), "epsilon");
+  EXPECT_EQ(info.parameters(0).default_value(), 0.5);
+  EXPECT_EQ(info.parameters(0).unit(), "1");
   EXPECT_TRUE(has({info.integrators().begin(), info.integrators().end()}, "gonzalez_r"));
   EXPECT_TRUE(has({info.integrators().begin(), info.integrators().end()}, "si_dla"));
   // With an M that depends on q, the methods that need only a canonical form.
