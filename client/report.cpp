@@ -284,19 +284,88 @@ std::string uneven_counts_note(const std::vector<SummaryRow>& rows, std::int64_t
 
 }  // namespace
 
-std::string summary_table(const v1::EnsembleResult& result) {
-  const std::string energy = energy_observable(result);
-  const std::vector<SummaryRow> rows = summarize(result);
+namespace {
+
+/// "parameters.n = 3, h = 0.05": a sweep case's values.
+std::string case_text(const v1::SweepCase& sweep_case) {
+  std::string text;
+  for (const auto& v : sweep_case.values()) {
+    text += (text.empty() ? "" : ", ") + v.field() + " = " + shortest(v.value());
+  }
+  return text;
+}
+
+/// The notes under a table of `result`'s rows, each prefixed with `prefix` (a sweep's case).
+std::string row_notes(const v1::EnsembleResult& result, const std::vector<SummaryRow>& rows,
+                      const std::string& prefix) {
   std::ostringstream out;
-  out << aligned(table_cells(rows, energy, residual_observables(result)));
-  out << fit_note(result, energy);
   for (const auto& row : rows) {
     if (!row.growth_caveat.empty()) {
-      out << "? b/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
+      out << prefix << "? b/h^4 of " << row.integrator << " (h " << format_double("%g", row.h)
           << "): " << row.growth_caveat << '\n';
     }
   }
-  out << failure_notes(result, rows) << uneven_counts_note(rows, result.n_trajectories());
+  for (const std::string& notes :
+       {failure_notes(result, rows), uneven_counts_note(rows, result.n_trajectories())}) {
+    std::istringstream lines(notes);
+    for (std::string line; std::getline(lines, line);) out << prefix << line << '\n';
+  }
+  return out.str();
+}
+
+/// The summary of a sweep: one table, the case's values in the first columns of its first row
+/// (the case's rows grouped under it), then the notes, each naming its case.
+std::string sweep_summary_table(const v1::EnsembleResult& result) {
+  std::string energy;
+  std::vector<std::string> residuals;
+  for (const auto& sweep_case : result.cases()) {
+    if (energy != "energy_error") {
+      const std::string e = energy_observable(sweep_case.result());
+      if (!e.empty()) energy = e;
+    }
+    for (const auto& name : residual_observables(sweep_case.result())) {
+      if (std::find(residuals.begin(), residuals.end(), name) == residuals.end()) {
+        residuals.push_back(name);
+      }
+    }
+  }
+  std::vector<std::vector<std::string>> cells;
+  std::vector<bool> left;
+  std::string notes, fit;
+  for (const auto& sweep_case : result.cases()) {
+    const std::vector<SummaryRow> rows = summarize(sweep_case.result());
+    const auto lines = table_cells(rows, energy, residuals);
+    for (std::size_t k = 0; k < lines.size(); ++k) {
+      if (k == 0 && !cells.empty()) continue;  // the header once
+      std::vector<std::string> line;
+      for (const auto& v : sweep_case.values()) {
+        line.push_back(k == 0 ? v.field() : k == 1 ? shortest(v.value()) : std::string());
+      }
+      line.insert(line.end(), lines[k].begin(), lines[k].end());
+      cells.push_back(std::move(line));
+    }
+    if (left.empty()) {
+      left.assign(static_cast<std::size_t>(sweep_case.values_size()), false);
+      left.push_back(true);  // the integrator
+    }
+    if (fit.empty()) fit = fit_note(sweep_case.result(), energy);
+    notes += row_notes(sweep_case.result(), rows, case_text(sweep_case) + ": ");
+  }
+  return aligned(cells, left) + fit + notes;
+}
+
+}  // namespace
+
+std::string summary_table(const v1::EnsembleResult& result) {
+  std::ostringstream out;
+  if (result.cases_size() > 0) {
+    out << sweep_summary_table(result);
+  } else {
+    const std::string energy = energy_observable(result);
+    const std::vector<SummaryRow> rows = summarize(result);
+    out << aligned(table_cells(rows, energy, residual_observables(result)));
+    out << fit_note(result, energy) << row_notes(result, rows, "");
+  }
   if (result.has_until()) {
     const v1::UntilOutcome& u = result.until();
     out << "until: " << (u.reached() ? "every precision target held" : "stopped at the cap")
@@ -310,6 +379,11 @@ std::string summary_table(const v1::EnsembleResult& result) {
     for (const auto& integrator : result.integrators()) {
       not_run += integrator.trajectories_cancelled();
     }
+    for (const auto& sweep_case : result.cases()) {
+      for (const auto& integrator : sweep_case.result().integrators()) {
+        not_run += integrator.trajectories_cancelled();
+      }
+    }
     out << "cancelled: " << not_run << " trajectory runs were not run\n";
   }
   return out.str();
@@ -317,6 +391,25 @@ std::string summary_table(const v1::EnsembleResult& result) {
 
 std::string to_csv(const v1::EnsembleResult& result) {
   std::ostringstream out;
+  if (result.cases_size() > 0) {
+    // Long format: the case and its values before each row; a swept h is the row's own h.
+    out << "case";
+    for (const auto& v : result.cases(0).values()) {
+      if (v.field() != "h") out << ',' << v.field();
+    }
+    for (int k = 0; k < result.cases_size(); ++k) {
+      std::string prefix = std::to_string(k);
+      for (const auto& v : result.cases(k).values()) {
+        if (v.field() != "h") prefix += ',' + shortest(v.value());
+      }
+      std::istringstream lines(to_csv(result.cases(k).result()));
+      std::string line;
+      std::getline(lines, line);
+      if (k == 0) out << ',' << line << '\n';
+      while (std::getline(lines, line)) out << prefix << ',' << line << '\n';
+    }
+    return out.str();
+  }
   out << "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,"
          "mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,"
          "q95_upper\n";
@@ -350,6 +443,16 @@ std::string to_csv(const v1::EnsembleResult& result) {
 
 std::vector<ConvergenceRow> convergence(const v1::EnsembleResult& result,
                                         const std::string& reference) {
+  if (result.cases_size() > 0) {  // a sweep: its cases' choices in order, as one result's
+    v1::EnsembleResult choices;
+    choices.set_n_trajectories(result.n_trajectories());
+    for (const auto& sweep_case : result.cases()) {
+      for (const auto& integrator : sweep_case.result().integrators()) {
+        *choices.add_integrators() = integrator;
+      }
+    }
+    return convergence(choices, reference);
+  }
   if (result.n_trajectories() != 1) {
     throw std::invalid_argument("convergence needs a result of exactly one trajectory, got " +
                                 std::to_string(result.n_trajectories()));
@@ -393,7 +496,9 @@ std::vector<ConvergenceRow> convergence(const v1::EnsembleResult& result,
     ConvergenceRow row;
     row.integrator = result.integrators(c).choice().integrator();
     row.h = result.integrators(c).choice().h();
-    row.reference = c == ref;
+    // The reference, and in a sweep the same choice again in another case.
+    row.reference = c == ref || (row.integrator == result.integrators(ref).choice().integrator() &&
+                                 row.h == result.integrators(ref).choice().h());
     if (!row.reference && !finals[c].empty()) {
       double e = 0.0;
       for (const auto& [name, value] : finals[ref]) {

@@ -274,8 +274,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
   record.system = system_name(request);
   record.request = std::make_shared<const v1::SubmitEnsembleRequest>(std::move(request));
   const EnsembleSpec& spec = problem.spec();
-  record.trajectories_total =
-      trajectory_count(spec) * static_cast<std::int64_t>(spec.integrators.size());
+  record.trajectories_total = trajectory_count(spec) * choice_count(spec);
   record.problem = std::make_shared<const Problem>(std::move(problem));
   record.created_time = Clock::now();
   const std::lock_guard lock(queue_mutex_);
@@ -573,7 +572,7 @@ void JobManager::run(const std::string& id) {
   metrics_.job_transition(v1::QUEUED, v1::RUNNING);
   log_job(id, record.owner, "job " + id + " running (" + executor_->name() + " executor)");
 
-  const std::int64_t choices = static_cast<std::int64_t>(record.problem->spec().integrators.size());
+  const std::int64_t choices = choice_count(record.problem->spec());
   JobRun job{.id = id,
              .owner = record.owner,
              .request = *record.request,
@@ -613,12 +612,16 @@ void JobManager::run(const std::string& id) {
     {
       const EnsembleResult core = executor_->run(job);
       // Counted from the result, not from progress: the core's progress also counts
-      // trajectories skipped by a cancellation.
-      for (const auto& integrator : core.integrators) {
-        done += integrator.trajectories_ok + integrator.trajectories_failed;
-        failed += integrator.trajectories_failed;
-        steps += integrator.steps_completed;
-      }
+      // trajectories skipped by a cancellation. A sweep's are its cases'.
+      auto count = [&](const EnsembleResult& r) {
+        for (const auto& integrator : r.integrators) {
+          done += integrator.trajectories_ok + integrator.trajectories_failed;
+          failed += integrator.trajectories_failed;
+          steps += integrator.steps_completed;
+        }
+      };
+      count(core);
+      for (const SweepCaseResult& c : core.cases) count(c.result);
       state = core.cancelled ? v1::CANCELLED : v1::SUCCEEDED;
       message = wire::to_proto(core);
     }

@@ -50,7 +50,7 @@ class LocalExecutor final : public Executor {
     run_at_job_priority();  // the job manager's thread computes in the job's arena too
     if (job.problem.spec().until.active()) return run_until(job);
     const std::int64_t n = trajectory_count(job.problem.spec());
-    const std::int64_t choices = static_cast<std::int64_t>(job.problem.spec().integrators.size());
+    const std::int64_t choices = choice_count(job.problem.spec());
     PartialResult done;
     done.spec_hash = job.spec_hash;
     bool any = false;
@@ -126,7 +126,7 @@ class LocalExecutor final : public Executor {
   /// run_ensemble() does, so the run stops at the same round however often it was restarted.
   EnsembleResult run_until(const JobRun& job) {
     const std::int64_t n = trajectory_count(job.problem.spec());
-    const auto choices = static_cast<std::int64_t>(job.problem.spec().integrators.size());
+    const auto choices = choice_count(job.problem.spec());
     PartialResult done;
     done.spec_hash = job.spec_hash;
     if (job.resume_from != nullptr) done = *job.resume_from;

@@ -94,7 +94,7 @@ class SlurmJob {
         dir_(options.work_dir / job.id),
         name_("nhsim-" + job.id),
         n_(trajectory_count(job.problem.spec())),
-        choices_(static_cast<std::int64_t>(job.problem.spec().integrators.size())) {
+        choices_(choice_count(job.problem.spec())) {
     const std::int64_t n_shards =
         std::max<std::int64_t>(1, (n_ + options.shard_size - 1) / options.shard_size);
     shards_.resize(static_cast<std::size_t>(n_shards));

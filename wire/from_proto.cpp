@@ -1,6 +1,7 @@
 // Wire → core conversion (docs/design.md: conversion lives in one file per direction).
 #include "nhsim/wire/from_proto.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -343,6 +344,27 @@ PartialResult from_proto(const v1::PartialResult& partial) {
   return out;
 }
 
+/// One axis of a sweep: a Struct whose every value is a list of numbers; the fields in name
+/// order (a Struct's keys have none).
+SweepAxis from_proto(const google::protobuf::Struct& axis, const std::string& where) {
+  SweepAxis out;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : axis.fields()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    const google::protobuf::Value& value = axis.fields().at(name);
+    const std::string field_where = where + "." + name.substr(0, 128);
+    if (!value.has_list_value()) throw SpecError(field_where, "not a list of numbers");
+    SweepAxis::Field field{name, {}};
+    for (const google::protobuf::Value& v : value.list_value().values()) {
+      if (!v.has_number_value()) throw SpecError(field_where, "not a list of numbers");
+      field.values.push_back(v.number_value());
+    }
+    out.fields.push_back(std::move(field));
+  }
+  return out;
+}
+
 EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   EnsembleSpec spec;
   spec.system = request.system();
@@ -369,6 +391,9 @@ EnsembleSpec from_proto(const v1::SubmitEnsembleRequest& request) {
   } else if (!request.failure_policy().empty() && request.failure_policy() != "exclude") {
     throw SpecError("failure_policy", "unknown policy '" + request.failure_policy().substr(0, 64) +
                                           "'; known: exclude, fail_choice");
+  }
+  for (int a = 0; a < request.sweep_size(); ++a) {
+    spec.sweep.push_back(from_proto(request.sweep(a), "sweep[" + std::to_string(a) + "]"));
   }
   return spec;
 }

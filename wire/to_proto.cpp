@@ -249,6 +249,15 @@ v1::EnsembleResult to_proto(const EnsembleResult& result) {
     until->set_trajectories_cap(result.until.trajectories_cap);
     copy_into(result.until.relative_stderr, until->mutable_relative_stderr());
   }
+  for (const SweepCaseResult& c : result.cases) {
+    v1::SweepCase* sweep_case = out.add_cases();
+    for (const SweepValue& v : c.values) {
+      v1::SweepValue* value = sweep_case->add_values();
+      value->set_field(v.field);
+      value->set_value(v.value);
+    }
+    *sweep_case->mutable_result() = to_proto(c.result);
+  }
   return out;
 }
 

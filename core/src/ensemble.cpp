@@ -18,8 +18,10 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -29,6 +31,7 @@
 #include "nhsim/catalogue.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/lanes.hpp"
+#include "nhsim/sweep.hpp"
 #include "observables.hpp"
 #include "outputs.hpp"
 #include "partial_result.hpp"
@@ -570,16 +573,80 @@ IntegratorResult choice_result(const PreparedSpec& pr, const IntegratorChoice& c
   return ir;
 }
 
+/// The shortest decimal that reads back as v (a sweep case's value in an error message).
+std::string shortest_decimal(double v) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, v).ptr;
+  return std::string(buffer, end);
+}
+
+/// finish() of a sweep: each case's choices (consecutive in `partial`) finished as that case's
+/// ensemble. `result` has the sweep's system and trajectory count.
+EnsembleResult finish_sweep(const Problem& problem, PartialResult partial, int threads,
+                            EnsembleResult result) {
+  const std::size_t per_case = problem.spec().integrators.size();
+  const std::size_t n_cases = problem.cases().size();
+  if (partial.choices.size() != per_case * n_cases) {
+    throw PartialMismatch("partial result has " + std::to_string(partial.choices.size()) +
+                          " integrator choices, the sweep " + std::to_string(per_case) + " x " +
+                          std::to_string(n_cases) + " cases");
+  }
+  for (std::size_t k = 0; k < n_cases; ++k) {
+    PartialResult part;
+    part.spec_hash = partial.spec_hash;
+    part.n_trajectories = partial.n_trajectories;
+    part.ranges = partial.ranges;
+    const auto first = partial.choices.begin() + static_cast<std::ptrdiff_t>(k * per_case);
+    part.choices.assign(std::make_move_iterator(first),
+                        std::make_move_iterator(first + static_cast<std::ptrdiff_t>(per_case)));
+    const Problem::Case& c = problem.cases()[k];
+    result.cases.push_back({c.values, finish(c.problem, std::move(part), threads)});
+    result.cancelled = result.cancelled || result.cases.back().result.cancelled;
+  }
+  // The parameters every case shares: the first case's, less the swept ones.
+  result.parameters = result.cases.front().result.parameters;
+  for (const SweepValue& v : result.cases.front().values) {
+    if (v.field.starts_with("parameters.")) result.parameters.erase(v.field.substr(11));
+  }
+  return result;
+}
+
 }  // namespace
 
 Problem::Problem(EnsembleSpec spec)
     : spec_(std::make_shared<const EnsembleSpec>(std::move(spec))),
-      prepared_(std::make_shared<const PreparedSpec>(prepare(*spec_))) {}
+      cases_(std::make_shared<const std::vector<Case>>()) {
+  if (spec_->sweep.empty()) {
+    prepared_ = std::make_shared<const PreparedSpec>(prepare(*spec_));
+    return;
+  }
+  if (spec_->until.active()) {
+    throw SpecError("until", "not with a sweep (a run to a requested precision is one ensemble)");
+  }
+  auto cases = std::make_shared<std::vector<Case>>();
+  for (SweepCase& c : sweep_cases(*spec_)) {
+    try {
+      cases->push_back({c.values, Problem(std::move(c.spec))});
+    } catch (const SpecError& e) {
+      std::string values;
+      for (const SweepValue& v : c.values) {
+        values += (values.empty() ? "" : ", ") + v.field + " = " + shortest_decimal(v.value);
+      }
+      throw SpecError(e.field(), e.reason() + " (in sweep case " + std::to_string(cases->size()) +
+                                     ": " + values + ")");
+    }
+  }
+  cases_ = std::move(cases);
+}
 
-void validate(const EnsembleSpec& spec) { (void)prepare(spec); }
+void validate(const EnsembleSpec& spec) { (void)Problem(spec); }
 
 std::int64_t trajectory_count(const EnsembleSpec& spec) {
   return trajectory_count(spec.initial_conditions);
+}
+
+std::int64_t choice_count(const EnsembleSpec& spec) {
+  return static_cast<std::int64_t>(spec.integrators.size()) * sweep_case_count(spec);
 }
 
 PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
@@ -590,7 +657,6 @@ PartialResult run_partial(const EnsembleSpec& spec, TrajectoryRange range,
 PartialResult run_partial(const Problem& problem, TrajectoryRange range,
                           const RunOptions& options) {
   const EnsembleSpec& spec = problem.spec();
-  const PreparedSpec& pr = problem.prepared();
   PartialResult partial;
   partial.n_trajectories = trajectory_count(spec);
   if (range.begin < 0 || range.end < range.begin || range.end > partial.n_trajectories) {
@@ -599,6 +665,25 @@ PartialResult run_partial(const Problem& problem, TrajectoryRange range,
                                  std::to_string(partial.n_trajectories) + ")");
   }
   if (range.end > range.begin) partial.ranges.push_back(range);
+  if (problem.is_sweep()) {  // case by case, each as its own ensemble
+    const std::int64_t per_case =
+        (range.end - range.begin) * static_cast<std::int64_t>(spec.integrators.size());
+    const std::int64_t total = per_case * static_cast<std::int64_t>(problem.cases().size());
+    std::int64_t base = 0;
+    for (const Problem::Case& c : problem.cases()) {
+      RunOptions case_options = options;
+      if (options.progress) {
+        case_options.progress = [&options, base, total](std::int64_t done, std::int64_t) {
+          options.progress(base + done, total);
+        };
+      }
+      PartialResult part = run_partial(c.problem, range, case_options);
+      std::move(part.choices.begin(), part.choices.end(), std::back_inserter(partial.choices));
+      base += per_case;
+    }
+    return partial;
+  }
+  const PreparedSpec& pr = problem.prepared();
   const std::int64_t total_work =
       (range.end - range.begin) * static_cast<std::int64_t>(spec.integrators.size());
   std::int64_t done_work = 0;
@@ -617,14 +702,15 @@ EnsembleResult finish(const EnsembleSpec& spec, PartialResult partial, int threa
 
 EnsembleResult finish(const Problem& problem, PartialResult partial, int threads) {
   const EnsembleSpec& spec = problem.spec();
-  const PreparedSpec& pr = problem.prepared();
   check_complete(partial, trajectory_count(spec));
   EnsembleResult result;
   result.system = !spec.custom_system                ? spec.system
                   : spec.custom_system->name.empty() ? std::string("custom_system")
                                                      : spec.custom_system->name;
-  result.parameters = pr.parameters;
   result.n_trajectories = partial.n_trajectories;
+  if (problem.is_sweep()) return finish_sweep(problem, std::move(partial), threads, result);
+  const PreparedSpec& pr = problem.prepared();
+  result.parameters = pr.parameters;
   if (partial.choices.size() != spec.integrators.size()) {
     throw PartialMismatch("partial result has " + std::to_string(partial.choices.size()) +
                           " integrator choices, the spec " +
@@ -695,8 +781,21 @@ CostEstimate estimate_cost(const EnsembleSpec& spec) { return estimate_cost(Prob
 
 CostEstimate estimate_cost(const Problem& problem) {
   const EnsembleSpec& spec = problem.spec();
-  const PreparedSpec& pr = problem.prepared();
   CostEstimate cost;
+  if (problem.is_sweep()) {  // the cases' sums; each runs the same trajectories
+    for (const Problem::Case& c : problem.cases()) {
+      const CostEstimate part = estimate_cost(c.problem);
+      cost.trajectories = part.trajectories;
+      cost.trajectory_steps += part.trajectory_steps;
+      cost.generator_draws += part.generator_draws;
+      cost.cells = add_saturated(cost.cells, part.cells);
+      cost.statistics_bytes += part.statistics_bytes;
+      cost.result_bytes += part.result_bytes;
+      cost.output_bytes += part.output_bytes;
+    }
+    return cost;
+  }
+  const PreparedSpec& pr = problem.prepared();
   cost.trajectories = trajectory_count(spec);
   const auto n = static_cast<double>(cost.trajectories);
   if (const auto* shell = std::get_if<EnergyShellGenerator>(&spec.initial_conditions)) {
@@ -797,6 +896,7 @@ bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
 
 bool until_reached(const Problem& problem, const PartialResult& prefix,
                    std::vector<double>* relative_stderr) {
+  if (problem.is_sweep()) throw SpecError("until", "not with a sweep");
   const PreparedSpec& pr = problem.prepared();
   const std::int64_t m = prefix_end(prefix);
   bool reached = !pr.until.empty() && m > 0;

@@ -119,6 +119,15 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
     }
     expect_bit_identical(x.outputs, y.outputs, x.choice.integrator);
   }
+  ASSERT_EQ(a.cases.size(), b.cases.size());
+  for (std::size_t k = 0; k < a.cases.size(); ++k) {
+    ASSERT_EQ(a.cases[k].values.size(), b.cases[k].values.size());
+    for (std::size_t f = 0; f < a.cases[k].values.size(); ++f) {
+      EXPECT_EQ(a.cases[k].values[f].field, b.cases[k].values[f].field);
+      EXPECT_TRUE(bit_equal({a.cases[k].values[f].value}, {b.cases[k].values[f].value}));
+    }
+    expect_bit_identical(a.cases[k].result, b.cases[k].result);
+  }
 }
 
 }  // namespace nhsim::test

@@ -1,5 +1,9 @@
 // The built binaries as a user runs them: nhsimd on ephemeral ports, the nhsim CLI against it.
+#include <algorithm>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_support.hpp"
 
@@ -217,6 +221,90 @@ TEST_F(CliTest, RunNamesItsProgressAndShowsTheAccuracyTheSpecTracks) {
   EXPECT_EQ(all[1].size(), all[0].size());
   EXPECT_EQ(all[2].size(), all[0].size());
   EXPECT_THAT(run.out, Not(HasSubstr("?")));
+}
+
+/// One case's result out of a sweep's result file, or a whole result file, without what differs
+/// between the two (job id, label, timings).
+google::protobuf::Struct case_statistics(const google::protobuf::Struct& result) {
+  google::protobuf::Struct out = result;
+  out.mutable_fields()->erase("job_id");
+  out.mutable_fields()->erase("label");
+  for (auto& integrator :
+       *out.mutable_fields()->at("integrators").mutable_list_value()->mutable_values()) {
+    integrator.mutable_struct_value()->mutable_fields()->erase("wall_seconds");
+    integrator.mutable_struct_value()->mutable_fields()->erase("steps_per_second");
+  }
+  return out;
+}
+
+// Issue 47 item 5: a sweep of 2 x 2 cases is one job, one table, one long CSV, and each case's
+// result is the separate job's, bit for bit.
+TEST_F(CliTest, ASweepIsOneJobWhoseCasesAreTheSeparateJobsBitForBit) {
+  std::string spec = kTinySpec;
+  const std::string sweep =
+      R"(,
+  "sweep": [{"parameters.n": [2, 3]}, {"h": [0.1, 0.05], "sample_every": [5, 10]}]
+})";
+  spec.replace(spec.rfind('}'), 1, sweep);
+  write_file(dir_ / "sweep.json", spec);
+  const CliRun run = nhsim("submit " + path("sweep.json") + " --wait --json " +
+                           path("sweep-result.json") + " --csv " + path("sweep.csv"));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // 4 trajectories x 2 choices x 4 cases, all done (the job counted a sweep's result as none).
+  EXPECT_THAT(nhsim("jobs").out, ::testing::ContainsRegex("SUCCEEDED +32/32 "));
+  std::istringstream lines(run.out);
+  std::vector<std::string> table;
+  for (std::string line; std::getline(lines, line);) table.push_back(line);
+  ASSERT_GE(table.size(), 9U) << run.out;  // header, 4 cases x 2 choices
+  EXPECT_THAT(table[0],
+              ::testing::MatchesRegex("parameters\\.n +h +sample_every +integrator +h +ok.*"));
+  EXPECT_THAT(table[1], ::testing::MatchesRegex(" *2 +0\\.1 +5 +rk4 +0\\.1 +4 .*")) << run.out;
+  EXPECT_THAT(table[2], ::testing::MatchesRegex(" +si_dla +0\\.1 +4 .*")) << run.out;
+  EXPECT_THAT(table[7], ::testing::MatchesRegex(" *3 +0\\.05 +10 +rk4 +0\\.05 +4 .*")) << run.out;
+
+  const std::string csv = read_file(dir_ / "sweep.csv");
+  EXPECT_THAT(csv, ::testing::StartsWith("case,parameters.n,sample_every,choice,integrator,h,"
+                                         "observable,t,count,"));
+  EXPECT_THAT(csv, HasSubstr("\n3,3,10,1,si_dla,0.05,energy_error,1,4,"));
+  // 4 cases x 2 choices x 3 observables x 3 sample times, and the header
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 73);
+
+  const auto result = parse_json_object(read_file(dir_ / "sweep-result.json"));
+  const auto& cases = result.fields().at("cases").list_value();
+  ASSERT_EQ(cases.values_size(), 4);
+  EXPECT_FALSE(result.fields().contains("integrators") &&
+               result.fields().at("integrators").list_value().values_size() > 0);
+  int k = 0;
+  for (const char* n : {"2", "3"}) {
+    for (const auto& [h, every] : {std::pair{"0.1", "5"}, std::pair{"0.05", "10"}}) {
+      std::string alone = kTinySpec;
+      alone.replace(alone.find(R"("n": 3)"), 6, std::string(R"("n": )") + n);
+      const std::string choice = R"("h": 0.05, "sample_every": 5)";
+      for (std::size_t at = alone.find(choice); at != std::string::npos;
+           at = alone.find(choice, at + 1)) {
+        alone.replace(at, choice.size(),
+                      std::string(R"("h": )") + h + R"(, "sample_every": )" + every);
+      }
+      const std::string name = "case" + std::to_string(k) + ".json";
+      write_file(dir_ / name, alone);
+      const CliRun separate = nhsim("submit " + path(name) + " --wait --json " + path("r-" + name));
+      ASSERT_EQ(separate.exit_code, 0) << separate.err << alone;
+      const auto& sweep_case = cases.values(k).struct_value().fields();
+      EXPECT_EQ(sweep_case.at("values")
+                    .list_value()
+                    .values(0)
+                    .struct_value()
+                    .fields()
+                    .at("field")
+                    .string_value(),
+                "parameters.n");
+      EXPECT_TRUE(
+          same_statistics(case_statistics(sweep_case.at("result").struct_value()),
+                          case_statistics(parse_json_object(read_file(dir_ / ("r-" + name))))))
+          << "case " << k;
+      ++k;
+    }
+  }
 }
 
 /// nhsimd with its metrics endpoint on, as deployed.

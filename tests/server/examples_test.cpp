@@ -124,6 +124,33 @@ TEST(Examples, ChaoticFig2OrderPlotIsSecondOrderForAllFiveMethods) {
   EXPECT_EQ(orders, 10);  // five methods, two halvings each
 }
 
+// The same order plot as one h-sweep (issue 47 item 5): `nhsim convergence` reads the sweep, and
+// every error and order is the hand-written spec's, bit for bit.
+TEST(Examples, ChaoticFig2OrderSweepGivesTheOrderPlotsRows) {
+  const auto sweep = run_example("chaotic_fig2_order_sweep.json");
+  ASSERT_EQ(sweep.cases_size(), 3);
+  const auto by_hand = client::convergence(run_example("chaotic_fig2_order.json"), "rk4");
+  const auto rows = client::convergence(sweep, "rk4");
+  ASSERT_EQ(rows.size(), 18u);  // 3 cases x (reference + five methods)
+  int matched = 0;
+  for (const auto& row : rows) {
+    if (row.integrator == "rk4") {
+      EXPECT_TRUE(row.reference);  // the same reference in every case
+      continue;
+    }
+    for (const auto& expected : by_hand) {
+      if (expected.integrator != row.integrator || expected.h != row.h) continue;
+      SCOPED_TRACE(row.integrator + " h = " + std::to_string(row.h));
+      ASSERT_TRUE(row.error && expected.error);
+      EXPECT_EQ(*row.error, *expected.error);
+      EXPECT_EQ(row.order.has_value(), expected.order.has_value());
+      if (row.order) EXPECT_EQ(*row.order, *expected.order);
+      ++matched;
+    }
+  }
+  EXPECT_EQ(matched, 15);
+}
+
 // [Celledoni2019] Fig. 2 top right and bottom left on one trajectory: the constraint at round-off
 // for si_dla, spark2 and the discrete gradients (i_dla keeps its midpoint discrete constraint, not
 // the canonical one at the nodes: O(h^2), documented in i_dla.hpp); the relative energy error

@@ -43,3 +43,22 @@ def as_proto(result):
         return read_result_message(result)
     raise TypeError(f"expected an nhsim.Result, an EnsembleResult or a path, "
                     f"got {type(result).__name__}")
+
+
+def over_cases(proto, frame):
+    """For a sweep's result (EnsembleResult.cases): frame(case result) of every case, in grid
+    order, as one long-format DataFrame with the columns ``case`` (int, the case's index) and
+    one per swept field (named as in the spec's sweep, e.g. ``parameters.n``) first; a swept
+    field that the frame has as a column already (``h``, ``sample_every``) is that column."""
+    import pandas as pd  # only the frame functions need pandas
+
+    frames = []
+    for index, case in enumerate(proto.cases):
+        part = frame(case.result)
+        columns = {"case": index, **{v.field: v.value for v in case.values}}
+        # A swept field that is also a column (h, sample_every) is left to that column.
+        columns = {name: value for name, value in columns.items() if name not in part.columns}
+        for position, (name, value) in enumerate(columns.items()):
+            part.insert(position, name, value)
+        frames.append(part)
+    return pd.concat(frames, ignore_index=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from nhsim._stubs import ensemble_pb2
-from nhsim.messages import as_proto
+from nhsim.messages import as_proto, over_cases
 
 #: The columns of trajectory_summary_frame, in order.
 TRAJECTORY_SUMMARY_COLUMNS = ["choice", "integrator", "h", "trajectory", "status", "final_time",
@@ -50,6 +50,8 @@ def _states_frame(records, prefix_rows):
 def initial_states_frame(result):
     """The initial states the ensemble computed (outputs.initial_states): one row per
     trajectory, columns trajectory, q[i], p[i]."""
+    if as_proto(result).cases:  # a sweep: its cases' frames, long format
+        return over_cases(as_proto(result), initial_states_frame)
     records = list(as_proto(result).initial_states)
     return _states_frame(records, [{}] * len(records))
 
@@ -63,6 +65,8 @@ def initial_states_as_spec(result):
 def final_states_frame(result):
     """The states at t_final (outputs.final_states) of the successful trajectories: one row
     per choice x trajectory, columns choice, integrator, h, trajectory, q[i], p[i]."""
+    if as_proto(result).cases:  # a sweep: its cases' frames, long format
+        return over_cases(as_proto(result), final_states_frame)
     records, prefixes = [], []
     for index, integrator in enumerate(as_proto(result).integrators):
         for record in integrator.final_states:
@@ -78,6 +82,8 @@ def sampled_frame(result):
     """The sampled trajectories (outputs.sampled): one row per choice x trajectory x sample
     time it reached, columns choice, integrator, h, trajectory, t, then each observable, then
     q[i], p[i] where the spec asked for the states (outputs.sampled_state)."""
+    if as_proto(result).cases:  # a sweep: its cases' frames, long format
+        return over_cases(as_proto(result), sampled_frame)
     frames = []
     for index, integrator in enumerate(as_proto(result).integrators):
         names = [s.observable for s in integrator.observables]
@@ -108,6 +114,8 @@ def trajectory_summary_frame(result):
     TRAJECTORY_SUMMARY_COLUMNS. status is "ok", "failed" or "cancelled"; final_time is t_final
     or the time of the last good state; the maxima are over the sample times (energy unit and
     the constraint's unit)."""
+    if as_proto(result).cases:  # a sweep: its cases' frames, long format
+        return over_cases(as_proto(result), trajectory_summary_frame)
     rows = [dict(_choice(index, integrator), trajectory=s.trajectory,
                  status=_STATUS.get(s.status, "unspecified"), final_time=s.final_time,
                  max_abs_energy_error=s.max_abs_energy_error,
@@ -122,6 +130,8 @@ def histograms_frame(result):
     columns HISTOGRAM_COLUMNS; bin [lo, hi), the last one closed. Values below the first edge
     come as a row with lo = -inf, above the last as hi = +inf, non-finite ones as lo = hi = NaN,
     so that the counts at each time add up to the successful trajectories."""
+    if as_proto(result).cases:  # a sweep: its cases' frames, long format
+        return over_cases(as_proto(result), histograms_frame)
     rows = []
     for index, integrator in enumerate(as_proto(result).integrators):
         for histogram in integrator.histograms:

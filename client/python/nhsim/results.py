@@ -4,7 +4,8 @@ Units: times (``t``, ``h``) are in the system's time unit; an observable's stati
 that observable's unit (``energy_error`` H(t) - H(0) in the system's energy unit,
 ``relative_energy_error`` dimensionless; ``variance`` in the unit squared); ``wall_seconds`` in
 seconds. ``choice`` is the index of the integrator choice in the spec (the same integrator may
-run at several step sizes).
+run at several step sizes). A sweep's frames hold every case in long format: the columns
+``case`` (its index) and one per swept field (``parameters.n``, ...) come first.
 """
 
 import math
@@ -18,7 +19,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from nhsim import outputs
 from nhsim._stubs import ensemble_pb2
-from nhsim.messages import as_proto, read_result_message  # as_proto: public here too
+from nhsim.messages import as_proto, over_cases, read_result_message  # as_proto: public here too
 
 #: The columns of to_dataframe, in order.
 STATS_COLUMNS = ["choice", "integrator", "h", "observable", "t", "count", "mean", "variance",
@@ -61,8 +62,10 @@ class Result:
         self.units = dict(units or {})
 
     def __repr__(self):
+        shape = (f"{len(self.proto.cases)} sweep cases" if self.proto.cases
+                 else f"{len(self.proto.integrators)} choices")
         return (f"nhsim.Result(system={self.system!r}, job_id={self.job_id!r}, "
-                f"{self.n_trajectories} trajectories x {len(self.proto.integrators)} choices"
+                f"{self.n_trajectories} trajectories x {shape}"
                 f"{', cancelled' if self.cancelled else ''})")
 
     def _repr_html_(self):
@@ -99,10 +102,18 @@ class Result:
         return dict(self.proto.parameters)
 
     @property
+    def cases(self):
+        """A sweep's cases in grid order: a list of ({swept field: value}, Result); empty for a
+        result without a sweep. The frames below hold every case in long format already."""
+        return [({v.field: v.value for v in case.values}, Result(case.result, self.units))
+                for case in self.proto.cases]
+
+    @property
     def observables(self):
         """The observable names, in the order of the first choice that has each (list of str)."""
         names = []
-        for integrator in self.proto.integrators:
+        integrators = [i for case in self.proto.cases for i in case.result.integrators]
+        for integrator in integrators or self.proto.integrators:
             names.extend(s.observable for s in integrator.observables
                          if s.observable not in names)
         return names
@@ -201,6 +212,8 @@ def to_dataframe(result):
         result's order), then t. docs/statistics.md says how each is computed.
     """
     proto = as_proto(result)
+    if proto.cases:  # a sweep: its cases' frames, long format
+        return over_cases(proto, to_dataframe)
     parts = {name: [] for name in STATS_COLUMNS}
     for index, integrator in enumerate(proto.integrators):
         t = np.asarray(integrator.sample_times, dtype=float)
@@ -244,8 +257,12 @@ class ConditionalStatisticsWarning(UserWarning):
 def failure_warnings(result):
     """One line per integrator choice with failed trajectories, as the `nhsim` CLI prints it:
     its statistics are conditional on success (list of str; empty when nothing failed)."""
+    proto = as_proto(result)
+    if proto.cases:  # a sweep: each case's lines, naming the case
+        return [", ".join(f"{v.field} = {v.value!r}" for v in case.values) + ": " + line
+                for case in proto.cases for line in failure_warnings(case.result)]
     lines = []
-    for integrator in as_proto(result).integrators:
+    for integrator in proto.integrators:
         run = integrator.trajectories_ok + integrator.trajectories_failed
         if integrator.trajectories_failed and run:
             consequence = ("failure_policy fail_choice: no statistics are served for it"
@@ -278,8 +295,11 @@ def summary_frame(result):
         constraint_residual: max_constraint_residual. NaN where the series is absent or no
         trajectory succeeded.
     """
+    proto = as_proto(result)
+    if proto.cases:  # a sweep: its cases' frames, long format
+        return over_cases(proto, summary_frame)
     rows = []
-    for index, integrator in enumerate(as_proto(result).integrators):
+    for index, integrator in enumerate(proto.integrators):
         choice = integrator.choice
         row = {
             "choice": index, "integrator": choice.integrator, "h": choice.h,
@@ -345,10 +365,13 @@ def observables_frame(result):
         DataFrame with the columns choice, integrator, h, observable, then every singular
         field of SeriesStats: variance_slope (unit^2 / time unit), variance_slope_over_h4, ...
     """
+    proto = as_proto(result)
+    if proto.cases:  # a sweep: its cases' frames, long format
+        return over_cases(proto, observables_frame)
     fields = [name for name in _scalar_fields(ensemble_pb2.SeriesStats.DESCRIPTOR)
               if name != "observable"]
     rows = []
-    for index, integrator in enumerate(as_proto(result).integrators):
+    for index, integrator in enumerate(proto.integrators):
         for series in integrator.observables:
             row = {"choice": index, "integrator": integrator.choice.integrator,
                    "h": integrator.choice.h, "observable": series.observable}
@@ -368,6 +391,8 @@ def variance_ratios_frame(result):
         variance is 0), batches (int: non-empty batches behind the standard error).
     """
     proto = as_proto(result)
+    if proto.cases:  # a sweep: its cases' frames, long format
+        return over_cases(proto, variance_ratios_frame)
     labels = choice_labels(proto)
     rows = [{"numerator": labels[r.numerator], "denominator": labels[r.denominator],
              "observable": r.observable, "ratio": r.ratio, "ratio_stderr": r.ratio_stderr,
@@ -378,10 +403,13 @@ def variance_ratios_frame(result):
 def failures_frame(result):
     """Every failed trajectory, one row each: choice, integrator, h, trajectory (index of the
     initial condition), time (of the last good state, time unit), reason (str)."""
+    proto = as_proto(result)
+    if proto.cases:  # a sweep: its cases' frames, long format
+        return over_cases(proto, failures_frame)
     rows = [{"choice": index, "integrator": integrator.choice.integrator,
              "h": integrator.choice.h, "trajectory": failure.trajectory,
              "time": failure.time, "reason": failure.reason}
-            for index, integrator in enumerate(as_proto(result).integrators)
+            for index, integrator in enumerate(proto.integrators)
             for failure in integrator.failures]
     frame = pd.DataFrame(rows, columns=FAILURE_COLUMNS)
     return frame.astype({"choice": np.int64, "trajectory": np.int64, "h": float,

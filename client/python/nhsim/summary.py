@@ -70,11 +70,15 @@ def ensemble_summary(result, observable="energy_error", band="quantiles"):
         (trajectories at t), mean, lower, upper (the observable's unit). Rows where no
         trajectory was sampled (count 0) are left out.
     Raises:
-        ValueError: an unknown band, or an observable the result does not have.
+        ValueError: an unknown band, an observable the result does not have, or a sweep's
+            result (summarise one of its cases).
     """
     if band not in BANDS:
         raise ValueError(f"band: expected one of {', '.join(BANDS)}, got {band!r}")
     proto = as_proto(result)
+    if proto.cases:
+        raise ValueError(f"result: a sweep of {len(proto.cases)} cases; summarise one case "
+                         f"(Result.cases[k][1]) or compare them with Result.summary()")
     labels = choice_labels(proto)
     frames = []
     for choice, integrator in enumerate(proto.integrators):

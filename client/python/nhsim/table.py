@@ -29,6 +29,12 @@ def _g(value):
     return "%g" % value  # pylint: disable=consider-using-f-string
 
 
+def _shortest(value):
+    """The shortest decimal that reads back as value, as the C++ CLI writes a swept value."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _e(value, digits=3):
     return "-" if value is None else f"{value:.{digits}e}"
 
@@ -87,29 +93,27 @@ def _finite(value):
     return value if math.isfinite(value) else None
 
 
-def summary_table(result):
-    """The CLI's summary table of a result, as text (lines ending in "\\n").
-
-    Args:
-        result: an nhsim.Result, an EnsembleResult or a result file's path.
-    Returns:
-        str: a header line (HEADERS' keys; only the energy and residual columns the result
-        has), one line per integrator choice, then the CLI's notes (the growth fit's range,
-        "?" caveats, failures, until, cancelled).
-    """
-    proto = as_proto(result)
-    energy = _energy_observable(proto)
-    residuals = []
+def _residuals(proto):
+    names = []
     for integrator in proto.integrators:
         for series in integrator.observables:
-            if _is_residual(series.observable) and series.observable not in residuals:
-                residuals.append(series.observable)
+            if _is_residual(series.observable) and series.observable not in names:
+                names.append(series.observable)
+    return names
+
+
+def _header(energy, residuals):
     header = ["integrator", "h", "ok", "failed", "steps/s"]
     if energy:
         header += ["max|H-H0|" if energy == "energy_error" else "max|H/H0-1|", "final var",
                    "b/h^4", "+- SE"]
-    header += [_residual_header(name) for name in residuals]
-    cells, caveats = [header], []
+    return header + [_residual_header(name) for name in residuals]
+
+
+def _rows(proto, energy, residuals):
+    """The table's line of cells per integrator choice, and the notes under it: the growth
+    fit's range (first), "?" caveats and failures."""
+    cells, caveats = [], []
     for integrator in proto.integrators:
         h = integrator.choice.h
         line = [integrator.choice.integrator, _g(h), str(integrator.trajectories_ok),
@@ -148,34 +152,76 @@ def summary_table(result):
                 value = _max_over_samples(series, lambda i, s=series: s.max[i])
             line.append(_e(value))
         cells.append(line)
-    widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
-    text = ""
-    for row in cells:
-        text += "  ".join(cell.ljust(widths[c]) if c == 0 else cell.rjust(widths[c])
-                          for c, cell in enumerate(row)).rstrip() + "\n"
+    fit = []
     for integrator in proto.integrators:
         series = _find(integrator, energy) if energy else None
         if series is None or series.variance_growth.samples < 2 or \
                 series.variance_growth.batches < 2:
             continue
         growth = series.variance_growth
-        text += (f"b/h^4: drift of Var({'H - H0' if energy == 'energy_error' else 'H / H0 - 1'})"
-                 f" = a + b t over {growth.samples} sample times in t [{_g(growth.t_min)}, "
-                 f"{_g(growth.t_max)}], +- its standard error from {growth.batches} batches of "
-                 f"trajectories\n")
+        fit.append(f"b/h^4: drift of Var({'H - H0' if energy == 'energy_error' else 'H / H0 - 1'})"
+                   f" = a + b t over {growth.samples} sample times in t [{_g(growth.t_min)}, "
+                   f"{_g(growth.t_max)}], +- its standard error from {growth.batches} batches of "
+                   f"trajectories")
         break
-    text += "".join(line + "\n" for line in caveats)
+    failures = []
     for integrator in proto.integrators:
         failed, run = integrator.trajectories_failed, (integrator.trajectories_ok
                                                        + integrator.trajectories_failed)
         if failed == 0 or run == 0:
             continue
         whole = integrator.failed_as_whole
-        text += (f"{'failed: ' if whole else 'warning: '}{integrator.choice.integrator} "
-                 f"(h {_g(integrator.choice.h)}): {failed} of {run} trajectories failed "
-                 f"({100.0 * failed / run:.1f}"
-                 + (" %); failure_policy fail_choice: no statistics are served for it\n" if whole
-                    else " %); its statistics are over the successful ones only\n"))
+        failures.append(
+            f"{'failed: ' if whole else 'warning: '}{integrator.choice.integrator} "
+            f"(h {_g(integrator.choice.h)}): {failed} of {run} trajectories failed "
+            f"({100.0 * failed / run:.1f}"
+            + (" %); failure_policy fail_choice: no statistics are served for it" if whole
+               else " %); its statistics are over the successful ones only"))
+    return cells, fit, caveats + failures
+
+
+def _aligned(cells, left):
+    widths = [max(len(row[c]) for row in cells) for c in range(len(cells[0]))]
+    return "".join("  ".join(cell.ljust(widths[c]) if c in left else cell.rjust(widths[c])
+                             for c, cell in enumerate(row)).rstrip() + "\n" for row in cells)
+
+
+def summary_table(result):
+    """The CLI's summary table of a result, as text (lines ending in "\\n").
+
+    Args:
+        result: an nhsim.Result, an EnsembleResult or a result file's path.
+    Returns:
+        str: a header line (HEADERS' keys; only the energy and residual columns the result
+        has), one line per integrator choice, then the CLI's notes (the growth fit's range,
+        "?" caveats, failures, until, cancelled). A sweep's is one table with a column per
+        swept field, each case's values on its first row, and notes that name their case.
+    """
+    proto = as_proto(result)
+    if proto.cases:
+        energies = [_energy_observable(case.result) for case in proto.cases]
+        energy = "energy_error" if "energy_error" in energies else next(
+            (e for e in energies if e), "")
+        residuals = []
+        for case in proto.cases:
+            residuals += [r for r in _residuals(case.result) if r not in residuals]
+        fields = [v.field for v in proto.cases[0].values]
+        cells, fit, notes = [fields + _header(energy, residuals)], [], []
+        for case in proto.cases:
+            rows, case_fit, case_notes = _rows(case.result, energy, residuals)
+            values = [_shortest(v.value) for v in case.values]
+            for k, row in enumerate(rows):
+                cells.append((values if k == 0 else [""] * len(values)) + row)
+            fit = fit or case_fit
+            text = ", ".join(f"{v.field} = {_shortest(v.value)}" for v in case.values)
+            notes += [f"{text}: {note}" for note in case_notes]
+        text = _aligned(cells, {len(fields)})
+    else:
+        energy = _energy_observable(proto)
+        residuals = _residuals(proto)
+        rows, fit, notes = _rows(proto, energy, residuals)
+        text = _aligned([_header(energy, residuals)] + rows, {0})
+    text += "".join(line + "\n" for line in fit + notes)
     if proto.HasField("until"):
         until = proto.until
         text += (f"until: {'every precision target held' if until.reached else 'stopped at the cap'}"
@@ -183,6 +229,7 @@ def summary_table(result):
                  f"relative standard errors:" + "".join(f" {r:.3g}" for r in until.relative_stderr)
                  + "\n")
     if proto.cancelled:
-        not_run = sum(i.trajectories_cancelled for i in proto.integrators)
+        integrators = [i for case in proto.cases for i in case.result.integrators]
+        not_run = sum(i.trajectories_cancelled for i in integrators or proto.integrators)
         text += f"cancelled: {not_run} trajectory runs were not run\n"
     return text

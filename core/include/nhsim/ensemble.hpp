@@ -46,6 +46,18 @@ struct UntilSpec {
   bool active() const { return !targets.empty(); }
 };
 
+/// One axis of a sweep (EnsembleSpec::sweep): fields that vary together, each with one value per
+/// step of the axis (all the same length). The fields a sweep may set are listed by
+/// nhsim/sweep.hpp (e.g. "parameters.n", "h", "integrators[2].newton_tol",
+/// "controls[0].amplitude").
+struct SweepAxis {
+  struct Field {
+    std::string field;
+    std::vector<double> values;
+  };
+  std::vector<Field> fields;  ///< in name order (the order of a case's values)
+};
+
 struct EnsembleSpec {
   std::string system;  ///< system id, see list_systems()
   /// A user-defined system instead of a catalogue one (then `system` stays empty and
@@ -77,6 +89,10 @@ struct EnsembleSpec {
   /// statistics of a choice with any failed trajectory (IntegratorResult::failed_as_whole).
   enum class FailurePolicy { kExclude = 0, kFailChoice = 1 };
   FailurePolicy failure_policy = FailurePolicy::kExclude;
+  /// A sweep: the grid of every combination of the axes' steps, the first axis varying slowest.
+  /// Each combination is a case: this spec with the axes' fields set to that step's values,
+  /// run as its own ensemble (nhsim/sweep.hpp). Empty: one ensemble, no cases.
+  std::vector<SweepAxis> sweep;
 };
 
 /// Trajectories per round of a run to a requested precision (UntilSpec): the targets are
@@ -174,6 +190,14 @@ struct UntilOutcome {
   std::vector<double> relative_stderr;  ///< per target, when the run stopped (NaN: undefined)
 };
 
+/// One field's value in a sweep case.
+struct SweepValue {
+  std::string field;  ///< as in SweepAxis::Field, e.g. "parameters.n"
+  double value = 0.0;
+};
+
+struct SweepCaseResult;
+
 struct EnsembleResult {
   std::string system;
   std::map<std::string, double> parameters;  ///< all parameters, defaults filled in
@@ -189,10 +213,21 @@ struct EnsembleResult {
   /// OutputSpec::initial_states, in index order (a trajectory whose initial state could not be
   /// drawn has none; it is a failure of every choice).
   std::vector<TrajectoryState> initial_states;
+  /// A sweep's cases in grid order (EnsembleSpec::sweep), each the result the case would have as
+  /// a job of its own, bit for bit. A sweep's own `integrators`, `variance_ratios` and
+  /// `initial_states` are then empty; `parameters` are the base spec's, `cancelled` is any case's.
+  std::vector<SweepCaseResult> cases;
+};
+
+/// One case of a sweep: its fields' values, in axis order (within an axis, in name order), and
+/// its result.
+struct SweepCaseResult {
+  std::vector<SweepValue> values;
+  EnsembleResult result;
 };
 
 /// Progress callback: trajectories finished (ok + failed + cancelled) and total =
-/// n_trajectories x choices.
+/// n_trajectories x choice_count().
 /// Called from worker threads, serialised by the runner; must be cheap.
 using ProgressFn = std::function<void(std::int64_t done, std::int64_t total)>;
 
@@ -246,7 +281,8 @@ struct PartialResult {
   std::string spec_hash;
   std::int64_t n_trajectories = 0;      ///< of the whole spec
   std::vector<TrajectoryRange> ranges;  ///< covered: sorted, disjoint, adjacent ones joined
-  std::vector<ChoicePartial> choices;   ///< one per integrator choice, in spec order
+  /// One per integrator choice, in spec order; a sweep's case by case (choice_count()).
+  std::vector<ChoicePartial> choices;
 };
 
 /// Thrown when partial results do not belong together: different spec hashes, trajectory
@@ -268,12 +304,22 @@ class Problem {
   /// field.
   explicit Problem(EnsembleSpec spec);
   const EnsembleSpec& spec() const { return *spec_; }
-  /// The resolved spec; for the core's own use.
+  /// The resolved spec; for the core's own use. A sweep has none (its cases have).
   const PreparedSpec& prepared() const { return *prepared_; }
+  struct Case;
+  /// A sweep's cases in grid order, each checked as a spec of its own; empty without a sweep.
+  const std::vector<Case>& cases() const { return *cases_; }
+  bool is_sweep() const { return !cases_->empty(); }
 
  private:
   std::shared_ptr<const EnsembleSpec> spec_;
   std::shared_ptr<const PreparedSpec> prepared_;
+  std::shared_ptr<const std::vector<Case>> cases_;
+};
+
+struct Problem::Case {
+  std::vector<SweepValue> values;  ///< the case's fields, as SweepCaseResult::values
+  Problem problem;
 };
 
 /// Runs trajectories [range.begin, range.end) of the spec; 0 <= begin <= end <= the
@@ -307,8 +353,13 @@ EnsembleResult finish_cancelled(const EnsembleSpec& spec, PartialResult partial,
 /// SpecError naming the field. Applies the same checks run_ensemble() applies.
 void validate(const EnsembleSpec& spec);
 
-/// Number of trajectories the spec asks for (explicit states or generator count).
+/// Number of trajectories the spec asks for (explicit states or generator count); a sweep runs
+/// them in each case.
 std::int64_t trajectory_count(const EnsembleSpec& spec);
+
+/// Integrator choices over every case of a sweep (the spec's choices times the cases), without
+/// a sweep the spec's choices: a run is trajectory_count() x choice_count() trajectories.
+std::int64_t choice_count(const EnsembleSpec& spec);
 
 /// What a spec will cost, known before it runs (docs/design.md "Admission control").
 struct CostEstimate {

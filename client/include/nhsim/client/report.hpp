@@ -66,14 +66,17 @@ std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
 /// as wide as their widest cell), then notes: the growth model's fit range and batches, a caveat
 /// per row whose b is not determined, a warning per row with failed trajectories (the statistics
 /// are then conditional on success), and a line on cancelled trajectories when the result was
-/// cancelled.
+/// cancelled. A sweep's (EnsembleResult.cases) is one table: a column per swept field, the
+/// case's values on its first row, its rows under them; the notes name their case.
 std::string summary_table(const nhsim::v1::EnsembleResult& result);
 
 /// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,
 /// mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper":
 /// one row per (integrator choice, observable, sample time); doubles as the shortest decimal
 /// that reads back as the same double (h as 0.05). A column from q05 on is empty where the series
-/// lacks it (results written before it existed).
+/// lacks it (results written before it existed). A sweep's in long format: "case" and a column
+/// per swept field (named as in the sweep, e.g. parameters.n; a swept h is the h column) before
+/// those columns.
 std::string to_csv(const nhsim::v1::EnsembleResult& result);
 
 /// One row of the convergence table (an order plot as numbers): one integrator choice of a
@@ -94,7 +97,9 @@ struct ConvergenceRow {
 /// The convergence rows of `result`. The reference is the choice with the smallest h among
 /// those of integrator `reference` (or among all choices when `reference` is empty). Throws
 /// std::invalid_argument when the result has not exactly one trajectory, has no state
-/// observables, the choices' last sample times differ, or `reference` names no choice.
+/// observables, the choices' last sample times differ, or `reference` names no choice. A
+/// sweep's choices count case by case, as one result's (an h-sweep is an order plot); a choice
+/// with the reference's integrator and h in another case is marked reference too.
 std::vector<ConvergenceRow> convergence(const nhsim::v1::EnsembleResult& result,
                                         const std::string& reference);
 
