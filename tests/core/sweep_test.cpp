@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "result_compare.hpp"
@@ -113,6 +114,27 @@ TEST(Sweep, AnHSweepSharesTheInitialStatesAndReportsProgressToTheEnd) {
   ASSERT_EQ(r.cases[0].result.initial_states.size(), 21u);
   test::expect_bit_identical(r.cases[0].result.initial_states, r.cases[1].result.initial_states,
                              "initial states");
+}
+
+TEST(Sweep, ACancelStopsEveryCaseAndCountsTheRest) {
+  // Cancelled from the first progress report on: the first case's first block may finish, every
+  // later trajectory of every case counts as cancelled, and no run is lost.
+  std::atomic<bool> cancel{false};
+  RunOptions options;
+  options.threads = 1;
+  options.cancel = &cancel;
+  options.progress = [&](std::int64_t, std::int64_t) { cancel = true; };
+  const EnsembleResult r = run_ensemble(sweep_spec(), options);
+  EXPECT_TRUE(r.cancelled);
+  ASSERT_EQ(r.cases.size(), 12u);
+  std::int64_t cancelled = 0;
+  for (const SweepCaseResult& c : r.cases) {
+    for (const IntegratorResult& ir : c.result.integrators) {
+      EXPECT_EQ(ir.trajectories_ok + ir.trajectories_failed + ir.trajectories_cancelled, 21);
+      cancelled += ir.trajectories_cancelled;
+    }
+  }
+  EXPECT_GE(cancelled, 21 * 2 * 11);  // at most the first case ran anything
 }
 
 TEST(Sweep, TheCostIsTheSumOfTheCases) {
