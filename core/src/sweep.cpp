@@ -239,6 +239,13 @@ std::vector<SweepCase> sweep_cases(const EnsembleSpec& spec) {
     throw SpecError("sweep", "more than " + std::to_string(kMaxSweepCases) +
                                  " cases (the product of the axes' lengths)");
   }
+  if (spec.custom_system && count > kMaxCustomSweepCases) {
+    throw SpecError("sweep", std::to_string(count) +
+                                 " cases; a sweep of a user-defined system has "
+                                 "at most " +
+                                 std::to_string(kMaxCustomSweepCases) +
+                                 " (each case compiles the system: split it into several jobs)");
+  }
   EnsembleSpec base = spec;
   base.sweep.clear();
   std::vector<SweepCase> cases;

@@ -191,6 +191,13 @@ TEST(Sweep, BadSweepsAreRefusedNamingTheField) {
   std::vector<double> many(40, 0.05);
   s.sweep = {SweepAxis{{{"h", many}}}, SweepAxis{{{"t_final", many}}}};
   expect_refused(s, "sweep", "more than 1000 cases");
+  // A user-defined system compiles once per case: at most 64 cases.
+  EnsembleSpec custom = s;
+  custom.system.clear();
+  custom.parameters.clear();
+  custom.custom_system = CustomSystemSpec{};
+  custom.sweep = {SweepAxis{{{"h", std::vector<double>(65, 0.05)}}}};
+  expect_refused(custom, "sweep", "65 cases; a sweep of a user-defined system has at most 64");
   // A case that is not a valid spec: the case's field, and which case.
   s.sweep = {SweepAxis{{{"parameters.n", {3, 1000}}}}};
   expect_refused(s, "parameters.n", "(in sweep case 1: parameters.n = 1000)");
