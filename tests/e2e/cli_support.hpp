@@ -173,17 +173,30 @@ inline google::protobuf::Struct parse_json_object(const std::string& json) {
   return object;
 }
 
-/// A result file's statistics: the result without what may differ between runs of the same
-/// spec (timings, job id).
-inline google::protobuf::Struct statistics_of(const std::string& json) {
-  google::protobuf::Struct result = parse_json_object(json);
-  result.mutable_fields()->erase("job_id");
-  for (auto& integrator :
-       *result.mutable_fields()->at("integrators").mutable_list_value()->mutable_values()) {
-    integrator.mutable_struct_value()->mutable_fields()->erase("wall_seconds");
-    integrator.mutable_struct_value()->mutable_fields()->erase("steps_per_second");
+/// `result` (a result's JSON object, or a sweep case's) without what may differ between runs of
+/// the same spec: the timings, also a sweep's cases', and the job id.
+inline google::protobuf::Struct without_timings(google::protobuf::Struct result) {
+  auto& fields = *result.mutable_fields();
+  fields.erase("job_id");
+  if (fields.contains("integrators")) {
+    for (auto& integrator : *fields.at("integrators").mutable_list_value()->mutable_values()) {
+      integrator.mutable_struct_value()->mutable_fields()->erase("wall_seconds");
+      integrator.mutable_struct_value()->mutable_fields()->erase("steps_per_second");
+    }
+  }
+  if (fields.contains("cases")) {
+    for (auto& sweep_case : *fields.at("cases").mutable_list_value()->mutable_values()) {
+      auto& case_result = sweep_case.mutable_struct_value()->mutable_fields()->at("result");
+      *case_result.mutable_struct_value() = without_timings(case_result.struct_value());
+    }
   }
   return result;
+}
+
+/// A result file's statistics: the result without what may differ between runs of the same
+/// spec (without_timings()).
+inline google::protobuf::Struct statistics_of(const std::string& json) {
+  return without_timings(parse_json_object(json));
 }
 
 /// Equal results (numbers compared as the JSON's shortest round-trip decimals, so bit for bit).

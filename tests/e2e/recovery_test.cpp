@@ -127,6 +127,34 @@ TEST_F(RecoveryTest, KilledAtRandomPointsTheJobResumesToTheUninterruptedBits) {
   expect_reference_result(job);
 }
 
+// A sweep's checkpoint holds every case's choices: killed once after a checkpoint, it resumes
+// from it to the uninterrupted bits (issue 47 item 5).
+TEST_F(RecoveryTest, AKilledSweepResumesToTheUninterruptedBits) {
+  std::string spec = kLongSpec;
+  const std::string tail = "\"label\": \"recovery\"";
+  spec.replace(spec.find(tail), tail.size(),
+               "\"label\": \"sweep\", \"sweep\": [{\"t_final\": [500, 1000]}]");
+  write_file(dir_ / "sweep.json", spec);
+  const CliRun reference =
+      nhsim("run " + path("sweep.json") + " --threads 2 --json " + path("sweep-reference.json"));
+  ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  const std::string job = submit("sweep.json");
+  long stored = stored_checkpoint(dir_ / "store", job);
+  for (int wait = 0; wait < 3000 && stored == 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stored = stored_checkpoint(dir_ / "store", job);
+  }
+  ASSERT_GT(stored, 0) << "the job ended before its first checkpoint";
+  stop_server(SIGKILL);
+  start_server();
+  EXPECT_GE(resumed_from(read_file(log_), job), stored) << read_file(log_);
+  const CliRun watched = nhsim("watch " + job);
+  ASSERT_EQ(watched.exit_code, 0) << watched.err << read_file(log_);
+  ASSERT_EQ(nhsim("result " + job + " --json " + path("sweep-result.json")).exit_code, 0);
+  EXPECT_TRUE(same_statistics(statistics_of(read_file(dir_ / "sweep-result.json")),
+                              statistics_of(read_file(dir_ / "sweep-reference.json"))));
+}
+
 TEST_F(RecoveryTest, SigtermDrainsWithinTwoSecondsAndEveryJobResumes) {
   const std::string running = submit("long.json");
   const std::string queued = submit("tiny.json");

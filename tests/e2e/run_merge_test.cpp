@@ -111,6 +111,27 @@ TEST_F(RunMergeTest, ShardsOfAnySplitMergedInAnyOrderEqualTheWholeRun) {
   EXPECT_TRUE(same_statistics(statistics("tree.json"), whole));
 }
 
+// A sweep's shards hold every case's choices: any split, merged, gives the whole sweep's bits
+// (issue 47 item 5).
+TEST_F(RunMergeTest, ShardsOfASweepMergeToTheWholeSweep) {
+  std::string spec = kShardSpec;
+  const std::string tail = "\"label\": \"shards\"";
+  spec.replace(spec.find(tail), tail.size(),
+               "\"label\": \"sweep\", \"sweep\": [{\"parameters.n\": [2, 3]}, "
+               "{\"integrators[1].h\": [0.05, 0.1]}]");
+  write_file(dir_ / "sweep.json", spec);
+  ok("run " + path("sweep.json") + " --threads 2 --json " + path("whole.json"));
+  for (int i = 0; i < 3; ++i) {
+    ok("run " + path("sweep.json") + " --shard " + std::to_string(i) + "/3 --out " +
+       path("s" + std::to_string(i) + ".pb"));
+  }
+  ok("merge " + path("s2.pb") + " " + path("s0.pb") + " " + path("s1.pb") + " --json " +
+     path("merged.json"));
+  const google::protobuf::Struct whole = statistics("whole.json");
+  ASSERT_EQ(whole.fields().at("cases").list_value().values_size(), 4);
+  EXPECT_TRUE(same_statistics(statistics("merged.json"), whole));
+}
+
 // An output that cannot be written is refused before the run (issue 49: `nhsim run --shard ...
 // --out` into an unwritable place computed the whole shard first). The test runs as root, for
 // whom permissions do not hold: the output's parent is a regular file.
