@@ -228,6 +228,13 @@ std::optional<QuarantinedJob> JobManager::quarantined(const std::string& id) con
   return it->second;
 }
 
+std::vector<QuarantinedJob> JobManager::quarantined_jobs() const {
+  const std::lock_guard lock(quarantine_mutex_);
+  std::vector<QuarantinedJob> jobs;
+  for (const auto& [id, job] : quarantine_) jobs.push_back(job);
+  return jobs;
+}
+
 std::shared_ptr<const std::string> JobManager::read_result(const JobRecord& record) {
   if (record.result) return record.result;
   if (!durable_) throw std::runtime_error("job " + record.id + " has no result");

@@ -1,6 +1,7 @@
 #include "nhsim/server/service.hpp"
 
 #include <absl/status/status.h>
+#include <google/protobuf/util/time_util.h>
 
 #include <algorithm>
 #include <cctype>
@@ -66,6 +67,19 @@ grpc::Status not_found(const std::string& id) {
 /// Whether `caller` may see `record`: its owner and admins may.
 bool visible(const JobRecord& record, const wire::Caller& caller) {
   return caller.admin || record.owner == caller.identity;
+}
+
+/// A quarantined job as ListJobs shows it: FAILED, the error naming the damage.
+v1::Job quarantined_job(const QuarantinedJob& damaged) {
+  v1::Job job;
+  job.set_job_id(damaged.id);
+  job.set_state(v1::FAILED);
+  job.set_owner(damaged.owner);
+  job.set_error("quarantined: " + damaged.reason +
+                " (found at the server's start; its calls answer DATA_LOSS, DeleteJob forgets it)");
+  *job.mutable_finished_time() =
+      google::protobuf::util::TimeUtil::MillisecondsToTimestamp(damaged.found_ms);
+  return job;
 }
 
 grpc::Status reject(grpc::StatusCode code, const std::string& message, const wire::Caller& who) {
@@ -573,29 +587,37 @@ grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* context,
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           "page_size: must be in [1, " + std::to_string(kMaxPage) + "]");
     }
-    // The page token is the id of the last job of the previous page.
+    // The jobs, then the quarantined ones (never silently missing: FAILED, the error naming the
+    // damage). The page token is the id of the last job of the previous page.
     std::vector<JobRecord> jobs = jobs_.store().list();
     std::erase_if(jobs, [&](const JobRecord& r) { return !visible(r, who); });
-    auto it = jobs.begin();
+    std::vector<QuarantinedJob> damaged = jobs_.quarantined_jobs();
+    std::erase_if(damaged, [&](const QuarantinedJob& j) {
+      return !who.admin && (j.owner.empty() || j.owner != who.identity);
+    });
+    const std::size_t total = jobs.size() + damaged.size();
+    auto id_at = [&](std::size_t k) -> const std::string& {
+      return k < jobs.size() ? jobs[k].id : damaged[k - jobs.size()].id;
+    };
+    std::size_t k = 0;
     if (!request->page_token().empty()) {
-      it = std::find_if(jobs.begin(), jobs.end(),
-                        [&](const JobRecord& r) { return r.id == request->page_token(); });
-      if (it == jobs.end()) {
+      while (k < total && id_at(k) != request->page_token()) ++k;
+      if (k == total) {
         return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                             "page_token: not a job of this server (evicted or deleted?)");
       }
-      ++it;
+      ++k;
     }
     // A page ends at page_size jobs or before kMaxPageBytes, whichever comes first (at least
     // one job): labels are free text, so a page of many jobs could outgrow a message.
     std::size_t bytes = 0;
-    for (; it != jobs.end() && response->jobs_size() < page; ++it) {
-      v1::Job job = to_job(*it);
+    for (; k < total && response->jobs_size() < page; ++k) {
+      v1::Job job = k < jobs.size() ? to_job(jobs[k]) : quarantined_job(damaged[k - jobs.size()]);
       bytes += job.ByteSizeLong() + 8;  // + the field's tag and length
       if (response->jobs_size() > 0 && bytes > kMaxPageBytes) break;
       *response->add_jobs() = std::move(job);
     }
-    if (it != jobs.end()) response->set_next_page_token(response->jobs().rbegin()->job_id());
+    if (k < total) response->set_next_page_token(response->jobs().rbegin()->job_id());
     return grpc::Status::OK;
   });
 }

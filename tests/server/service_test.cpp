@@ -760,7 +760,18 @@ TEST_F(ServiceTest, ADamagedCheckpointRunsItsJobAgainAndADamagedRequestIsNamed) 
     EXPECT_EQ(e.code(), grpc::StatusCode::DATA_LOSS) << e.what();
     EXPECT_THAT(e.what(), HasSubstr("job " + broken + ": its stored request is damaged"));
   }
+  // ... and listed, never silently missing: FAILED, the error naming the damage.
+  const auto listed = [&] {
+    for (const v1::Job& job : client_->list_jobs()) {
+      if (job.job_id() == broken) return std::optional<v1::Job>(job);
+    }
+    return std::optional<v1::Job>();
+  };
+  ASSERT_TRUE(listed().has_value());
+  EXPECT_EQ(listed()->state(), v1::FAILED);
+  EXPECT_THAT(listed()->error(), HasSubstr("quarantined: its stored request is damaged"));
   client_->delete_job(broken);
+  EXPECT_FALSE(listed().has_value());
   try {
     client_->get_job(broken);
   } catch (const RpcError& e) {

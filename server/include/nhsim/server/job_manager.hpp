@@ -136,6 +136,8 @@ class JobManager {
                           const std::function<bool(std::string_view, std::int64_t)>& each);
   /// The job, if its stored record was found damaged (it is answered with DATA_LOSS).
   std::optional<QuarantinedJob> quarantined(const std::string& id) const;
+  /// Every quarantined job, in id order.
+  std::vector<QuarantinedJob> quarantined_jobs() const;
 
   const JobStore& store() const { return store_; }
   /// The durable store, or null when jobs live in memory only.
