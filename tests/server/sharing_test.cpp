@@ -153,14 +153,14 @@ TEST_F(SharingTest, TheQueueAlternatesBetweenIdentities) {
   std::vector<std::string> alice_jobs;
   for (int k = 0; k < 4; ++k) alice_jobs.push_back(alice.submit(long_spec()).job_id());
   const std::string bob_job = bob.submit(long_spec()).job_id();
-  for (int i = 0; i < 200 && alice.get_job(alice_jobs[1]).state() != v1::RUNNING; ++i) {
+  for (int i = 0; i < 1000 && alice.get_job(alice_jobs[1]).state() != v1::RUNNING; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ASSERT_EQ(alice.get_job(alice_jobs[1]).state(), v1::RUNNING);
   // One of alice's running jobs ends: the runner goes to bob, not to alice's older third job.
   alice.cancel(alice_jobs[0]);
   alice.watch(alice_jobs[0], nullptr);
-  for (int i = 0; i < 200 && bob.get_job(bob_job).state() == v1::QUEUED; ++i) {
+  for (int i = 0; i < 1000 && bob.get_job(bob_job).state() == v1::QUEUED; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(bob.get_job(bob_job).state(), v1::RUNNING);
