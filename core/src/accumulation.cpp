@@ -10,8 +10,8 @@
 #include <limits>
 #include <utility>
 
+#include "nhsim/tsan.hpp"
 #include "outputs.hpp"
-#include "tsan.hpp"
 
 namespace nhsim {
 namespace {

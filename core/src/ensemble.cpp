@@ -32,11 +32,11 @@
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/lanes.hpp"
 #include "nhsim/sweep.hpp"
+#include "nhsim/tsan.hpp"
 #include "observables.hpp"
 #include "outputs.hpp"
 #include "partial_result.hpp"
 #include "prepared_spec.hpp"
-#include "tsan.hpp"
 #include "until.hpp"
 
 namespace nhsim {

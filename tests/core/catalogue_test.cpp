@@ -194,7 +194,9 @@ TEST(Catalogue, AnAddedIntegratorRunsAtItsOrderAndKeepsTheConstraint) {
     EXPECT_EQ(st->advance(std::llround(1.0 / h)).status, StepStatus::kOk);
     Eigen::VectorXd q(3), p(3);
     st->get_state(q, p);
-    if (keeps_constraint) EXPECT_LE(st->constraint_residual(), 1e-15 / h);
+    if (keeps_constraint) {
+      EXPECT_LE(st->constraint_residual(), 1e-15 / h);
+    }
     Eigen::VectorXd z(6);
     z << q, p;
     return z;

@@ -213,8 +213,13 @@ TEST(Sweep, SetsEveryKindOfField) {
   EnsembleSpec s;
   s.system = "snakeboard";
   s.initial_conditions = ExplicitStates{{CanonicalState{{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}}}};
-  s.controls = {ControlSpec{.kind = ControlSpec::Kind::kSine, .amplitude = 1, .omega = 2},
-                ControlSpec{.kind = ControlSpec::Kind::kConstant, .value = 0.5}};
+  ControlSpec sine, constant;
+  sine.kind = ControlSpec::Kind::kSine;
+  sine.amplitude = 1;
+  sine.omega = 2;
+  constant.kind = ControlSpec::Kind::kConstant;
+  constant.value = 0.5;
+  s.controls = {sine, constant};
   s.integrators = {IntegratorChoice{.integrator = "rk2", .h = 0.1},
                    IntegratorChoice{.integrator = "nh_rattle", .h = 0.1},
                    IntegratorChoice{.integrator = "rdp_exp", .h = 0.1}};

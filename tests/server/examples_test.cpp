@@ -144,7 +144,9 @@ TEST(Examples, ChaoticFig2OrderSweepGivesTheOrderPlotsRows) {
       ASSERT_TRUE(row.error && expected.error);
       EXPECT_EQ(*row.error, *expected.error);
       EXPECT_EQ(row.order.has_value(), expected.order.has_value());
-      if (row.order) EXPECT_EQ(*row.order, *expected.order);
+      if (row.order) {
+        EXPECT_EQ(*row.order, *expected.order);
+      }
       ++matched;
     }
   }
