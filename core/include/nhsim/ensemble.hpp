@@ -215,7 +215,8 @@ struct EnsembleResult {
   std::vector<TrajectoryState> initial_states;
   /// A sweep's cases in grid order (EnsembleSpec::sweep), each the result the case would have as
   /// a job of its own, bit for bit. A sweep's own `integrators`, `variance_ratios` and
-  /// `initial_states` are then empty; `parameters` are the base spec's, `cancelled` is any case's.
+  /// `initial_states` are then empty; `parameters` holds the unswept ones (defaults filled in),
+  /// `cancelled` is any case's.
   std::vector<SweepCaseResult> cases;
 };
 
@@ -361,7 +362,8 @@ std::int64_t trajectory_count(const EnsembleSpec& spec);
 /// a sweep the spec's choices: a run is trajectory_count() x choice_count() trajectories.
 std::int64_t choice_count(const EnsembleSpec& spec);
 
-/// What a spec will cost, known before it runs (docs/design.md "Admission control").
+/// What a spec will cost, known before it runs (docs/design.md "Admission control"). A sweep's
+/// is the sum of its cases' (`trajectories` excepted: every case runs the same ones).
 struct CostEstimate {
   std::int64_t trajectories = 0;
   double trajectory_steps = 0;  ///< trajectories x sum over choices of t_final / h
