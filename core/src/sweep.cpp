@@ -1,11 +1,13 @@
 // The cases of a sweep: the grid of the axes' steps, each a spec with the swept fields set.
 #include "nhsim/sweep.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <set>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace nhsim {
 namespace {
