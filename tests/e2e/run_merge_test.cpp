@@ -44,6 +44,14 @@ class RunMergeTest : public CliTest {
     ASSERT_EQ(run.exit_code, 0) << arguments << "\n" << run.err;
   }
 
+  /// kShardSpec with its label replaced by `fields` (a label and more), as file `name`.
+  void write_variant(const std::string& name, const std::string& fields) const {
+    std::string spec = kShardSpec;
+    const std::string label = "\"label\": \"shards\"";
+    spec.replace(spec.find(label), label.size(), fields);
+    write_file(dir_ / name, spec);
+  }
+
   /// The statistics of result file `name` in the test directory.
   google::protobuf::Struct statistics(const std::string& name) const {
     return statistics_of(read_file(dir_ / name));
@@ -63,12 +71,9 @@ TEST_F(RunMergeTest, WholeLocalRunEqualsTheServersResult) {
 }
 
 TEST_F(RunMergeTest, ARunToARequestedPrecisionRunsWholeAndRefusesShards) {
-  std::string spec = kShardSpec;
-  const std::string tail = "\"label\": \"shards\"";
-  spec.replace(spec.find(tail), tail.size(),
-               "\"label\": \"until\", \"until\": {\"targets\": [{\"integrator\": "
-               "\"si_dla\", \"statistic\": \"final_mean\", \"relative_stderr\": 0.5}]}");
-  write_file(dir_ / "until.json", spec);
+  write_variant("until.json",
+                "\"label\": \"until\", \"until\": {\"targets\": [{\"integrator\": "
+                "\"si_dla\", \"statistic\": \"final_mean\", \"relative_stderr\": 0.5}]}");
   ok("submit " + path("until.json") + " --wait --json " + path("server.json"));
   const CliRun local = nhsim("run " + path("until.json") + " --json " + path("local.json"));
   ASSERT_EQ(local.exit_code, 0) << local.err;
@@ -114,12 +119,9 @@ TEST_F(RunMergeTest, ShardsOfAnySplitMergedInAnyOrderEqualTheWholeRun) {
 // A sweep's shards hold every case's choices: any split, merged, gives the whole sweep's bits
 // (issue 47 item 5).
 TEST_F(RunMergeTest, ShardsOfASweepMergeToTheWholeSweep) {
-  std::string spec = kShardSpec;
-  const std::string tail = "\"label\": \"shards\"";
-  spec.replace(spec.find(tail), tail.size(),
-               "\"label\": \"sweep\", \"sweep\": [{\"parameters.n\": [2, 3]}, "
-               "{\"integrators[1].h\": [0.05, 0.1]}]");
-  write_file(dir_ / "sweep.json", spec);
+  write_variant("sweep.json",
+                "\"label\": \"sweep\", \"sweep\": [{\"parameters.n\": [2, 3]}, "
+                "{\"integrators[1].h\": [0.05, 0.1]}]");
   ok("run " + path("sweep.json") + " --threads 2 --json " + path("whole.json"));
   for (int i = 0; i < 3; ++i) {
     ok("run " + path("sweep.json") + " --shard " + std::to_string(i) + "/3 --out " +
