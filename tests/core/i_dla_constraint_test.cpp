@@ -57,13 +57,15 @@ TEST(IDlaConstraint, NodeMomentumFormKeepsTheConstraintAtTheNodes) {
 /// returns H(t) - H(0) of trajectory i.
 double variance_over_h4(int count, double h, const std::function<double(int)>& energy_at) {
   std::vector<double> e(static_cast<std::size_t>(count));
-  // oneTBB's hand-offs stated for TSan, as the core does (nhsim/tsan.hpp).
-  tbb_handoff_release();
-  tbb::parallel_for(0, count, [&](int i) {
+  // oneTBB's hand-offs stated for TSan, as the core does (nhsim/tsan.hpp). The body is made
+  // before the release: this parallel_for runs it by reference, on this thread's stack.
+  const auto body = [&](int i) {
     tbb_handoff_acquire();
     e[static_cast<std::size_t>(i)] = energy_at(i);
     tbb_handoff_release();
-  });
+  };
+  tbb_handoff_release();
+  tbb::parallel_for(0, count, body);
   tbb_handoff_acquire();
   double mean = 0.0;
   for (const double x : e) mean += x;
