@@ -32,41 +32,6 @@ constexpr const char* kLongSpec = R"({
   "label": "recovery"
 })";
 
-class RecoveryTest : public CliTest {
- protected:
-  void SetUp() override {
-    CliTest::SetUp();
-    write_file(dir_ / "long.json", kLongSpec);
-    const CliRun reference =
-        nhsim("run " + path("long.json") + " --threads 2 --json " + path("reference.json"));
-    ASSERT_EQ(reference.exit_code, 0) << reference.err;
-  }
-
-  /// Checkpoints every 0.2 s of work, so that kills land before, between and during them.
-  std::string checkpoint_seconds() const override { return "0.2"; }
-
-  /// One job at a time, so that a second job waits in the queue.
-  std::vector<std::string> extra_server_args() const override {
-    return {"--max-running-jobs", "1"};
-  }
-
-  /// Waits for the job to end; expects SUCCEEDED and the reference's statistics.
-  void expect_reference_result(const std::string& job) {
-    const CliRun watched = nhsim("watch " + job);
-    ASSERT_EQ(watched.exit_code, 0) << watched.err << read_file(log_);
-    const CliRun result = nhsim("result " + job + " --json " + path(job + ".json"));
-    ASSERT_EQ(result.exit_code, 0) << result.err;
-    EXPECT_TRUE(same_statistics(statistics_of(read_file(dir_ / (job + ".json"))),
-                                statistics_of(read_file(dir_ / "reference.json"))));
-  }
-
-  std::string submit(const std::string& spec_file) {
-    const CliRun submitted = nhsim("submit " + path(spec_file));
-    EXPECT_EQ(submitted.exit_code, 0) << submitted.err;
-    return submitted.out.substr(0, submitted.out.find('\n'));
-  }
-};
-
 /// The trajectory runs of the checkpoint the job resumed from in a log ("from the start": 0);
 /// -1 if the log does not show the job recovered.
 long resumed_from(const std::string& log, const std::string& job) {
@@ -90,6 +55,53 @@ long stored_checkpoint(const fs::path& store, const std::string& job) {
   const int state = query.getColumn(1).getInt();
   return state == 1 || state == 2 ? query.getColumn(0).getInt64() : -1;  // QUEUED, RUNNING
 }
+
+class RecoveryTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    write_file(dir_ / "long.json", kLongSpec);
+    const CliRun reference =
+        nhsim("run " + path("long.json") + " --threads 2 --json " + path("reference.json"));
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+  }
+
+  /// Checkpoints every 0.2 s of work, so that kills land before, between and during them.
+  std::string checkpoint_seconds() const override { return "0.2"; }
+
+  /// One job at a time, so that a second job waits in the queue.
+  std::vector<std::string> extra_server_args() const override {
+    return {"--max-running-jobs", "1"};
+  }
+
+  /// Waits for the job to end; expects SUCCEEDED and the statistics of result file `reference`.
+  void expect_reference_result(const std::string& job,
+                               const std::string& reference = "reference.json") {
+    const CliRun watched = nhsim("watch " + job);
+    ASSERT_EQ(watched.exit_code, 0) << watched.err << read_file(log_);
+    const CliRun result = nhsim("result " + job + " --json " + path(job + ".json"));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_TRUE(same_statistics(statistics_of(read_file(dir_ / (job + ".json"))),
+                                statistics_of(read_file(dir_ / reference))));
+  }
+
+  /// The trajectory runs of the job's first stored checkpoint, waited for up to 30 s; 0 if the
+  /// job ended (or the wait did) before one.
+  long first_checkpoint(const std::string& job) const {
+    long stored = stored_checkpoint(dir_ / "store", job);
+    for (int wait = 0; wait < 3000 && stored == 0; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stored = stored_checkpoint(dir_ / "store", job);
+    }
+    return stored;
+  }
+
+  std::string submit(const std::string& spec_file) {
+    const CliRun submitted = nhsim("submit " + path(spec_file));
+    EXPECT_EQ(submitted.exit_code, 0) << submitted.err;
+    return submitted.out.substr(0, submitted.out.find('\n'));
+  }
+};
 
 TEST_F(RecoveryTest, KilledAtRandomPointsTheJobResumesToTheUninterruptedBits) {
   const std::string job = submit("long.json");
@@ -139,20 +151,12 @@ TEST_F(RecoveryTest, AKilledSweepResumesToTheUninterruptedBits) {
       nhsim("run " + path("sweep.json") + " --threads 2 --json " + path("sweep-reference.json"));
   ASSERT_EQ(reference.exit_code, 0) << reference.err;
   const std::string job = submit("sweep.json");
-  long stored = stored_checkpoint(dir_ / "store", job);
-  for (int wait = 0; wait < 3000 && stored == 0; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    stored = stored_checkpoint(dir_ / "store", job);
-  }
+  const long stored = first_checkpoint(job);
   ASSERT_GT(stored, 0) << "the job ended before its first checkpoint";
   stop_server(SIGKILL);
   start_server();
   EXPECT_GE(resumed_from(read_file(log_), job), stored) << read_file(log_);
-  const CliRun watched = nhsim("watch " + job);
-  ASSERT_EQ(watched.exit_code, 0) << watched.err << read_file(log_);
-  ASSERT_EQ(nhsim("result " + job + " --json " + path("sweep-result.json")).exit_code, 0);
-  EXPECT_TRUE(same_statistics(statistics_of(read_file(dir_ / "sweep-result.json")),
-                              statistics_of(read_file(dir_ / "sweep-reference.json"))));
+  expect_reference_result(job, "sweep-reference.json");
 }
 
 TEST_F(RecoveryTest, SigtermDrainsWithinTwoSecondsAndEveryJobResumes) {
@@ -204,11 +208,7 @@ class UntilRecoveryTest : public RecoveryTest {
 
 TEST_F(UntilRecoveryTest, KilledMidRunItStopsAtTheSameRoundWithTheSameBits) {
   const std::string job = submit("until.json");
-  long stored = stored_checkpoint(dir_ / "store", job);
-  for (int wait = 0; wait < 3000 && stored == 0; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    stored = stored_checkpoint(dir_ / "store", job);
-  }
+  const long stored = first_checkpoint(job);
   ASSERT_GT(stored, 0) << "the run ended before a checkpoint: nothing to resume";
   stop_server(SIGKILL);
   start_server();
