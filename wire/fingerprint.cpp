@@ -1,14 +1,16 @@
-// The math library probe of bits_fingerprint(). Its arguments were found by evaluating each
-// function on 2e6 random arguments with and without GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2_Usable,
-// -FMA_Usable,-AVX2,-FMA (glibc 2.36, 2026-11-29): about 3 in 1000 differ; these are the first
-// three of each function.
+// The math library probe of bits_fingerprint(): nhsim's elementary functions (nhsim/dmath.hpp,
+// SLEEF) on fixed arguments, so that a build with another SLEEF (or other functions behind
+// dmath) has another fingerprint. The arguments were found by evaluating glibc's functions on 2e6
+// random arguments with and without GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2_Usable,-FMA_Usable,
+// -AVX2,-FMA (glibc 2.36, 2026-11-29): the first three of each function where glibc's two code
+// paths differ, i.e. arguments that are hard to round. dmath gives the same bits under both.
 #include "nhsim/wire/fingerprint.hpp"
 
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <string>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/wire/spec_hash.hpp"
 
 namespace nhsim::wire {
@@ -17,8 +19,8 @@ namespace {
 #define NHSIM_STRINGIFY2(x) #x
 #define NHSIM_STRINGIFY(x) NHSIM_STRINGIFY2(x)
 
-std::string libm_probe() {
-  // volatile: the calls are made at run time, by this machine's libm, never folded.
+std::string math_probe() {
+  // volatile: the calls are made at run time, by the library this process loaded.
   static const volatile double kSin[] = {0x1.2b4c23b11996p-1, 0x1.e2e0c158d2fp-3,
                                          -0x1.5a68c4844863fp+2};
   static const volatile double kCos[] = {-0x1.f5d3adf3000dp-1, 0x1.7a3ecf710b668p+2,
@@ -39,12 +41,12 @@ std::string libm_probe() {
     for (int k = 0; k < 8; ++k) bits += static_cast<char>((word >> (8 * k)) & 0xff);
   };
   for (int k = 0; k < 3; ++k) {
-    add(std::sin(kSin[k]));
-    add(std::cos(kCos[k]));
-    add(std::exp(kExp[k]));
-    add(std::log(kLog[k]));
-    add(std::atan2(kAtan2[k][0], kAtan2[k][1]));
-    add(std::pow(kPow[k][0], kPow[k][1]));
+    add(dmath::sin(kSin[k]));
+    add(dmath::cos(kCos[k]));
+    add(dmath::exp(kExp[k]));
+    add(dmath::log(kLog[k]));
+    add(dmath::atan2(kAtan2[k][0], kAtan2[k][1]));
+    add(dmath::pow(kPow[k][0], kPow[k][1]));
   }
   return sha256_hex(bits).substr(0, 16);
 }
@@ -53,7 +55,7 @@ std::string libm_probe() {
 
 const std::string& bits_fingerprint() {
   static const std::string fingerprint = "nhsim " NHSIM_STRINGIFY(NHSIM_VERSION) " " +
-                                         std::string(__VERSION__) + "; libm " + libm_probe();
+                                         std::string(__VERSION__) + "; math " + math_probe();
   return fingerprint;
 }
 

@@ -3,11 +3,13 @@
 #include <cmath>
 #include <numbers>
 
+#include "nhsim/dmath.hpp"
+
 namespace nhsim {
 
 double CounterRng::normal() {
   const double u1 = uniform(), u2 = uniform();
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  return std::sqrt(-2.0 * dmath::log(u1)) * dmath::cos(2.0 * std::numbers::pi * u2);
 }
 
 void project_onto_distribution(const SystemModel& model, const Eigen::VectorXd& q,

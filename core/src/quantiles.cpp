@@ -6,20 +6,25 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/dmath.hpp"
+#include "nhsim/table_log.hpp"
+
 namespace nhsim {
 namespace {
 
 constexpr double kGamma =
     (1.0 + QuantileSketch::kRelativeAccuracy) / (1.0 - QuantileSketch::kRelativeAccuracy);
-const double kLogGamma = std::log(kGamma);
+const double kLogGamma = dmath::log(kGamma);
+const TableLog kLog;
 
-/// The bucket of |x| > 0: ceil(log_gamma |x|), so that gamma^(i-1) < |x| <= gamma^i.
+/// The bucket of |x| > 0: ceil(log_gamma |x|), so that gamma^(i-1) < |x| <= gamma^i (up to the
+/// rounding of the log at the bucket's edges).
 int bucket_index(double magnitude) {
-  return static_cast<int>(std::ceil(std::log(magnitude) / kLogGamma));
+  return static_cast<int>(std::ceil(kLog(magnitude) / kLogGamma));
 }
 
 /// The value reported for bucket i: within relative error alpha of every magnitude in it.
-double bucket_value(int i) { return 2.0 * std::exp(i * kLogGamma) / (kGamma + 1.0); }
+double bucket_value(int i) { return 2.0 * dmath::exp(i * kLogGamma) / (kGamma + 1.0); }
 
 /// Adds `count` at bucket `index`; buckets more than kMaxBuckets - 1 below the highest index
 /// ever added are counted in the lowest kept bucket. The result depends only on the multiset of

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "nhsim/dmath.hpp"
+
 namespace nhsim {
 namespace {
 
@@ -61,8 +63,8 @@ GrowthEstimate estimate_growth(const std::vector<double>& t, const std::vector<d
   bool positive = t.size() >= 2;
   for (std::size_t k = 0; k < t.size() && positive; ++k) {
     positive = t[k] > 0.0 && v[k] > 0.0;
-    log_t.push_back(std::log(t[k]));
-    log_v.push_back(std::log(v[k]));
+    log_t.push_back(dmath::log(t[k]));
+    log_v.push_back(dmath::log(v[k]));
   }
   const double exponent = positive ? fit_line(log_t, log_v)[1] : kNaN;
   return {affine[0], affine[1], exponent};

@@ -59,8 +59,8 @@ TEST(ChaplyginSleigh, CanonicalDataAsPrinted) {
     EXPECT_NEAR(sys.hamiltonian(q, p), 0.5 * p.dot(vref), 1e-12);
     S::MatCQ mu;
     sys.constraint(q, mu);
-    EXPECT_NEAR(mu(0, 0), -std::sin(q(2)), 1e-16);
-    EXPECT_NEAR(mu(0, 1), std::cos(q(2)), 1e-16);
+    EXPECT_NEAR(mu(0, 0), -std::sin(q(2)), 2.3e-16);  // 2 ulp: nhsim's sincos against glibc's
+    EXPECT_NEAR(mu(0, 1), std::cos(q(2)), 2.3e-16);
     EXPECT_EQ(mu(0, 2), 0.0);
     EXPECT_NEAR(sys.constraint_value(q, p), (mu * vref)(0), 1e-12);
     EXPECT_NEAR(sys.constraint_residual(q, p), std::abs((mu * vref)(0)), 1e-12);

@@ -14,6 +14,7 @@
 #include "custom/tape_compiler.hpp"
 #include "nhsim/custom/definition.hpp"
 #include "nhsim/custom/tape.hpp"
+#include "nhsim/dmath.hpp"
 #include "nhsim/spec_types.hpp"
 #include "test_support.hpp"
 
@@ -137,7 +138,8 @@ TEST(CustomExpression, ComplexEvaluationGivesTheComplexStepDerivative) {
 }
 
 /// The tape's instructions executed one by one, in the order compiled, at double or complex
-/// inputs: the reference semantics of custom::Tape::evaluate.
+/// inputs: the reference semantics of custom::Tape::evaluate (elementary functions:
+/// nhsim/dmath.hpp).
 template <class T>
 std::vector<T> run_compiled(const custom::Tape& tape, const T* in) {
   std::vector<T> r(in, in + tape.num_inputs());
@@ -165,22 +167,22 @@ std::vector<T> run_compiled(const custom::Tape& tape, const T* in) {
         r.push_back(-a);
         break;
       case TapeOp::kSin:
-        r.push_back(std::sin(a));
+        r.push_back(dmath::sin(a));
         break;
       case TapeOp::kCos:
-        r.push_back(std::cos(a));
+        r.push_back(dmath::cos(a));
         break;
       case TapeOp::kTan:
-        r.push_back(std::tan(a));
+        r.push_back(dmath::tan(a));
         break;
       case TapeOp::kExp:
-        r.push_back(std::exp(a));
+        r.push_back(dmath::exp(a));
         break;
       case TapeOp::kLog:
-        r.push_back(std::log(a));
+        r.push_back(dmath::log(a));
         break;
       case TapeOp::kSqrt:
-        r.push_back(std::sqrt(a));
+        r.push_back(dmath::sqrt(a));
         break;
       case TapeOp::kAbs:
         r.push_back(std::real(a) < 0.0 ? -a : a);
@@ -189,7 +191,7 @@ std::vector<T> run_compiled(const custom::Tape& tape, const T* in) {
         r.push_back(T(std::real(a) > 0.0 ? 1.0 : (std::real(a) < 0.0 ? -1.0 : 0.0)));
         break;
       case TapeOp::kPow:
-        r.push_back(std::pow(a, b));
+        r.push_back(dmath::pow(a, b));
         break;
     }
   }

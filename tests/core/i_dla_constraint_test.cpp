@@ -78,8 +78,8 @@ double variance_over_h4(int count, double h, const std::function<double(int)>& e
 // The evidence for `i_dla`'s choice. [Celledoni2019] Fig. 2 (bottom right) shows the scaled energy
 // variance of SI-DLA, I-DLA and SPARK "similar", "in accordance with the reference line"
 // 1e-4 t. At t = 1000, h = 0.1, over 200 states: the midpoint form is within 0.5-2x of si_dla and
-// spark2 and within 3x of the line (measured 0.257 against 0.249, 0.200 and the line's 0.1); the
-// node-momentum form is more than 3x all three and 5x the line (1.36).
+// spark2 and within 3x of the line (measured 0.249 against 0.257, 0.193 and the line's 0.1); the
+// node-momentum form is more than 3x all three and 5x the line (1.245).
 TEST(IDlaConstraint, OnlyTheMidpointFormHasTheVarianceOfSeed001Fig2) {
   const Sys sys(3);
   const double h = 0.1, t = 1000.0;

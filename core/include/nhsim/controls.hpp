@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/spec_types.hpp"
 
 namespace nhsim {
@@ -168,9 +169,9 @@ class ControlSignal {
       case K::kConstant:
         return spec_.value;
       case K::kSine:
-        return spec_.amplitude * std::sin(spec_.omega * t + spec_.phase);
+        return spec_.amplitude * dmath::sin(spec_.omega * t + spec_.phase);
       case K::kCosine:
-        return spec_.amplitude * std::cos(spec_.omega * t + spec_.phase);
+        return spec_.amplitude * dmath::cos(spec_.omega * t + spec_.phase);
       case K::kTable: {
         const auto& ts = spec_.times;
         const auto& vs = spec_.values;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/spec_types.hpp"
 
 namespace nhsim::custom {
@@ -183,7 +184,7 @@ class Parser {
       // when they were built, so they evaluate safely to doubles.
       const double b = constant_value(base), n = constant_value(expo);
       if (!std::isfinite(b) || !std::isfinite(n) || (b == 0.0 && n <= 0.0) ||
-          (b != 0.0 && std::abs(n) * std::abs(std::log2(std::abs(b))) > 1000.0)) {
+          (b != 0.0 && std::abs(n) * std::abs(dmath::log2(std::abs(b))) > 1000.0)) {
         fail(at, "a power of constants beyond double range");
       }
       return;
@@ -194,7 +195,7 @@ class Parser {
     if (b.is_zero() && !n.is_positive()) fail(at, "0 to a power <= 0");
     const double bd = std::abs(b.to_double()), nd = std::abs(n.to_double());
     if (!std::isfinite(bd) || !std::isfinite(nd) ||
-        (bd != 0.0 && nd * std::abs(std::log2(bd)) > 1000.0) ||
+        (bd != 0.0 && nd * std::abs(dmath::log2(bd)) > 1000.0) ||
         (n.is_integer() && nd > static_cast<double>(kMaxIntegerExponent))) {
       fail(at, "a power of numbers beyond double range or with an integer exponent beyond +-" +
                    std::to_string(kMaxIntegerExponent));

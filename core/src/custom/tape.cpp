@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "nhsim/dmath.hpp"
+
 namespace nhsim::custom {
 
 namespace {
@@ -73,13 +75,6 @@ void Tape::gather(const T* in, T* out) const {
 
 template <class T>
 void Tape::run(const T* in, T* out, T* r) const {
-  using std::cos;
-  using std::exp;
-  using std::log;
-  using std::pow;
-  using std::sin;
-  using std::sqrt;
-  using std::tan;
   for (int i = 0; i < num_inputs_; ++i) ::new (static_cast<void*>(r + i)) T(in[i]);
   T* w = r + num_inputs_;
   for (const double c : constants_) ::new (static_cast<void*>(w++)) T(c);
@@ -102,22 +97,22 @@ void Tape::run(const T* in, T* out, T* r) const {
         x = -r[s.a];
         break;
       case TapeOp::kSin:
-        x = sin(r[s.a]);
+        x = dmath::sin(r[s.a]);
         break;
       case TapeOp::kCos:
-        x = cos(r[s.a]);
+        x = dmath::cos(r[s.a]);
         break;
       case TapeOp::kTan:
-        x = tan(r[s.a]);
+        x = dmath::tan(r[s.a]);
         break;
       case TapeOp::kExp:
-        x = exp(r[s.a]);
+        x = dmath::exp(r[s.a]);
         break;
       case TapeOp::kLog:
-        x = log(r[s.a]);
+        x = dmath::log(r[s.a]);
         break;
       case TapeOp::kSqrt:
-        x = sqrt(r[s.a]);
+        x = dmath::sqrt(r[s.a]);
         break;
       case TapeOp::kAbs:
         x = abs_of(r[s.a]);
@@ -126,7 +121,7 @@ void Tape::run(const T* in, T* out, T* r) const {
         x = sign_of(r[s.a]);
         break;
       case TapeOp::kPow:
-        x = pow(r[s.a], r[s.b]);
+        x = dmath::pow(r[s.a], r[s.b]);
         break;
       case TapeOp::kConst:  // hoisted into constants_, never dispatched
         x = T(0.0);

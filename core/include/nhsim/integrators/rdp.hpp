@@ -43,6 +43,7 @@
 #include <cstdint>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/dmath.hpp"
 #include "nhsim/integrators/descriptors/rdp.hpp"
 #include "nhsim/integrators/se2.hpp"
 #include "nhsim/newton.hpp"
@@ -97,7 +98,7 @@ class RdpMethod {
     MatQX vb;
     velocity_basis(r_, vb);
     const VecQ body = mm_ * (vb * c);
-    const double ct = std::cos(th_), st = std::sin(th_);
+    const auto [st, ct] = dmath::sincos(th_);
     p = body;
     p(NR + 1) = ct * body(NR + 1) - st * body(NR + 2);
     p(NR + 2) = st * body(NR + 1) + ct * body(NR + 2);
@@ -129,9 +130,9 @@ class RdpMethod {
     velocity_and_momentum(x, xi, pl);
     const Eigen::Vector3d hxi = h_ * xi;
     const se2::Element g = R == Retraction::kExp ? se2::exp_map(hxi) : se2::cay_map(hxi);
-    const double ct = std::cos(th_), st2 = std::sin(th_);
-    gx_ += ct * g.tx - st2 * g.ty;
-    gy_ += st2 * g.tx + ct * g.ty;
+    const auto [sin_th, cos_th] = dmath::sincos(th_);
+    gx_ += cos_th * g.tx - sin_th * g.ty;
+    gy_ += sin_th * g.tx + cos_th * g.ty;
     th_ += g.angle;
     r_ += h_ * u;
     ++k_;
@@ -160,7 +161,7 @@ class RdpMethod {
 
   /// Canonical covector p -> body covector (p_r, p_theta, R(theta)^T (p_x, p_y)).
   void to_body(const VecQ& p, VecQ& body) const {
-    const double ct = std::cos(th_), st = std::sin(th_);
+    const auto [st, ct] = dmath::sincos(th_);
     body = p;
     body(NR + 1) = ct * p(NR + 1) + st * p(NR + 2);
     body(NR + 2) = -st * p(NR + 1) + ct * p(NR + 2);

@@ -19,6 +19,8 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "nhsim/dmath.hpp"
+
 namespace nhsim::se2 {
 
 /// [ad_v], 3 x 3 (App. B).
@@ -57,8 +59,9 @@ inline Element exp_map(const Eigen::Vector3d& v) {
     s1 = 1.0 - w2 / 6.0 + w2 * w2 / 120.0;
     c1 = w / 2.0 - w * w2 / 24.0;
   } else {
-    s1 = std::sin(w) / w;
-    c1 = (1.0 - std::cos(w)) / w;
+    const auto [s, c] = dmath::sincos(w);
+    s1 = s / w;
+    c1 = (1.0 - c) / w;
   }
   return {w, v(1) * s1 - v(2) * c1, v(1) * c1 + v(2) * s1};
 }
@@ -66,14 +69,14 @@ inline Element exp_map(const Eigen::Vector3d& v) {
 /// cay(v-hat) (App. B, rotation block corrected, see the file comment).
 inline Element cay_map(const Eigen::Vector3d& v) {
   const double w = v(0), d = 4.0 + w * w;
-  return {2.0 * std::atan(0.5 * w), (4.0 * v(1) - 2.0 * w * v(2)) / d,
+  return {2.0 * dmath::atan(0.5 * w), (4.0 * v(1) - 2.0 * w * v(2)) / d,
           (4.0 * v(2) + 2.0 * w * v(1)) / d};
 }
 
 /// The 3 x 3 homogeneous matrix of an element (eq. (41)).
 inline Eigen::Matrix3d matrix(const Element& g) {
   Eigen::Matrix3d m;
-  const double c = std::cos(g.angle), s = std::sin(g.angle);
+  const auto [s, c] = dmath::sincos(g.angle);
   m << c, -s, g.tx, s, c, g.ty, 0.0, 0.0, 1.0;
   return m;
 }

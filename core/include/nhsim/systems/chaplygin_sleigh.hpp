@@ -42,6 +42,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -97,7 +98,7 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// v = M(q)^-1 p (length 3) [m/s, m/s, rad/s], see the file comment.
   template <class VQ, class VP, class Out>
   void inv_mass_times(const VQ& q, const VP& p, Out& v) const {
-    const double s = std::sin(q(2)), c = std::cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
     const double p0 = p(0), p1 = p(1), p2 = p(2);
     const double w = (p2 + a_ * (s * p0 - c * p1)) / j_;
     v(0) = p0 / m_ + a_ * s * w;
@@ -108,7 +109,7 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// M(q) of §4.2 into mm (3 x 3), without heap memory (gonzalez_r evaluates it in its steps).
   template <class VQ, class Out>
   void mass_matrix(const VQ& q, Out& mm) const {
-    const double s = std::sin(q(2)), c = std::cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
     mm << m_, 0.0, -m_ * a_ * s, 0.0, m_, m_ * a_ * c, -m_ * a_ * s, m_ * a_ * c, i_;
   }
 
@@ -131,8 +132,9 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// Constraint one-form mu(q) = (-sin theta, cos theta, 0), 1 x 3.
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
-    mu(0, 0) = -std::sin(q(2));
-    mu(0, 1) = std::cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
+    mu(0, 0) = -s;
+    mu(0, 1) = c;
     mu(0, 2) = 0.0;
   }
 
@@ -140,7 +142,7 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// (-sin(theta) p1 + cos(theta) p2) / m - a theta'.
   template <class VQ, class VP>
   double constraint_value(const VQ& q, const VP& p) const {
-    const double s = std::sin(q(2)), c = std::cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
     const double w = (p(2) + a_ * (s * p(0) - c * p(1))) / j_;
     return (-s * p(0) + c * p(1)) / m_ - a_ * w;
   }
@@ -157,7 +159,7 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// sqrt(m). p of length 3, rho of length 2.
   template <class VQ, class VP, class Out>
   void to_reduced(const VQ& q, const VP& p, Out& rho) const {
-    const double s = std::sin(q(2)), c = std::cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
     const double p0 = p(0), p1 = p(1), p2 = p(2);
     rho(0) = p2 / si_;
     rho(1) = (c * p0 + s * p1) / sm_;
@@ -166,7 +168,7 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// p = M(q) X(q) rho (g_ab = identity), eq. (16a); satisfies the constraint up to round-off.
   template <class VQ, class VRho, class Out>
   void from_reduced(const VQ& q, const VRho& rho, Out& p) const {
-    const double s = std::sin(q(2)), c = std::cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
     const double r1 = rho(0), r2 = rho(1);
     const double k = m_ * a_ * r1 / si_;
     p(0) = -k * s + sm_ * c * r2;
@@ -190,7 +192,8 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   /// out = Pi(zeta) v with Pi(theta, rho1) as printed in §4.2; v of length 5.
   template <class VIn, class Out>
   void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
-    const double c = std::cos(zeta(2)) / sm_, s = std::sin(zeta(2)) / sm_;
+    const auto [sin_theta, cos_theta] = dmath::sincos(zeta(2));
+    const double c = cos_theta / sm_, s = sin_theta / sm_;
     const double k = c_ * zeta(3);
     const double v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
     out(0) = c * v4;

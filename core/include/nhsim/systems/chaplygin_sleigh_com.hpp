@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -94,26 +95,27 @@ class ChaplyginSleighCom : public CanonicalTypes<3, 1>, public ZeroPotential {
   /// gonzalez_r can take dmu/dq by the complex step.
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
-    using std::cos;
-    using std::sin;
     mu(0, 0) = a_;
-    mu(0, 1) = sin(q(0));
-    mu(0, 2) = -cos(q(0));
+    const auto [s, c] = dmath::sincos(q(0));
+    mu(0, 1) = s;
+    mu(0, 2) = -c;
   }
 
   /// d/dt mu(q(t)) for q' = v: sum_i dmu/dq^i v^i = (0, cos theta, sin theta) theta', 1 x 3.
   template <class VQ, class VV, class Out>
   void constraint_dot(const VQ& q, const VV& v, Out& dmu) const {
     dmu(0, 0) = 0.0;
-    dmu(0, 1) = std::cos(q(0)) * v(0);
-    dmu(0, 2) = std::sin(q(0)) * v(0);
+    const auto [s, c] = dmath::sincos(q(0));
+    dmu(0, 1) = c * v(0);
+    dmu(0, 2) = s * v(0);
   }
 
   /// mu(q) M^-1 p = a theta' + sin(theta) x' - cos(theta) y' [m/s], the sideways speed of the
   /// skate.
   template <class VQ, class VP>
   double constraint_value(const VQ& q, const VP& p) const {
-    return a_ * p(0) / i_ + (std::sin(q(0)) * p(1) - std::cos(q(0)) * p(2)) / m_;
+    const auto [s, c] = dmath::sincos(q(0));
+    return a_ * p(0) / i_ + (s * p(1) - c * p(2)) / m_;
   }
 
   /// |mu(q) M^-1 p| [m/s].
@@ -130,7 +132,7 @@ class ChaplyginSleighCom : public CanonicalTypes<3, 1>, public ZeroPotential {
   /// Observable k of observable_names(): x_s = x - a cos theta (k = 0), y_s = y - a sin theta.
   template <class VQ, class VP>
   double observable(int k, const VQ& q, const VP& /*p*/) const {
-    return k == 0 ? q(1) - a_ * std::cos(q(0)) : q(2) - a_ * std::sin(q(0));
+    return k == 0 ? q(1) - a_ * dmath::cos(q(0)) : q(2) - a_ * dmath::sin(q(0));
   }
 
   // ---- SE(2) structure for rdp ([Kobilarov2010] §5, §6.1) ----
@@ -152,7 +154,8 @@ class ChaplyginSleighCom : public CanonicalTypes<3, 1>, public ZeroPotential {
   /// omega [rad/s] and forward speed v [m/s]; the sideways speed is a omega (constraint).
   void state_from_velocities(double theta, double x, double y, double omega, double v, VecQ& q,
                              VecQ& p) const {
-    const double c = std::cos(theta), s = std::sin(theta), vp = a_ * omega;
+    const auto [s, c] = dmath::sincos(theta);
+    const double vp = a_ * omega;
     q << theta, x, y;
     p << i_ * omega, m_ * (c * v - s * vp), m_ * (s * v + c * vp);
   }

@@ -44,6 +44,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/holonomic.hpp"
 #include "nhsim/system_types.hpp"
 
@@ -288,7 +289,7 @@ class FourBar : public HolonomicTypes<30, 29, 29> {
   /// sin theta), d2 = (-sin theta, cos theta)) turning at theta' [1/s], the upper bars horizontal
   /// and translating with the tops of the lower bars. Rigid, consistent velocities: G M^-1 p = 0.
   void state_at(double theta, double theta_dot, VecQ& q, VecQ& p) const {
-    const double c = std::cos(theta), s = std::sin(theta);
+    const auto [s, c] = dmath::sincos(theta);
     VecQ v;
     for (int b = 0; b < 3; ++b) {
       const int o = 6 * b;

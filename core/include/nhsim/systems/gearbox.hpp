@@ -29,6 +29,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -53,18 +54,22 @@ class Gearbox : public CanonicalTypes<3, 1>, public IdentityMass {
   double a() const { return a_; }
   double b() const { return b_; }
 
-  /// V(q) = k/2 (q1^2 + q2^2) + a cos(q3) - b sin(2 q3), eq. (24b).
+  /// V(q) = k/2 (q1^2 + q2^2) + a cos(q3) - b sin(2 q3), eq. (24b), with sin(2 q3) = 2 s c from
+  /// one sincos (s = sin q3, c = cos q3).
   template <class VQ>
   double potential(const VQ& q) const {
-    return 0.5 * k_ * (q(0) * q(0) + q(1) * q(1)) + a_ * std::cos(q(2)) - b_ * std::sin(2.0 * q(2));
+    const auto [s, c] = dmath::sincos(q(2));
+    return 0.5 * k_ * (q(0) * q(0) + q(1) * q(1)) + a_ * c - b_ * (2.0 * s * c);
   }
 
-  /// grad V(q) = (k q1, k q2, -a sin(q3) - 2 b cos(2 q3)), length 3.
+  /// grad V(q) = (k q1, k q2, -a sin(q3) - 2 b cos(2 q3)), length 3, with cos(2 q3) =
+  /// (c - s) (c + s).
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
+    const auto [s, c] = dmath::sincos(q(2));
     g(0) = k_ * q(0);
     g(1) = k_ * q(1);
-    g(2) = -a_ * std::sin(q(2)) - 2.0 * b_ * std::cos(2.0 * q(2));
+    g(2) = -a_ * s - 2.0 * b_ * ((c - s) * (c + s));
   }
 
   /// H(q, p) = 1/2 |p|^2 + V(q) (the sign choice of the file comment).
@@ -77,14 +82,14 @@ class Gearbox : public CanonicalTypes<3, 1>, public IdentityMass {
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
     mu(0, 0) = 1.0;
-    mu(0, 1) = std::sin(q(2));
+    mu(0, 1) = dmath::sin(q(2));
     mu(0, 2) = 0.0;
   }
 
   /// mu(q) M^-1 p = p1 + sin(q3) p2, the constraint of §4.4.
   template <class VQ, class VP>
   double constraint_value(const VQ& q, const VP& p) const {
-    return p(0) + std::sin(q(2)) * p(1);
+    return p(0) + dmath::sin(q(2)) * p(1);
   }
 
   /// |p1 + sin(q3) p2|, the constraint error of Fig. 4 (right).

@@ -28,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/holonomic.hpp"
 #include "nhsim/system_types.hpp"
 
@@ -227,7 +228,7 @@ class GyroscopicTop : public HolonomicTypes<12, 9, 9> {
   /// omega_p [1/s] != 0, alpha0 [rad]. With the paper's data 135.607 (printed: 135.6).
   double steady_spin_rate(double alpha0, double omega_p) const {
     return m_ * grav_ * l_ / (j_[2] * omega_p) +
-           (j_[0] + m_ * l_ * l_ - j_[2]) / j_[2] * omega_p * std::cos(alpha0);
+           (j_[0] + m_ * l_ * l_ - j_[2]) / j_[2] * omega_p * dmath::cos(alpha0);
   }
 
   /// Canonical state of eq. (65)-(68): directors d_i = R0 e_i with R0 the rotation by alpha0
@@ -236,7 +237,7 @@ class GyroscopicTop : public HolonomicTypes<12, 9, 9> {
   /// d_i' = omega0 x d_i (eq. (68)), p = M q'. Rigid velocities: G(q) M^-1 p = 0 up to round-off.
   void steady_precession_state(double alpha0, double omega_p, double omega_s, VecQ& q,
                                VecQ& p) const {
-    const double c = std::cos(alpha0), s = std::sin(alpha0);
+    const auto [s, c] = dmath::sincos(alpha0);
     const Eigen::Vector3d d1(1.0, 0.0, 0.0), d2(0.0, c, s), d3(0.0, -s, c);
     const Eigen::Vector3d w = omega_p * Eigen::Vector3d::UnitZ() + omega_s * d3;
     q << l_ * d3, d1, d2, d3;

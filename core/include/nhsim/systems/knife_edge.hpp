@@ -43,6 +43,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -95,17 +96,17 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
   /// mu(q) = (sin phi, -(cos phi - eps), 0), 1 x 3 (q may be complex: complex step).
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
-    using std::cos;
-    using std::sin;
-    mu(0, 0) = sin(q(2));
-    mu(0, 1) = eps_ - cos(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
+    mu(0, 0) = s;
+    mu(0, 1) = eps_ - c;
     mu(0, 2) = 0.0;
   }
 
   /// mu(q) M^-1 p = sin(phi) x' - (cos(phi) - eps) y' [m/s].
   template <class VQ, class VP>
   double constraint_value(const VQ& q, const VP& p) const {
-    return std::sin(q(2)) * p(0) - (std::cos(q(2)) - eps_) * p(1);
+    const auto [s, c] = dmath::sincos(q(2));
+    return s * p(0) - (c - eps_) * p(1);
   }
 
   /// |sin(phi) x' - (cos(phi) - eps) y'| [m/s].
@@ -189,13 +190,15 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
   template <class VQ0, class VQ1, class Out>
   void mla_discrete_constraint(const VQ0& q0, const VQ1& q1, double h, Out& out) const {
     const double pb = 0.5 * (q0(2) + q1(2));
-    out(0) = (std::sin(pb) * (q1(0) - q0(0)) - (std::cos(pb) - eps_) * (q1(1) - q0(1))) / h;
+    const auto [sb, cb] = dmath::sincos(pb);
+    out(0) = (sb * (q1(0) - q0(0)) - (cb - eps_) * (q1(1) - q0(1))) / h;
   }
 
  private:
   /// (u1, u2) = ((cos phi - eps), sin phi) / r(phi): the (x, y) part of X1.
   void blade(double phi, double& u1, double& u2) const {
-    const double c = std::cos(phi) - eps_, s = std::sin(phi);
+    const auto [s, cos_phi] = dmath::sincos(phi);
+    const double c = cos_phi - eps_;
     const double r = std::sqrt(c * c + s * s);
     u1 = c / r;
     u2 = s / r;
@@ -205,7 +208,8 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
   void mla_legendre(const VQ0& q0, const VQ1& q1, double h, double sign, Out& out) const {
     const double dx = q1(0) - q0(0), dy = q1(1) - q0(1), dphi = q1(2) - q0(2);
     const double pb = 0.5 * (q0(2) + q1(2));
-    const double sb = std::sin(pb), cb = std::cos(pb), ce = cb - eps_;
+    const auto [sb, cb] = dmath::sincos(pb);
+    const double ce = cb - eps_;
     const double lam = -(dphi / (h * h) * (dx * cb + dy * sb) + 0.5 * sb) / (sb * sb + ce * ce);
     const double f = sign * 0.5 * h * lam;
     out(0) = dx / h + sign * 0.25 * h + f * sb;

@@ -40,6 +40,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -176,7 +177,7 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
     const double cab = a * b > 0.0 ? (1.0 + a * a + b * b) / (ca * cb + a * b) : ca * cb - a * b;
     const double w = (1.0 + cab) / (ca + cb);
     const double s = d * w;
-    const double asinhc = std::abs(s) < 1e-4 ? 1.0 - s * s / 6.0 : std::asinh(s) / s;
+    const double asinhc = std::abs(s) < 1e-4 ? 1.0 - s * s / 6.0 : dmath::asinh(s) / s;
     out(0) = x0 + k * t * w * asinhc;
     out(1) = a;
     out(2) = z0 + k * t * (a + b) / (ca + cb);
@@ -198,7 +199,7 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
       const double cab = a * b > 0.0 ? (1.0 + a * a + b * b) / (ca * cb + a * b) : ca * cb - a * b;
       const double w = (1.0 + cab) / (ca + cb);
       const double s = d * w;
-      const double asinhc = std::abs(s) < 1e-4 ? 1.0 - s * s / 6.0 : std::asinh(s) / s;
+      const double asinhc = std::abs(s) < 1e-4 ? 1.0 - s * s / 6.0 : dmath::asinh(s) / s;
       // (c_a - c_b) / asinh(s) = [d (a + b) / (c_a + c_b)] / [d w asinhc(s)]
       quot = (a + b) / ((ca + cb) * w * asinhc);
     }

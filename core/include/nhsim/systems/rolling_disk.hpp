@@ -26,6 +26,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -97,15 +98,17 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
     mu.setZero();
     mu(0, 0) = 1.0;
     mu(1, 1) = 1.0;
-    mu(0, 3) = -r_ * std::cos(q(2));
-    mu(1, 3) = -r_ * std::sin(q(2));
+    const auto [s, c] = dmath::sincos(q(2));
+    mu(0, 3) = -r_ * c;
+    mu(1, 3) = -r_ * s;
   }
 
   /// mu(q) M^-1 p (length 2) [m/s]: x1' - r phi' cos(theta), x2' - r phi' sin(theta).
   template <class VQ, class VP>
   VecC constraint_value(const VQ& q, const VP& p) const {
     const double phidot = p(3) / jp_;
-    return VecC(p(0) / m_ - r_ * phidot * std::cos(q(2)), p(1) / m_ - r_ * phidot * std::sin(q(2)));
+    const auto [s, c] = dmath::sincos(q(2));
+    return VecC(p(0) / m_ - r_ * phidot * c, p(1) / m_ - r_ * phidot * s);
   }
 
   /// max_alpha |mu^alpha(q) M^-1 p| [m/s].
@@ -119,7 +122,8 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
   /// rho = X(q)^T p, eq. (16b): rho1 = r cos(theta) p1 + r sin(theta) p2 + p4, rho2 = p3.
   template <class VQ, class VP, class Out>
   void to_reduced(const VQ& q, const VP& p, Out& rho) const {
-    rho(0) = r_ * (std::cos(q(2)) * p(0) + std::sin(q(2)) * p(1)) + p(3);
+    const auto [s, c] = dmath::sincos(q(2));
+    rho(0) = r_ * (c * p(0) + s * p(1)) + p(3);
     rho(1) = p(2);
   }
 
@@ -130,8 +134,9 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
   void from_reduced(const VQ& q, const VRho& rho, Out& p) const {
     const double y1 = rho(0) / i1_;
     const double y2 = rho(1) / jt_;
-    p(0) = m_ * r_ * std::cos(q(2)) * y1;
-    p(1) = m_ * r_ * std::sin(q(2)) * y1;
+    const auto [s, c] = dmath::sincos(q(2));
+    p(0) = m_ * r_ * c * y1;
+    p(1) = m_ * r_ * s * y1;
     p(2) = jt_ * y2;
     p(3) = jp_ * y1;
   }
@@ -152,7 +157,8 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
   /// out = Pi(zeta) v with Pi of the §2.2.1 example (eq. (8) with C_ab^c = 0); v of length 6.
   template <class VIn, class Out>
   void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
-    const double c = r_ * std::cos(zeta(2)), s = r_ * std::sin(zeta(2));
+    const auto [sin_theta, cos_theta] = dmath::sincos(zeta(2));
+    const double c = r_ * cos_theta, s = r_ * sin_theta;
     const double v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4), v5 = v(5);
     out(0) = c * v4;
     out(1) = s * v4;
@@ -190,12 +196,13 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
     } else if (std::abs(u) < 1e-4) {
       sinc = 1.0 - u * u / 6.0;
     } else {
-      sinc = std::sin(u) / u;
+      sinc = dmath::sin(u) / u;
     }
     const double thm = th + u;
     const double dx = r_ * v * t * sinc;
-    const double x1 = zeta(0) + dx * std::cos(thm);
-    const double x2 = zeta(1) + dx * std::sin(thm);
+    const auto [sin_thm, cos_thm] = dmath::sincos(thm);
+    const double x1 = zeta(0) + dx * cos_thm;
+    const double x2 = zeta(1) + dx * sin_thm;
     const double th1 = th + w * t;
     const double ph1 = zeta(3) + v * t;
     const double rho1 = zeta(4), rho2 = zeta(5);

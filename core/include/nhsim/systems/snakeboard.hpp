@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "nhsim/controls.hpp"
+#include "nhsim/dmath.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -123,32 +124,34 @@ class Snakeboard : public CanonicalTypes<5, 2>, public ZeroPotential {
   /// mu(q) of eq. (34), 2 x 5 (templated on the scalar for the complex step of gonzalez_r).
   template <class VQ, class Out>
   void constraint(const VQ& q, Out& mu) const {
-    using std::cos;
-    using std::sin;
     const auto phi = q(1), th = q(2);
+    const auto cos_phi = dmath::cos(phi);
+    const auto [sp, cp] = dmath::sincos(th + phi);
+    const auto [sm, cm] = dmath::sincos(th - phi);
     mu(0, 0) = 0.0;
     mu(0, 1) = 0.0;
-    mu(0, 2) = -l_ * cos(phi);
-    mu(0, 3) = -sin(th + phi);
-    mu(0, 4) = cos(th + phi);
+    mu(0, 2) = -l_ * cos_phi;
+    mu(0, 3) = -sp;
+    mu(0, 4) = cp;
     mu(1, 0) = 0.0;
     mu(1, 1) = 0.0;
-    mu(1, 2) = l_ * cos(phi);
-    mu(1, 3) = -sin(th - phi);
-    mu(1, 4) = cos(th - phi);
+    mu(1, 2) = l_ * cos_phi;
+    mu(1, 3) = -sm;
+    mu(1, 4) = cm;
   }
 
   /// d/dt mu(q(t)) for q' = v, 2 x 5.
   template <class VQ, class VV, class Out>
   void constraint_dot(const VQ& q, const VV& v, Out& dmu) const {
     const double phi = q(1), th = q(2), dphi = v(1), dth = v(2);
-    const double sp = std::sin(th + phi), cp = std::cos(th + phi);
-    const double sm = std::sin(th - phi), cm = std::cos(th - phi);
+    const auto [sp, cp] = dmath::sincos(th + phi);
+    const auto [sm, cm] = dmath::sincos(th - phi);
+    const double sin_phi = dmath::sin(phi);
     dmu.setZero();
-    dmu(0, 2) = l_ * std::sin(phi) * dphi;
+    dmu(0, 2) = l_ * sin_phi * dphi;
     dmu(0, 3) = -cp * (dth + dphi);
     dmu(0, 4) = -sp * (dth + dphi);
-    dmu(1, 2) = -l_ * std::sin(phi) * dphi;
+    dmu(1, 2) = -l_ * sin_phi * dphi;
     dmu(1, 3) = -cm * (dth - dphi);
     dmu(1, 4) = -sm * (dth - dphi);
   }
@@ -193,17 +196,17 @@ class Snakeboard : public CanonicalTypes<5, 2>, public ZeroPotential {
   /// A(r), 3 x 2, as printed in §6.2.
   template <class VR, class Out>
   void connection(const VR& r, Out& conn) const {
-    const double s = std::sin(r(1));
+    const double s = dmath::sin(r(1));
     conn.setZero();
     conn(0, 0) = i_ * s * s / (m_ * l_ * l_);
-    conn(1, 0) = -i_ * std::sin(2.0 * r(1)) / (2.0 * m_ * l_);
+    conn(1, 0) = -i_ * dmath::sin(2.0 * r(1)) / (2.0 * m_ * l_);
   }
 
   /// e1(r) = (sin 2 phi, -2 l cos^2 phi, 0), 3 x 1.
   template <class VR, class Out>
   void symmetry_basis(const VR& r, Out& e) const {
-    const double c = std::cos(r(1));
-    e(0, 0) = std::sin(2.0 * r(1));
+    const double c = dmath::cos(r(1));
+    e(0, 0) = dmath::sin(2.0 * r(1));
     e(1, 0) = -2.0 * l_ * c * c;
     e(2, 0) = 0.0;
   }
@@ -218,9 +221,9 @@ class Snakeboard : public CanonicalTypes<5, 2>, public ZeroPotential {
     MatSym e;
     connection(r, conn);
     symmetry_basis(r, e);
-    const double c = std::cos(phi);
+    const double c = dmath::cos(phi);
     const Eigen::Vector3d xi = e.col(0) * (p1 / (4.0 * m_ * l_ * l_ * c * c)) - conn * u;
-    const double ct = std::cos(theta), st = std::sin(theta);
+    const auto [st, ct] = dmath::sincos(theta);
     VecQ v;
     v << dpsi, dphi, xi(0), ct * xi(1) - st * xi(2), st * xi(1) + ct * xi(2);
     q << psi, phi, theta, x, y;
