@@ -149,14 +149,17 @@ TEST_F(SharingTest, TheQueueAlternatesBetweenIdentities) {
   });
   Client alice = as(kAliceToken);
   Client bob = as(kBobToken);
-  // Two long jobs of alice take both runners; then alice queues two more and bob one.
+  // Two long jobs of alice take both runners; then alice queues two more and bob one. (Bob
+  // submits only once both run: before, the queue would rightly give him the second runner.)
   std::vector<std::string> alice_jobs;
-  for (int k = 0; k < 4; ++k) alice_jobs.push_back(alice.submit(long_spec()).job_id());
-  const std::string bob_job = bob.submit(long_spec()).job_id();
+  for (int k = 0; k < 2; ++k) alice_jobs.push_back(alice.submit(long_spec()).job_id());
   for (int i = 0; i < 1000 && alice.get_job(alice_jobs[1]).state() != v1::RUNNING; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  ASSERT_EQ(alice.get_job(alice_jobs[0]).state(), v1::RUNNING);
   ASSERT_EQ(alice.get_job(alice_jobs[1]).state(), v1::RUNNING);
+  for (int k = 0; k < 2; ++k) alice_jobs.push_back(alice.submit(long_spec()).job_id());
+  const std::string bob_job = bob.submit(long_spec()).job_id();
   // One of alice's running jobs ends: the runner goes to bob, not to alice's older third job.
   alice.cancel(alice_jobs[0]);
   alice.watch(alice_jobs[0], nullptr);
