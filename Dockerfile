@@ -1,8 +1,10 @@
 # nhsimd in a container: built from Debian bookworm packages (scripts/install-deps), run as an
 # unprivileged user (uid 65534, "nobody"), gRPC on 50051 and Prometheus metrics on 9464.
 #   docker build -t nhsimd .            (or: podman build -t nhsimd .)
-#   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:9464:9464 nhsimd
-#   build/client/nhsim --server 127.0.0.1:50051 systems
+#   build/client/nhsim token $USER --append tokens > ~/.nhsim-token
+#   docker run --rm -p 127.0.0.1:50051:50051 -p 127.0.0.1:9464:9464 -v nhsim-store:/var/lib/nhsim \
+#     -v "$PWD/tokens:/run/secrets/nhsim-tokens:ro" nhsimd
+#   build/client/nhsim --server 127.0.0.1:50051 --token-file ~/.nhsim-token systems
 # The image also holds the nhsim CLI (/usr/local/bin/nhsim).
 # scripts/test-container builds this image, runs it, compares its demo result with a native
 # run and runs deploy/docker-compose.yml; run it after changing this file or deploy/.
