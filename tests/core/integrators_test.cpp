@@ -199,9 +199,10 @@ TEST(Integrators, NewtonFailureIsReportedNotHidden) {
   EXPECT_EQ(r.steps_done, 0);
 }
 
-// A system without a reduced form: the discrete gradient methods and rk4 must be refused
-// with the reason, si_dla (constant mass) still applies. CanonicalOnly is not in the catalogue,
-// so only the applicability rules (nhsim/integrators/registry.hpp) are asked about it.
+// A system without a reduced form: the discrete gradient methods must be refused with the
+// reason, si_dla (constant mass) still applies and rk4 runs on the canonical index-1 equations.
+// CanonicalOnly is not in the catalogue, so only the applicability rules
+// (nhsim/integrators/registry.hpp) are asked about it.
 struct CanonicalOnly : ChaoticQuartic<3> {
   static constexpr bool kHasReducedForm = false;
   using ChaoticQuartic<3>::ChaoticQuartic;
@@ -212,7 +213,7 @@ TEST(Integrators, RegistryRefusesPairsThatDoNotApply) {
   ASSERT_TRUE(why.has_value());
   EXPECT_EQ(*why, "gonzalez needs a reduced form on D* (adapted frame)");
   EXPECT_EQ(applicable_integrators<CanonicalOnly>(),
-            (std::vector<std::string>{"si_dla", "gonzalez_f", "i_dla", "gonzalez_r",
+            (std::vector<std::string>{"si_dla", "rk4", "gonzalez_f", "i_dla", "gonzalez_r",
                                       "gonzalez_r_fd", "spark2", "dla", "nh_rattle",
                                       "nh_rattle_projected", "rk2", "avf_f"}));
   // The same refusal through a catalogue model: the gearbox has no reduced form.

@@ -4,19 +4,20 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "nhsim/integrators/rk2.hpp"
+#include "nhsim/integrators/canonical_index1.hpp"
+#include "nhsim/stepper.hpp"
 #include "test_support.hpp"
 
 namespace nhsim::test {
 
 /// Reference solution for the [Kobilarov2010] systems (constant M, constraint_dot, controls): the
-/// classical RK4 on the canonical index-1 equations of `rk2` (Rk2Method::field) with step h,
+/// classical RK4 on the canonical index-1 equations of `rk2` (CanonicalIndex1Field) with step h,
 /// from `ic` at t = 0. Returns the canonical (q, p) after each of the n steps, stacked, the
 /// initial state first (n + 1 entries of length 2 nq).
 template <class S>
 std::vector<Eigen::VectorXd> rk4_canonical(const S& sys, const Ic& ic, double h, long long n,
                                            long long every = 1) {
-  Rk2Method<S> f(sys, h, NewtonSettings{});
+  CanonicalIndex1Field<S> field(sys);
   typename S::VecQ q = ic.q, p = ic.p, k1q, k1p, k2q, k2p, k3q, k3p, k4q, k4p;
   std::vector<Eigen::VectorXd> out;
   auto push = [&] {
@@ -27,10 +28,10 @@ std::vector<Eigen::VectorXd> rk4_canonical(const S& sys, const Ic& ic, double h,
   push();
   for (long long k = 0; k < n; ++k) {
     const double t = static_cast<double>(k) * h;
-    f.field(q, p, t, k1q, k1p);
-    f.field(q + 0.5 * h * k1q, p + 0.5 * h * k1p, t + 0.5 * h, k2q, k2p);
-    f.field(q + 0.5 * h * k2q, p + 0.5 * h * k2p, t + 0.5 * h, k3q, k3p);
-    f.field(q + h * k3q, p + h * k3p, t + h, k4q, k4p);
+    field(q, p, t, k1q, k1p);
+    field(q + 0.5 * h * k1q, p + 0.5 * h * k1p, t + 0.5 * h, k2q, k2p);
+    field(q + 0.5 * h * k2q, p + 0.5 * h * k2p, t + 0.5 * h, k3q, k3p);
+    field(q + h * k3q, p + h * k3p, t + h, k4q, k4p);
     q += (h / 6) * (k1q + 2 * k2q + 2 * k3q + k4q);
     p += (h / 6) * (k1p + 2 * k2p + 2 * k3p + k4p);
     if ((k + 1) % every == 0) push();

@@ -160,13 +160,32 @@ TEST(Snakeboard, ControlsAreTheTorquesOnTheShape) {
     ASSERT_TRUE(why.has_value()) << id;
     EXPECT_NE(why->find("control"), std::string::npos) << *why;
   }
-  for (const char* id : {"nh_rattle", "nh_rattle_projected", "rk2", "rdp_exp", "rdp_cay"}) {
-    EXPECT_FALSE(integrator_not_applicable<S>(id).has_value()) << id;
+  for (const char* id : {"nh_rattle", "nh_rattle_projected", "rk2", "rk4", "rdp_exp", "rdp_cay"}) {
+    EXPECT_FALSE(integrator_not_applicable<S>(id).has_value()) << *integrator_not_applicable<S>(id);
   }
 }
 
 constexpr double kT = 10.0;
 constexpr int kN = 128;
+
+// nhsim's rk4 on a system without a reduced form (the controlled snakeboard) is RK4 on rk2's
+// canonical index-1 equations: the same bits as the tests' own RK4 (rk4_reference.hpp), at every
+// step.
+TEST(Snakeboard, Rk4IsTheCanonicalRungeKuttaMethod) {
+  const S sys = fig4_board();
+  const test::Ic ic = fig4_ic(sys);
+  const double h = kT / kN;
+  const auto ref = test::rk4_canonical(sys, ic, h, kN);
+  auto st = test::make_stepper(sys, "rk4", h);
+  st->set_state(ic.q, ic.p);
+  Eigen::VectorXd q(5), p(5), z(10);
+  for (int k = 1; k <= kN; ++k) {
+    ASSERT_EQ(st->advance(1).status, StepStatus::kOk);
+    st->get_state(q, p);
+    z << q, p;
+    ASSERT_EQ(z, ref[static_cast<std::size_t>(k)]) << "step " << k;
+  }
+}
 
 TEST(Snakeboard, Fig4CoarseStepsAgainstFineReference) {
   const S sys = fig4_board();

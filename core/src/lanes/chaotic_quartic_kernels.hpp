@@ -227,7 +227,7 @@ inline void explicit_midpoint_field(const typename Lanes<W>::D* q, const typenam
   field(qm, pm, dq, dp);
 }
 
-/// rk2's vector field of W lanes, the canonical index-1 equations (Rk2Method::field with
+/// rk2's vector field of W lanes, the canonical index-1 equations (CanonicalIndex1Field with
 /// M = I, f = -grad V, mu(q) = (1, 0, 0, 0, w_1, w_2, w_3) and d mu / dt from constraint_dot):
 /// dq = p, lambda = -(mu_dot dq + mu f) / (mu mu^T), dp = f + mu^T lambda.
 template <int W>

@@ -1,10 +1,15 @@
-// `rk4`: the classical explicit fourth-order Runge-Kutta method on the reduced ODE
-// zeta' = Pi(zeta) grad H(zeta), [Celledoni2019] eq. (9). The non-geometric baseline: it keeps the
-// constraints exactly (the state lives on D*) but not the energy.
+// `rk4`: the classical explicit fourth-order Runge-Kutta method, the non-geometric baseline.
+//  * Rk4Method, on a system with a reduced form: the reduced ODE zeta' = Pi(zeta) grad H(zeta),
+//    [Celledoni2019] eq. (9). It keeps the constraints exactly (the state lives on D*) but not the
+//    energy.
+//  * Rk4CanonicalMethod, on a system without one (a user-defined system, the snakeboard, ...):
+//    the canonical index-1 equations of rk2 (nhsim/integrators/canonical_index1.hpp), so neither
+//    the energy nor the constraint is kept: the residual mu(q) M^-1 p drifts at O(h^4).
 #pragma once
 
 #include <cstdint>
 
+#include "nhsim/integrators/canonical_index1.hpp"
 #include "nhsim/integrators/descriptors/rk4.hpp"
 #include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
@@ -19,6 +24,7 @@ class Rk4Method {
   using VecZ = typename S::VecZ;
   static constexpr int NQ = S::NQ;
   static constexpr int NR = S::NR;
+  static_assert(!has_controls<S> && !has_loads<S>, "the reduced ODE has no term for forces");
 
   Rk4Method(const S& sys, double h, NewtonSettings /*unused*/)
       : sys_(sys),
@@ -65,6 +71,59 @@ class Rk4Method {
   const S& sys_;
   double h_;
   VecZ z_, k1_, k2_, k3_, k4_, t_, g_;
+};
+
+template <class S>
+class Rk4CanonicalMethod {
+ public:
+  using VecQ = typename NhTypes<S>::VecQ;
+  static_assert(!ReducedForm<S>, "a system with a reduced form runs Rk4Method");
+
+  Rk4CanonicalMethod(const S& sys, double h, NewtonSettings /*unused*/) : h_(h), field_(sys) {
+    for (VecQ* v : {&q_, &p_, &qs_, &ps_}) v->setZero(sys.nq());
+    for (int i = 0; i < 4; ++i) {
+      dq_[i].setZero(sys.nq());
+      dp_[i].setZero(sys.nq());
+    }
+  }
+
+  void set_canonical(const VecQ& q, const VecQ& p) {
+    q_ = q;
+    p_ = p;
+    k_ = 0;
+  }
+  void canonical(VecQ& q, VecQ& p) const {
+    q = q_;
+    p = p_;
+  }
+  bool state_finite() const { return all_finite(q_) && all_finite(p_); }
+  std::int64_t newton_iterations() const { return 0; }
+
+  /// Stages at t, t + h/2, t + h/2, t + h (t = k h, the time of the controls and loads).
+  StepStatus step(double& /*residual*/) {
+    const double t = static_cast<double>(k_) * h_;
+    field_(q_, p_, t, dq_[0], dp_[0]);
+    qs_ = q_ + (0.5 * h_) * dq_[0];
+    ps_ = p_ + (0.5 * h_) * dp_[0];
+    field_(qs_, ps_, t + 0.5 * h_, dq_[1], dp_[1]);
+    qs_ = q_ + (0.5 * h_) * dq_[1];
+    ps_ = p_ + (0.5 * h_) * dp_[1];
+    field_(qs_, ps_, t + 0.5 * h_, dq_[2], dp_[2]);
+    qs_ = q_ + h_ * dq_[2];
+    ps_ = p_ + h_ * dp_[2];
+    field_(qs_, ps_, t + h_, dq_[3], dp_[3]);
+    q_ += (h_ / 6.0) * (dq_[0] + 2.0 * dq_[1] + 2.0 * dq_[2] + dq_[3]);
+    p_ += (h_ / 6.0) * (dp_[0] + 2.0 * dp_[1] + 2.0 * dp_[2] + dp_[3]);
+    ++k_;
+    return StepStatus::kOk;
+  }
+
+ private:
+  double h_;
+  VecQ q_, p_;
+  std::int64_t k_ = 0;
+  VecQ qs_, ps_, dq_[4], dp_[4];  // stage state and slopes, sized once
+  CanonicalIndex1Field<S> field_;
 };
 
 }  // namespace nhsim
