@@ -153,6 +153,20 @@ TEST_F(CliTest, ErrorsExitNonZeroWithTheReason) {
   EXPECT_THAT(missing.err, HasSubstr("NOT_FOUND"));
 }
 
+// Issue 61 item 5: usage errors exit 1 (CLI11's own codes, 106 for a missing subcommand, were
+// outside the documented 0/1/2), and a mistyped command names the nearest one.
+TEST_F(CliTest, UsageErrorsExitOneAndSuggestTheCommand) {
+  const CliRun list = nhsim("list");
+  EXPECT_EQ(list.exit_code, 1);
+  EXPECT_THAT(list.err, HasSubstr("unknown command 'list'; did you mean 'jobs'?"));
+  const CliRun typo = nhsim("sumbit x.json");
+  EXPECT_EQ(typo.exit_code, 1);
+  EXPECT_THAT(typo.err, HasSubstr("did you mean 'submit'?"));
+  EXPECT_EQ(nhsim("").exit_code, 1);
+  EXPECT_EQ(nhsim("submit --no-such-flag x.json").exit_code, 1);
+  EXPECT_EQ(nhsim("--help").exit_code, 0);
+}
+
 // Issue 49: a 100 MB spec was refused by gRPC's size limit after its transfer, without naming
 // the size. The CLI refuses a request over --max-message-mb (nhsimd's default 64) before sending
 // it, naming its size and the limit; nothing reaches the server.
