@@ -39,7 +39,8 @@ std::unique_ptr<Stepper> make_stepper_for(const S& sys, const IntegratorChoice& 
 template <class S>
 std::unique_ptr<LaneStepper> make_lane_stepper_for(const S& sys, const IntegratorChoice& choice,
                                                    const LaneSettings& lanes) {
-  if constexpr (std::is_same_v<S, ChaoticQuartic<3>>) {
+  if constexpr (std::is_same_v<S, ChaoticQuartic<3>> ||
+                std::is_same_v<S, ChaoticQuartic<Eigen::Dynamic>>) {
     return make_chaotic_quartic_lanes(sys, choice, lanes);
   } else {
     (void)sys;

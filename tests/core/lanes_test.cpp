@@ -62,7 +62,8 @@ constexpr const char* kLaneMethods[] = {
 
 /// Lanes of `c` at setting `s`, and one scalar stepper per lane: lane l and scalar[l] both at the
 /// energy-shell state l of g (H = 3.06).
-void start_lanes(const ModelImpl<Sys>& model, const IntegratorChoice& c, const LaneSettings& s,
+template <class Model>
+void start_lanes(const Model& model, const IntegratorChoice& c, const LaneSettings& s,
                  std::uint64_t seed, std::unique_ptr<LaneStepper>& lanes,
                  std::vector<std::unique_ptr<Stepper>>& scalar) {
   lanes = model.make_lane_stepper(c, s);
@@ -85,8 +86,9 @@ void start_lanes(const ModelImpl<Sys>& model, const IntegratorChoice& c, const L
 /// Lane l's state is bit for bit scalar[l]'s.
 void expect_same_state(const LaneStepper& lanes, int l, const Stepper& scalar,
                        const std::string& where) {
-  Eigen::VectorXd q1(7), p1(7), q2(7), p2(7);
+  Eigen::VectorXd q1, p1;
   scalar.get_state(q1, p1);
+  Eigen::VectorXd q2(q1.size()), p2(p1.size());
   lanes.get_state(l, q2, p2);
   EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2)) << where << " lane " << l;
 }
@@ -117,6 +119,39 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
           lanes->energy_and_residual(l, e2, r2);
           EXPECT_EQ(std::memcmp(&e1, &e2, sizeof e1), 0);
           EXPECT_EQ(std::memcmp(&r1, &r2, sizeof r1), 0);
+        }
+      }
+    }
+  }
+}
+
+TEST(Lanes, TheMethodsOwnCodeInLanesIsTheScalarPathAtOtherSizes) {
+  // si_dla and rk4 at n = 2 and 5: the catalogue's dynamic-size system, stepped in lanes as the
+  // fixed-size one by the integrators' own code (core/src/lanes/method_lanes.hpp).
+  for (int n : {2, 5}) {
+    const ModelImpl<ChaoticQuartic<Eigen::Dynamic>> model{ChaoticQuartic<Eigen::Dynamic>(n)};
+    for (const char* id : {"si_dla", "rk4"}) {
+      IntegratorChoice c;
+      c.integrator = id;
+      c.h = 0.05;
+      for (const LaneSettings& s : forced_settings()) {
+        std::unique_ptr<LaneStepper> lanes;
+        std::vector<std::unique_ptr<Stepper>> scalar;
+        ASSERT_NO_FATAL_FAILURE(start_lanes(model, c, s, 13, lanes, scalar));
+        for (std::int64_t piece : {1, 7, 1000}) {
+          lanes->advance(piece);
+          for (int l = 0; l < s.width; ++l) {
+            ASSERT_EQ(scalar[l]->advance(piece).status, StepStatus::kOk);
+            ASSERT_EQ(lanes->result(l).status, StepStatus::kOk);
+            ASSERT_EQ(lanes->result(l).steps_done, piece);
+            const std::string where = "n = " + std::to_string(n) + " " + id + " " + name(s);
+            expect_same_state(*lanes, l, *scalar[l], where);
+            double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
+            scalar[l]->energy_and_residual(e1, r1);
+            lanes->energy_and_residual(l, e2, r2);
+            EXPECT_EQ(std::memcmp(&e1, &e2, sizeof e1), 0) << where;
+            EXPECT_EQ(std::memcmp(&r1, &r2, sizeof r1), 0) << where;
+          }
         }
       }
     }
@@ -165,8 +200,15 @@ TEST(Lanes, OnlyPairsWithKernelsHaveLanes) {
   }
   c.integrator = "rk4";
   EXPECT_EQ(model.make_lane_stepper(c, {LaneIsa::kOff, 0}), nullptr);
-  const ModelImpl<ChaoticQuartic<Eigen::Dynamic>> dynamic(ChaoticQuartic<Eigen::Dynamic>(3));
-  EXPECT_EQ(dynamic.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr);
+  // The dynamic-size system has lanes at n = 2 and 5 only (n = 3 is ChaoticQuartic<3>'s).
+  for (int n : {1, 3, 4, 6}) {
+    const ModelImpl<ChaoticQuartic<Eigen::Dynamic>> dynamic{ChaoticQuartic<Eigen::Dynamic>(n)};
+    EXPECT_EQ(dynamic.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr) << n;
+  }
+  const ModelImpl<ChaoticQuartic<Eigen::Dynamic>> n2(ChaoticQuartic<Eigen::Dynamic>(2));
+  EXPECT_NE(n2.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr);
+  c.integrator = "gonzalez";
+  EXPECT_EQ(n2.make_lane_stepper(c, {LaneIsa::kBaseline, 4}), nullptr);
 }
 
 /// examples/chaotic_variance.json ([Celledoni2019] Fig. 2, bottom right): 200 trajectories on the
@@ -227,6 +269,20 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
   // One thread and one block per lane batch boundary: the same bits again.
   test::expect_bit_identical(reference,
                              run_ensemble(lane_pairs, with_lanes({LaneIsa::kBaseline, 2}, 1)));
+}
+
+TEST(Lanes, EnsemblesAtOtherSizesAreBitIdenticalWithLanesOffAndAtEveryWidth) {
+  for (int n : {2, 5}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    EnsembleSpec s = variance_example(50.0, {"si_dla", "rk4"});
+    s.parameters = {{"n", n}};
+    const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
+    ASSERT_EQ(off.integrators[1].trajectories_ok, 200);
+    for (const LaneSettings& l : forced_settings()) {
+      SCOPED_TRACE(name(l));
+      test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
+    }
+  }
 }
 
 /// Spec s, with lanes off, fails some trajectories of every integrator and not all; with lanes at

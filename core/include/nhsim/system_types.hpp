@@ -11,9 +11,10 @@ namespace nhsim {
 /// R x C doubles with room for MR x MC (Eigen's MaxRows and MaxCols): a dynamic size with a
 /// fixed capacity is stored inline, without heap memory. With MR = R and MC = C this is
 /// Eigen::Matrix<double, R, C> itself (the same storage order Eigen picks by default).
-template <int R, int C, int MR = R, int MC = C>
+/// T is the scalar: double, or Lane<W> for W trajectories at once (nhsim/lane.hpp).
+template <int R, int C, int MR = R, int MC = C, class T = double>
 using CapacityMatrix =
-    Eigen::Matrix<double, R, C, (R == 1 && C != 1) ? Eigen::RowMajor : Eigen::ColMajor, MR, MC>;
+    Eigen::Matrix<T, R, C, (R == 1 && C != 1) ? Eigen::RowMajor : Eigen::ColMajor, MR, MC>;
 static_assert(std::is_same_v<CapacityMatrix<1, 3>, Eigen::Matrix<double, 1, 3>>);
 static_assert(std::is_same_v<CapacityMatrix<3, 1>, Eigen::Matrix<double, 3, 1>>);
 static_assert(std::is_same_v<CapacityMatrix<2, 4>, Eigen::Matrix<double, 2, 4>>);
@@ -54,12 +55,26 @@ constexpr int capacity_nc() {
   }
 }
 
+/// The scalar type of system S's vectors: S::Scalar where it declares one (OverLanes,
+/// nhsim/over_lanes.hpp), else double.
+template <class S>
+struct ScalarOf {
+  using type = double;
+};
+template <class S>
+requires requires { typename S::Scalar; }
+struct ScalarOf<S> {
+  using type = typename S::Scalar;
+};
+template <class S>
+using ScalarOfT = typename ScalarOf<S>::type;
+
 /// The integrators' matrices over a system's constraint algebra: nc x nc (mu M^-1 mu^T) and
-/// nq x nc (M^-1 mu^T), with the system's capacity.
+/// nq x nc (M^-1 mu^T), with the system's capacity and scalar.
 template <class S>
-using MatCOf = CapacityMatrix<S::NC, S::NC, capacity_nc<S>(), capacity_nc<S>()>;
+using MatCOf = CapacityMatrix<S::NC, S::NC, capacity_nc<S>(), capacity_nc<S>(), ScalarOfT<S>>;
 template <class S>
-using MatQCOf = CapacityMatrix<S::NQ, S::NC, capacity_nq<S>(), capacity_nc<S>()>;
+using MatQCOf = CapacityMatrix<S::NQ, S::NC, capacity_nq<S>(), capacity_nc<S>(), ScalarOfT<S>>;
 
 /// Canonical coordinates and a reduced form on D* ([Celledoni2019] §2): rho in R^NR, zeta = (q,
 /// rho) in R^NZ, NZ = NQ + NR.

@@ -18,6 +18,13 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings);
 
+/// Lanes of `choice` on the dynamic-size system at n = 2 and 5 (si_dla, rk4: the integrators' own
+/// code over lanes, chaotic_quartic_method_lanes.cpp), as make_chaotic_quartic_lanes at n = 3;
+/// nullptr for another n or integrator.
+std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<Eigen::Dynamic>& sys,
+                                                        const IntegratorChoice& choice,
+                                                        const LaneSettings& settings);
+
 /// Lanes of the discrete gradient method `choice` (gonzalez, avf, midpoint or itoh_abe; nullptr
 /// for another) on `sys`: `width` lanes stepped by `kernel` (the method's, of that width), and
 /// scalar steppers of the same choice for the steps a lane's kernel hands back

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lane_block.hpp"
 #include "nhsim/lane_settings.hpp"
 
 namespace nhsim {
@@ -50,6 +51,8 @@ LaneSettings parse(const std::string& text) {
 }
 
 }  // namespace
+
+lanes::LaneBlock::~LaneBlock() = default;  // the key function: the vtable lives here
 
 const char* lane_isa_name(LaneIsa isa) {
   switch (isa) {

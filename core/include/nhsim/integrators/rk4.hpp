@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 
 #include "nhsim/integrators/canonical_index1.hpp"
 #include "nhsim/integrators/descriptors/rk4.hpp"
@@ -41,6 +42,9 @@ class Rk4Method {
   void canonical(VecQ& q, VecQ& p) const { canonical_from_zeta(sys_, z_, q, p); }
   bool state_finite() const { return all_finite(z_); }
   std::int64_t newton_iterations() const { return 0; }
+  /// The state zeta, for lanes to gather and scatter (core/src/lanes/method_lanes.hpp).
+  auto state() { return std::tie(z_); }
+  auto state() const { return std::tie(z_); }
 
   StepStatus step(double& /*residual*/) {
     if constexpr (S::NZ == Eigen::Dynamic) {

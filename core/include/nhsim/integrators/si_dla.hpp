@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <tuple>
 
 #include "nhsim/integrators/descriptors/si_dla.hpp"
 #include "nhsim/stepper.hpp"
@@ -54,6 +55,11 @@ inline constexpr bool kSiDlaConstraintAffine<NonholonomicParticle> = true;
 /// [-r cos(theta) / J_phi, -r sin(theta) / J_phi]] has a zero theta row.
 template <>
 inline constexpr bool kSiDlaConstraintAffine<RollingDisk> = true;
+
+/// A system over lanes (nhsim/over_lanes.hpp) is affine where its scalar system is.
+template <class S>
+requires requires { typename S::System; }
+inline constexpr bool kSiDlaConstraintAffine<S> = kSiDlaConstraintAffine<typename S::System>;
 
 /// A system whose mu(q) is known only at run time (a user-defined system,
 /// nhsim/systems/custom_system.hpp) tells whether the same holds through
@@ -99,6 +105,9 @@ class SiDlaMethod {
   }
   bool state_finite() const { return all_finite(q_) && all_finite(p_); }
   std::int64_t newton_iterations() const { return iterations_; }
+  /// The state (q, p), for lanes to gather and scatter (core/src/lanes/method_lanes.hpp).
+  auto state() { return std::tie(q_, p_); }
+  auto state() const { return std::tie(q_, p_); }
 
   StepStatus step(double& residual_out) {
     if constexpr (S::NQ == Eigen::Dynamic) {

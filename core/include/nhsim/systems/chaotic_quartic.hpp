@@ -83,14 +83,15 @@ class ChaoticQuartic : public IdentityMass {
   /// dV/dq (length nq).
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
+    using T = typename VQ::Scalar;
     g(0) = q(0);
     for (int i = 0; i < n(); ++i) {
-      const double wi = q(w(i)), zi = q(z(i));
+      const T wi = q(w(i)), zi = q(z(i));
       g(w(i)) = wi + wi * zi * zi;
       g(z(i)) = zi + wi * wi * zi;
     }
     if (n() >= 2) {
-      const double z1 = q(z(0)), z2 = q(z(1));
+      const T z1 = q(z(0)), z2 = q(z(1));
       g(z(0)) += z1 * z2 * z2;
       g(z(1)) += z1 * z1 * z2;
     }
@@ -118,8 +119,8 @@ class ChaoticQuartic : public IdentityMass {
 
   /// mu(q) M^-1 p = p_x + sum_i w_i p_{z_i} (the constraint eq. (6d)).
   template <class VQ, class VP>
-  double constraint_value(const VQ& q, const VP& p) const {
-    double c = p(0);
+  typename VP::Scalar constraint_value(const VQ& q, const VP& p) const {
+    typename VP::Scalar c = p(0);
     for (int i = 0; i < n(); ++i) c += q(w(i)) * p(z(i));
     return c;
   }
@@ -180,46 +181,74 @@ class ChaoticQuartic : public IdentityMass {
   }
 
   /// grad H(zeta), eq. (21) with the z-rows corrected (see the file comment).
-  template <class Out>
-  void reduced_gradient(const VecZ& zeta, Out& g) const {
+  template <class VZ, class Out>
+  void reduced_gradient(const VZ& zeta, Out& g) const {
+    reduced_gradient_at(zeta, zeta_kappa(zeta), g);
+  }
+
+  /// out = Pi(zeta) v, eq. (8)/(21); Pi is evaluated at `zeta`, v has length nz.
+  template <class VZ, class VIn, class Out>
+  void apply_pi(const VZ& zeta, const VIn& v, Out& out) const {
+    apply_pi_at(zeta, zeta_kappa(zeta), v, out);
+  }
+
+  /// f(zeta) = Pi(zeta) grad H(zeta), the reduced vector field eq. (9); kappa computed once.
+  template <class VZ, class Out>
+  void reduced_rhs(const VZ& zeta, VZ& grad_ws, Out& out) const {
+    const typename VZ::Scalar k = zeta_kappa(zeta);
+    reduced_gradient_at(zeta, k, grad_ws);
+    apply_pi_at(zeta, k, grad_ws, out);
+  }
+
+  int w(int i) const { return 1 + i; }
+  int z(int i) const { return 1 + n() + i; }
+
+ private:
+  /// kappa = w.eta / (1 + |w|^2) of zeta = (q, rho).
+  template <class VZ>
+  typename VZ::Scalar zeta_kappa(const VZ& zeta) const {
+    using T = typename VZ::Scalar;
     const int o = nq();
-    double we = 0.0, ww = 0.0;
+    T we = 0.0, ww = 0.0;
     for (int i = 0; i < n(); ++i) {
-      we += zeta(w(i)) * zeta(o + n() + i);
-      ww += zeta(w(i)) * zeta(w(i));
+      const T wi = zeta(w(i));
+      we += wi * zeta(o + n() + i);
+      ww += wi * wi;
     }
-    const double k = we / (1.0 + ww);
+    return we / (1.0 + ww);
+  }
+
+  /// grad H(zeta) given kappa k of zeta.
+  template <class VZ, class Out>
+  void reduced_gradient_at(const VZ& zeta, const typename VZ::Scalar& k, Out& g) const {
+    using T = typename VZ::Scalar;
+    const int o = nq();
     g(0) = zeta(0);
     for (int i = 0; i < n(); ++i) {
-      const double wi = zeta(w(i)), zi = zeta(z(i)), eta = zeta(o + n() + i);
+      const T wi = zeta(w(i)), zi = zeta(z(i)), eta = zeta(o + n() + i);
       g(w(i)) = wi + wi * zi * zi - k * eta + k * k * wi;
       g(z(i)) = zi + wi * wi * zi;
       g(o + i) = zeta(o + i);
       g(o + n() + i) = eta - k * wi;
     }
     if (n() >= 2) {
-      const double z1 = zeta(z(0)), z2 = zeta(z(1));
+      const T z1 = zeta(z(0)), z2 = zeta(z(1));
       g(z(0)) += z1 * z2 * z2;
       g(z(1)) += z1 * z1 * z2;
     }
   }
 
-  /// out = Pi(zeta) v, eq. (8)/(21); Pi is evaluated at `zeta`, v has length nz.
-  template <class VIn, class Out>
-  void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
+  /// Pi(zeta) v given kappa k of zeta.
+  template <class VZ, class VIn, class Out>
+  void apply_pi_at(const VZ& zeta, const typename VZ::Scalar& k, const VIn& v, Out& out) const {
+    using T = typename VZ::Scalar;
     const int o = nq();
-    double we = 0.0, ww = 0.0, wve = 0.0;
-    for (int i = 0; i < n(); ++i) {
-      const double wi = zeta(w(i));
-      we += wi * zeta(o + n() + i);
-      ww += wi * wi;
-      wve += wi * v(o + n() + i);
-    }
-    const double k = we / (1.0 + ww);
+    T wve = 0.0;
+    for (int i = 0; i < n(); ++i) wve += zeta(w(i)) * v(o + n() + i);
     out(0) = wve;
-    const double vx = v(0);
+    const T vx = v(0);
     for (int i = 0; i < n(); ++i) {
-      const double vxi = v(o + i), veta = v(o + n() + i);
+      const T vxi = v(o + i), veta = v(o + n() + i);
       out(w(i)) = vxi;
       out(z(i)) = -veta;
       out(o + i) = -v(w(i)) - k * veta;
@@ -227,17 +256,6 @@ class ChaoticQuartic : public IdentityMass {
     }
   }
 
-  /// f(zeta) = Pi(zeta) grad H(zeta), the reduced vector field eq. (9).
-  template <class Out>
-  void reduced_rhs(const VecZ& zeta, VecZ& grad_ws, Out& out) const {
-    reduced_gradient(zeta, grad_ws);
-    apply_pi(zeta, grad_ws, out);
-  }
-
-  int w(int i) const { return 1 + i; }
-  int z(int i) const { return 1 + n() + i; }
-
- private:
   int n_;
 };
 
