@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "lanes/chaotic_quartic_lanes.hpp"
+#include "lanes/lane_block.hpp"
+#include "lanes/method_lane_steppers.hpp"
 #include "nhsim/integrators/registry.hpp"
 #include "nhsim/stepper_factory.hpp"
 #include "nhsim/systems/custom_system.hpp"
@@ -42,6 +44,8 @@ std::unique_ptr<LaneStepper> make_lane_stepper_for(const S& sys, const Integrato
   if constexpr (std::is_same_v<S, ChaoticQuartic<3>> ||
                 std::is_same_v<S, ChaoticQuartic<Eigen::Dynamic>>) {
     return make_chaotic_quartic_lanes(sys, choice, lanes);
+  } else if constexpr (lanes::kHasMethodLanes<S>) {
+    return make_method_lanes(sys, choice, lanes);
   } else {
     (void)sys;
     (void)choice;

@@ -17,6 +17,7 @@
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
+#include "nhsim/model.hpp"
 #include "nhsim/model_impl.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "result_compare.hpp"
@@ -278,6 +279,46 @@ TEST(Lanes, EnsemblesAtOtherSizesAreBitIdenticalWithLanesOffAndAtEveryWidth) {
     s.parameters = {{"n", n}};
     const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
     ASSERT_EQ(off.integrators[1].trajectories_ok, 200);
+    for (const LaneSettings& l : forced_settings()) {
+      SCOPED_TRACE(name(l));
+      test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
+    }
+  }
+}
+
+TEST(Lanes, EveryPairWithTheMethodsOwnCodeInLanesIsTheScalarPath) {
+  // Each catalogue system besides the chaotic quartic whose si_dla or rk4 runs in lanes
+  // (lanes::MethodLaneSystems), its default parameters, 64 energy-shell states: bit-identical
+  // with lanes off and at every width of every instruction set this CPU runs, and lanes exist.
+  struct Case {
+    const char* system;
+    double energy;
+    std::vector<std::string> integrators;
+  };
+  const std::vector<Case> cases = {{"nonholonomic_particle", 1.0, {"si_dla", "rk4"}},
+                                   {"knife_edge", 1.0, {"si_dla", "rk4"}},
+                                   {"gearbox", 2.0, {"si_dla"}},
+                                   {"chaplygin_sleigh", 1.0, {"rk4"}},
+                                   {"suslov", 0.5, {"rk4"}},
+                                   {"rolling_disk", 1.0, {"rk4"}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.system);
+    EnsembleSpec s = variance_example(20.0, c.integrators);
+    s.system = c.system;
+    s.parameters.clear();
+    s.initial_conditions = EnergyShellGenerator{c.energy, 20261122, 64, 0.5, 10000};
+    s.outputs.sampled.indices = {0, 5, 9, 63};
+    const SystemEntry* entry = find_system(c.system);
+    ASSERT_NE(entry, nullptr);
+    const std::unique_ptr<SystemModel> model = entry->make(complete_parameters(*entry, {}));
+    for (const IntegratorChoice& choice : s.integrators) {
+      EXPECT_NE(model->make_lane_stepper(choice, {LaneIsa::kBaseline, 2}), nullptr)
+          << choice.integrator;
+    }
+    const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
+    for (const IntegratorResult& r : off.integrators) {
+      EXPECT_EQ(r.trajectories_ok, 64) << r.choice.integrator;
+    }
     for (const LaneSettings& l : forced_settings()) {
       SCOPED_TRACE(name(l));
       test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));

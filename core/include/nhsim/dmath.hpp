@@ -65,3 +65,25 @@ Complex sqrt(const Complex& z) noexcept;
 Complex pow(const Complex& z, const Complex& w) noexcept;
 
 }  // namespace nhsim::dmath
+
+namespace nhsim {
+template <int W, class Isa>
+struct Lane;  // nhsim/lane.hpp
+}  // namespace nhsim
+
+namespace nhsim::dmath {
+
+/// The functions above of W lanes at once (nhsim/lane.hpp), each lane bitwise the scalar
+/// function's value: SLEEF's consistent (cinz) vector functions of the lanes' instruction set,
+/// which give the bits of the scalar ones. Defined in core/src/lanes/lane_math.hpp, for the lane
+/// units only (not noexcept: a terminate handler would be code shared across the units).
+template <int W, class Isa>
+Lane<W, Isa> sin(const Lane<W, Isa>& x);
+template <int W, class Isa>
+Lane<W, Isa> cos(const Lane<W, Isa>& x);
+template <int W, class Isa>
+SinCos<Lane<W, Isa>> sincos(const Lane<W, Isa>& x);
+template <int W, class Isa>
+Lane<W, Isa> sqrt(const Lane<W, Isa>& x);
+
+}  // namespace nhsim::dmath

@@ -5,11 +5,45 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
+#include <type_traits>
+
+#include "nhsim/integrators/si_dla.hpp"
+#include "nhsim/system_concepts.hpp"
+#include "nhsim/systems/chaotic_quartic.hpp"
+#include "nhsim/systems/chaplygin_sleigh.hpp"
+#include "nhsim/systems/gearbox.hpp"
+#include "nhsim/systems/knife_edge.hpp"
+#include "nhsim/systems/nonholonomic_particle.hpp"
+#include "nhsim/systems/rolling_disk.hpp"
+#include "nhsim/systems/suslov.hpp"
 
 namespace nhsim::lanes {
 
 /// The integrators whose own code steps lanes.
 enum class LaneMethodId { kSiDla, kRk4 };
+
+/// The system types with lanes from the integrators' own code (the chaotic quartic's n = 2 and 5
+/// step the catalogue's dynamic-size system).
+using MethodLaneSystems = std::tuple<ChaoticQuartic<2>, ChaoticQuartic<5>, NonholonomicParticle,
+                                     KnifeEdge, Gearbox, ChaplyginSleigh, Suslov, RollingDisk>;
+
+template <class S, class Systems>
+struct InTuple;
+template <class S, class... Systems>
+struct InTuple<S, std::tuple<Systems...>>
+    : std::bool_constant<(std::is_same_v<S, Systems> || ...)> {};
+template <class S>
+inline constexpr bool kHasMethodLanes = InTuple<S, MethodLaneSystems>::value;
+
+/// si_dla in lanes: its steps take no branch on the state where one linear solve is exact
+/// (kSiDlaConstraintAffine), of one constraint, with M = I (so that no sum runs in Eigen's own,
+/// packet, order on the scalar path).
+template <class S>
+inline constexpr bool kSiDlaLanes = kSiDlaConstraintAffine<S>&& S::NC == 1 && S::kIdentityMass;
+/// rk4 in lanes: on the reduced ODE (Rk4Method), explicit and branch-free.
+template <class S>
+inline constexpr bool kRk4Lanes = ReducedForm<S>;
 
 class LaneBlock {
  public:
@@ -21,9 +55,9 @@ class LaneBlock {
   virtual void advance(std::int64_t k) = 0;
 };
 
-/// A new block of `width` (2, 4, 8) lanes of `method` with step h on system `sys` (a copy is
-/// kept), stepping in instruction set Isa; defined in method_kernels_<isa>.cpp for each system
-/// type of MethodLaneSystems (method_block.hpp).
+/// A new block of `width` (2, 4, 8) lanes of `method` (kSiDlaLanes, kRk4Lanes) with step h on
+/// system `sys` (a copy is kept), stepping in instruction set Isa; defined in
+/// method_kernels_<isa>.cpp for each system type of MethodLaneSystems.
 template <class Isa, class S>
 LaneBlock* make_lane_block(const S& sys, LaneMethodId method, int width, double h);
 

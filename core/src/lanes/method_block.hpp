@@ -9,15 +9,12 @@
 #include <tuple>
 
 #include "lane_block.hpp"
+#include "lane_math.hpp"
 #include "nhsim/integrators/rk4.hpp"
 #include "nhsim/integrators/si_dla.hpp"
 #include "nhsim/over_lanes.hpp"
-#include "nhsim/systems/chaotic_quartic.hpp"
 
 namespace nhsim::lanes {
-
-/// The system types with lanes from the integrators' own code.
-using MethodLaneSystems = std::tuple<ChaoticQuartic<2>, ChaoticQuartic<5>>;
 
 template <class S, template <class> class Method, int W, class Isa>
 class MethodBlock final : public LaneBlock {
@@ -62,8 +59,13 @@ LaneBlock* make_block_of(const S& sys, int width, double h) {
 
 template <class Isa, class S>
 LaneBlock* make_lane_block(const S& sys, LaneMethodId method, int width, double h) {
-  if (method == LaneMethodId::kSiDla) return make_block_of<S, SiDlaMethod, Isa>(sys, width, h);
-  return make_block_of<S, Rk4Method, Isa>(sys, width, h);
+  if constexpr (kSiDlaLanes<S>) {
+    if (method == LaneMethodId::kSiDla) return make_block_of<S, SiDlaMethod, Isa>(sys, width, h);
+  }
+  if constexpr (kRk4Lanes<S>) {
+    if (method == LaneMethodId::kRk4) return make_block_of<S, Rk4Method, Isa>(sys, width, h);
+  }
+  return nullptr;
 }
 
 /// Compiles make_lane_block<Isa, S> for every S of Systems (a std::tuple) in the unit that

@@ -182,20 +182,21 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   }
 
   /// grad H(zeta) = (0, 0, 0, rho1, rho2) (§4.2).
-  template <class Out>
-  void reduced_gradient(const VecZ& zeta, Out& g) const {
+  template <class VZ, class Out>
+  void reduced_gradient(const VZ& zeta, Out& g) const {
     g.setZero();
     g(3) = zeta(3);
     g(4) = zeta(4);
   }
 
   /// out = Pi(zeta) v with Pi(theta, rho1) as printed in §4.2; v of length 5.
-  template <class VIn, class Out>
-  void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
+  template <class VZ, class VIn, class Out>
+  void apply_pi(const VZ& zeta, const VIn& v, Out& out) const {
+    using T = typename VZ::Scalar;
     const auto [sin_theta, cos_theta] = dmath::sincos(zeta(2));
-    const double c = cos_theta / sm_, s = sin_theta / sm_;
-    const double k = c_ * zeta(3);
-    const double v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
+    const T c = cos_theta / sm_, s = sin_theta / sm_;
+    const T k = c_ * zeta(3);
+    const T v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
     out(0) = c * v4;
     out(1) = s * v4;
     out(2) = v3 / si_;
@@ -205,8 +206,8 @@ class ChaplyginSleigh : public ReducedTypes<3, 1, 2>, public ZeroPotential {
 
   /// f(zeta) = Pi(zeta) grad H(zeta), the reduced vector field eq. (9): the position equations
   /// of §4.2 and eq. (22).
-  template <class Out>
-  void reduced_rhs(const VecZ& zeta, VecZ& grad_ws, Out& out) const {
+  template <class VZ, class Out>
+  void reduced_rhs(const VZ& zeta, VZ& grad_ws, Out& out) const {
     reduced_gradient(zeta, grad_ws);
     apply_pi(zeta, grad_ws, out);
   }

@@ -88,7 +88,7 @@ class Gearbox : public CanonicalTypes<3, 1>, public IdentityMass {
 
   /// mu(q) M^-1 p = p1 + sin(q3) p2, the constraint of §4.4.
   template <class VQ, class VP>
-  double constraint_value(const VQ& q, const VP& p) const {
+  typename VP::Scalar constraint_value(const VQ& q, const VP& p) const {
     return p(0) + dmath::sin(q(2)) * p(1);
   }
 

@@ -104,7 +104,7 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
 
   /// mu(q) M^-1 p = sin(phi) x' - (cos(phi) - eps) y' [m/s].
   template <class VQ, class VP>
-  double constraint_value(const VQ& q, const VP& p) const {
+  typename VP::Scalar constraint_value(const VQ& q, const VP& p) const {
     const auto [s, c] = dmath::sincos(q(2));
     return s * p(0) - (c - eps_) * p(1);
   }
@@ -144,8 +144,8 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
   }
 
   /// grad H(zeta) = (-1/2, 0, 0, rho1, rho2).
-  template <class Out>
-  void reduced_gradient(const VecZ& zeta, Out& g) const {
+  template <class VZ, class Out>
+  void reduced_gradient(const VZ& zeta, Out& g) const {
     g.setZero();
     g(0) = -0.5;
     g(3) = zeta(3);
@@ -153,11 +153,12 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
   }
 
   /// out = Pi(zeta) v, Pi = [[0, X], [-X^T, 0]]; v of length 5.
-  template <class VIn, class Out>
-  void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
-    double u1, u2;
+  template <class VZ, class VIn, class Out>
+  void apply_pi(const VZ& zeta, const VIn& v, Out& out) const {
+    using T = typename VZ::Scalar;
+    T u1, u2;
     blade(zeta(2), u1, u2);
-    const double v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
+    const T v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
     out(0) = u1 * v3;
     out(1) = u2 * v3;
     out(2) = v4;
@@ -166,8 +167,8 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
   }
 
   /// f(zeta) = Pi(zeta) grad H(zeta).
-  template <class Out>
-  void reduced_rhs(const VecZ& zeta, VecZ& grad_ws, Out& out) const {
+  template <class VZ, class Out>
+  void reduced_rhs(const VZ& zeta, VZ& grad_ws, Out& out) const {
     reduced_gradient(zeta, grad_ws);
     apply_pi(zeta, grad_ws, out);
   }
@@ -196,10 +197,11 @@ class KnifeEdge : public ReducedTypes<3, 1, 2>, public IdentityMass {
 
  private:
   /// (u1, u2) = ((cos phi - eps), sin phi) / r(phi): the (x, y) part of X1.
-  void blade(double phi, double& u1, double& u2) const {
+  template <class T>
+  void blade(const T& phi, T& u1, T& u2) const {
     const auto [s, cos_phi] = dmath::sincos(phi);
-    const double c = cos_phi - eps_;
-    const double r = std::sqrt(c * c + s * s);
+    const T c = cos_phi - eps_;
+    const T r = dmath::sqrt(c * c + s * s);
     u1 = c / r;
     u2 = s / r;
   }

@@ -81,7 +81,7 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
 
   /// mu(q) M^-1 p = z' - y x' [m/s].
   template <class VQ, class VP>
-  double constraint_value(const VQ& q, const VP& p) const {
+  typename VP::Scalar constraint_value(const VQ& q, const VP& p) const {
     return p(2) - q(1) * p(0);
   }
 
@@ -118,10 +118,11 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
   }
 
   /// grad H(zeta) = (0, -y rho1^2 / (1 + y^2)^2, 0, rho1 / (1 + y^2), rho2).
-  template <class Out>
-  void reduced_gradient(const VecZ& zeta, Out& g) const {
-    const double y = zeta(1), s = 1.0 / (1.0 + y * y);
-    const double u = zeta(3) * s;
+  template <class VZ, class Out>
+  void reduced_gradient(const VZ& zeta, Out& g) const {
+    using T = typename VZ::Scalar;
+    const T y = zeta(1), s = 1.0 / (1.0 + y * y);
+    const T u = zeta(3) * s;
     g.setZero();
     g(1) = -y * u * u;
     g(3) = u;
@@ -129,11 +130,12 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
   }
 
   /// out = Pi(zeta) v, Pi = [[0, X], [-X^T, B]] (file comment); v of length 5.
-  template <class VIn, class Out>
-  void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
-    const double y = zeta(1);
-    const double b = y * zeta(3) / (1.0 + y * y);
-    const double v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
+  template <class VZ, class VIn, class Out>
+  void apply_pi(const VZ& zeta, const VIn& v, Out& out) const {
+    using T = typename VZ::Scalar;
+    const T y = zeta(1);
+    const T b = y * zeta(3) / (1.0 + y * y);
+    const T v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4);
     out(0) = v3;
     out(1) = v4;
     out(2) = y * v3;
@@ -142,8 +144,8 @@ class NonholonomicParticle : public ReducedTypes<3, 1, 2>,
   }
 
   /// f(zeta) = Pi(zeta) grad H(zeta), the reduced form of eq. (18).
-  template <class Out>
-  void reduced_rhs(const VecZ& zeta, VecZ& grad_ws, Out& out) const {
+  template <class VZ, class Out>
+  void reduced_rhs(const VZ& zeta, VZ& grad_ws, Out& out) const {
     reduced_gradient(zeta, grad_ws);
     apply_pi(zeta, grad_ws, out);
   }

@@ -147,19 +147,20 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
   }
 
   /// grad H(zeta) = (0, 0, 0, 0, rho1 / (m r^2 + J_phi), rho2 / J_theta).
-  template <class Out>
-  void reduced_gradient(const VecZ& zeta, Out& g) const {
+  template <class VZ, class Out>
+  void reduced_gradient(const VZ& zeta, Out& g) const {
     g.setZero();
     g(4) = zeta(4) / i1_;
     g(5) = zeta(5) / jt_;
   }
 
   /// out = Pi(zeta) v with Pi of the §2.2.1 example (eq. (8) with C_ab^c = 0); v of length 6.
-  template <class VIn, class Out>
-  void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
+  template <class VZ, class VIn, class Out>
+  void apply_pi(const VZ& zeta, const VIn& v, Out& out) const {
+    using T = typename VZ::Scalar;
     const auto [sin_theta, cos_theta] = dmath::sincos(zeta(2));
-    const double c = r_ * cos_theta, s = r_ * sin_theta;
-    const double v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4), v5 = v(5);
+    const T c = r_ * cos_theta, s = r_ * sin_theta;
+    const T v0 = v(0), v1 = v(1), v2 = v(2), v3 = v(3), v4 = v(4), v5 = v(5);
     out(0) = c * v4;
     out(1) = s * v4;
     out(2) = v5;
@@ -169,8 +170,8 @@ class RollingDisk : public ReducedTypes<4, 2, 2>, public ZeroPotential {
   }
 
   /// f(zeta) = Pi(zeta) grad H(zeta), the reduced vector field eq. (9).
-  template <class Out>
-  void reduced_rhs(const VecZ& zeta, VecZ& grad_ws, Out& out) const {
+  template <class VZ, class Out>
+  void reduced_rhs(const VZ& zeta, VZ& grad_ws, Out& out) const {
     reduced_gradient(zeta, grad_ws);
     apply_pi(zeta, grad_ws, out);
   }

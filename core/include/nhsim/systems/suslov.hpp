@@ -167,8 +167,8 @@ class Suslov : public ReducedTypes<3, 1, 2>, public ZeroPotential {
   }
 
   /// grad H(zeta) = (0, 0, 0, rho1 / I11, rho2 / I22).
-  template <class Out>
-  void reduced_gradient(const VecZ& zeta, Out& g) const {
+  template <class VZ, class Out>
+  void reduced_gradient(const VZ& zeta, Out& g) const {
     g.setZero();
     g(3) = zeta(3) / i11_;
     g(4) = zeta(4) / i22_;
@@ -176,10 +176,11 @@ class Suslov : public ReducedTypes<3, 1, 2>, public ZeroPotential {
 
   /// out = Pi(zeta) v: zero q rows and columns (q' = 0), and on rho the matrix of §4.3,
   /// -[[0, c], [-c, 0]], c = C^1_12 rho1 + C^2_12 rho2. v of length 5.
-  template <class VIn, class Out>
-  void apply_pi(const VecZ& zeta, const VIn& v, Out& out) const {
-    const double c = c1_ * zeta(3) + c2_ * zeta(4);
-    const double v3 = v(3), v4 = v(4);
+  template <class VZ, class VIn, class Out>
+  void apply_pi(const VZ& zeta, const VIn& v, Out& out) const {
+    using T = typename VZ::Scalar;
+    const T c = c1_ * zeta(3) + c2_ * zeta(4);
+    const T v3 = v(3), v4 = v(4);
     out(0) = 0.0;
     out(1) = 0.0;
     out(2) = 0.0;
@@ -189,8 +190,8 @@ class Suslov : public ReducedTypes<3, 1, 2>, public ZeroPotential {
 
   /// f(zeta) = Pi(zeta) grad H(zeta), eq. (9): the reduced equations of §4.3,
   /// rho1' = -c rho2 / I22, rho2' = c rho1 / I11.
-  template <class Out>
-  void reduced_rhs(const VecZ& zeta, VecZ& grad_ws, Out& out) const {
+  template <class VZ, class Out>
+  void reduced_rhs(const VZ& zeta, VZ& grad_ws, Out& out) const {
     reduced_gradient(zeta, grad_ws);
     apply_pi(zeta, grad_ws, out);
   }

@@ -1,0 +1,173 @@
+// Internal: nhsim::dmath's functions of lanes (declared in nhsim/dmath.hpp), for the lane units
+// (method_kernels_<isa>.cpp) only. SLEEF's consistent functions (cinz, no FMA) give the same bits
+// at every vector width as the scalar Sleef_cinz_*d1_u10purec that dmath.cpp calls (checked on
+// 1.6e7 arguments for sincos; tests/core/lanes_test.cpp checks whole trajectories), so each chunk
+// of lanes takes the widest the unit's instruction set runs: 8 (AVX-512F), 4 (AVX) or 2 (SSE2).
+// sqrt is IEEE's, correctly rounded at every width.
+#pragma once
+
+#include <cmath>
+#include <type_traits>
+
+#include "nhsim/dmath.hpp"
+#include "nhsim/lane.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <sleef.h>
+#endif
+
+namespace nhsim::dmath {
+namespace lane_math {
+
+#if defined(__AVX512F__)
+constexpr bool kUnitAvx512 = true;
+#else
+constexpr bool kUnitAvx512 = false;
+#endif
+#if defined(__AVX2__)
+constexpr bool kUnitAvx2 = true;
+#else
+constexpr bool kUnitAvx2 = false;
+#endif
+
+/// How many lanes one call takes: the widest the unit's instruction set runs that divides W.
+template <int W, class Isa>
+constexpr int chunk() {
+  static_assert(std::is_same_v<Isa, IsaAvx512> == kUnitAvx512 &&
+                    std::is_same_v<Isa, IsaAvx2> == (kUnitAvx2 && !kUnitAvx512),
+                "lanes of an instruction set are compiled in that set's unit only");
+#if defined(__x86_64__)
+  if constexpr (kUnitAvx512 && W % 8 == 0) return 8;
+  if constexpr (kUnitAvx2 && W % 4 == 0) return 4;
+  return 2;
+#else
+  return 1;
+#endif
+}
+
+/// sin and cos of C lanes (chunk<W, Isa>()) of x into s and c; sin, cos alone below.
+template <int C, class Isa>
+inline void sincos_chunk(const double* x, double* s, double* c) {
+#if defined(__x86_64__)
+#if defined(__AVX512F__)
+  if constexpr (C == 8) {
+    const Sleef___m512d_2 r = Sleef_cinz_sincosd8_u10avx512fnofma(_mm512_loadu_pd(x));
+    _mm512_storeu_pd(s, r.x);
+    _mm512_storeu_pd(c, r.y);
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (C == 4) {
+    const Sleef___m256d_2 r = Sleef_cinz_sincosd4_u10avx(_mm256_loadu_pd(x));
+    _mm256_storeu_pd(s, r.x);
+    _mm256_storeu_pd(c, r.y);
+    return;
+  }
+#endif
+  {
+    const Sleef___m128d_2 r = Sleef_cinz_sincosd2_u10sse2(_mm_loadu_pd(x));
+    _mm_storeu_pd(s, r.x);
+    _mm_storeu_pd(c, r.y);
+  }
+#else
+  const SinCos<double> r = dmath::sincos(*x);
+  *s = r.sin;
+  *c = r.cos;
+#endif
+}
+
+template <int C, class Isa>
+inline void sin_chunk(const double* x, double* s) {
+#if defined(__x86_64__)
+#if defined(__AVX512F__)
+  if constexpr (C == 8) {
+    _mm512_storeu_pd(s, Sleef_cinz_sind8_u10avx512fnofma(_mm512_loadu_pd(x)));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (C == 4) {
+    _mm256_storeu_pd(s, Sleef_cinz_sind4_u10avx(_mm256_loadu_pd(x)));
+    return;
+  }
+#endif
+  { _mm_storeu_pd(s, Sleef_cinz_sind2_u10sse2(_mm_loadu_pd(x))); }
+#else
+  *s = dmath::sin(*x);
+#endif
+}
+
+template <int C, class Isa>
+inline void cos_chunk(const double* x, double* c) {
+#if defined(__x86_64__)
+#if defined(__AVX512F__)
+  if constexpr (C == 8) {
+    _mm512_storeu_pd(c, Sleef_cinz_cosd8_u10avx512fnofma(_mm512_loadu_pd(x)));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (C == 4) {
+    _mm256_storeu_pd(c, Sleef_cinz_cosd4_u10avx(_mm256_loadu_pd(x)));
+    return;
+  }
+#endif
+  { _mm_storeu_pd(c, Sleef_cinz_cosd2_u10sse2(_mm_loadu_pd(x))); }
+#else
+  *c = dmath::cos(*x);
+#endif
+}
+
+}  // namespace lane_math
+
+template <int W, class Isa>
+Lane<W, Isa> sin(const Lane<W, Isa>& x) {
+  constexpr int kC = lane_math::chunk<W, Isa>();
+  double in[W], out[W];
+  __builtin_memcpy(in, &x.v, sizeof in);
+  for (int o = 0; o < W; o += kC) lane_math::sin_chunk<kC, Isa>(in + o, out + o);
+  Lane<W, Isa> r;
+  __builtin_memcpy(&r.v, out, sizeof out);
+  return r;
+}
+
+template <int W, class Isa>
+Lane<W, Isa> cos(const Lane<W, Isa>& x) {
+  constexpr int kC = lane_math::chunk<W, Isa>();
+  double in[W], out[W];
+  __builtin_memcpy(in, &x.v, sizeof in);
+  for (int o = 0; o < W; o += kC) lane_math::cos_chunk<kC, Isa>(in + o, out + o);
+  Lane<W, Isa> r;
+  __builtin_memcpy(&r.v, out, sizeof out);
+  return r;
+}
+
+template <int W, class Isa>
+SinCos<Lane<W, Isa>> sincos(const Lane<W, Isa>& x) {
+  constexpr int kC = lane_math::chunk<W, Isa>();
+  double in[W], s[W], c[W];
+  __builtin_memcpy(in, &x.v, sizeof in);
+  for (int o = 0; o < W; o += kC) lane_math::sincos_chunk<kC, Isa>(in + o, s + o, c + o);
+  SinCos<Lane<W, Isa>> r;
+  __builtin_memcpy(&r.sin.v, s, sizeof s);
+  __builtin_memcpy(&r.cos.v, c, sizeof c);
+  return r;
+}
+
+template <int W, class Isa>
+Lane<W, Isa> sqrt(const Lane<W, Isa>& x) {
+  double in[W], out[W];
+  __builtin_memcpy(in, &x.v, sizeof in);
+#if defined(__x86_64__)
+  for (int o = 0; o < W; o += 2) _mm_storeu_pd(out + o, _mm_sqrt_pd(_mm_loadu_pd(in + o)));
+#else
+  for (int l = 0; l < W; ++l) out[l] = std::sqrt(in[l]);
+#endif
+  Lane<W, Isa> r;
+  __builtin_memcpy(&r.v, out, sizeof out);
+  return r;
+}
+
+}  // namespace nhsim::dmath
