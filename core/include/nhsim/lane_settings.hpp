@@ -17,7 +17,7 @@ enum class LaneIsa { kAuto = 0, kOff, kBaseline, kAvx2, kAvx512 };
 struct LaneSettings {
   LaneIsa isa = LaneIsa::kAuto;
   /// Trajectories per batch: 2, 4 or 8; 0 = the instruction set's default (kBaseline 4, kAvx2
-  /// 4, kAvx512 8: the fastest measured, docs/performance.md "SIMD lanes").
+  /// 4, kAvx512 8: the fastest measured, docs/performance-lanes.md).
   int width = 0;
 };
 
