@@ -1,12 +1,12 @@
 // Lane<W, Isa>: W doubles stepped as one value, one trajectory per lane (docs/design.md "Lanes").
 //
 // The integrators and systems are written once over their scalar type; instantiated with
-// Lane<W> instead of double, the same code advances W trajectories per instruction. Every
+// Lane<W, Isa> instead of double, the same code advances W trajectories per instruction. Every
 // operation is elementwise and IEEE (+, -, *, /, each correctly rounded, no fused multiply-add:
 // -ffp-contract=off), so lane l performs exactly the operations the scalar code performs on
 // trajectory l, and its bits do not depend on W, on its neighbours or on the instruction set.
-// Eigen treats Lane<W> as a scalar of its own (NumTraits below): it evaluates expressions
-// coefficient by coefficient, never in packets, so reductions over Lane<W> follow Eigen's scalar
+// Eigen treats a Lane as a scalar of its own (NumTraits below): it evaluates expressions
+// coefficient by coefficient, never in packets, so reductions over lanes follow Eigen's scalar
 // order; code that must agree with the double path keeps its sums explicit.
 //
 // Isa names the instruction set of the translation unit that steps the lanes (one unit per

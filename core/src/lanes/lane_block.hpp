@@ -40,7 +40,11 @@ inline constexpr bool kHasMethodLanes = InTuple<S, MethodLaneSystems>::value;
 /// (kSiDlaConstraintAffine), of one constraint, with M = I (so that no sum runs in Eigen's own,
 /// packet, order on the scalar path).
 template <class S>
-inline constexpr bool kSiDlaLanes = kSiDlaConstraintAffine<S>&& S::NC == 1 && S::kIdentityMass;
+consteval bool si_dla_lanes() {
+  return S::NC == 1 && S::kIdentityMass && kSiDlaConstraintAffine<S>;
+}
+template <class S>
+inline constexpr bool kSiDlaLanes = si_dla_lanes<S>();
 /// rk4 in lanes: on the reduced ODE (Rk4Method), explicit and branch-free.
 template <class S>
 inline constexpr bool kRk4Lanes = ReducedForm<S>;

@@ -1,7 +1,7 @@
 // Internal: LaneBlock (lane_block.hpp) as Method<OverLanes<S, W, Isa>>, the integrator's own code
 // over lanes. Included only by method_kernels_<isa>.cpp, each compiled for its instruction set:
 // every function here is instantiated over types that name Isa, so each unit's code is its own
-// (tests/core/check-lane-objects checks that the units define no symbol without their tag).
+// (tests/core/check-lane-objects checks that the units define no global function without it).
 #pragma once
 
 #include <cstddef>
