@@ -41,6 +41,7 @@
 #include "nhsim/client/local.hpp"
 #include "nhsim/client/progress.hpp"
 #include "nhsim/client/report.hpp"
+#include "nhsim/ensemble.hpp"
 #include "nhsim/wire/auth.hpp"
 
 namespace {
@@ -173,7 +174,12 @@ void merge_local(const std::vector<std::string>& part_files, bool allow_mixed_bu
   const v1::PartialResult merged = nhsim::client::merge_files(part_files, allow_mixed_builds);
   if (out_file.empty() && json_file.empty() && csv_file.empty() &&
       !nhsim::client::complete(merged)) {
-    throw std::invalid_argument("the partials do not cover every trajectory; give --out PART");
+    try {
+      (void)nhsim::client::finish(merged, threads);  // names the missing ranges
+    } catch (const nhsim::PartialMismatch& e) {
+      throw std::invalid_argument(std::string(e.what()) +
+                                  ": merge their parts too, or give --out PART to keep this merge");
+    }
   }
   report_partial(merged, out_file, json_file, csv_file, threads, json_output);
 }

@@ -97,16 +97,20 @@ void check_complete(const PartialResult& partial, std::int64_t n_trajectories) {
     throw PartialMismatch("partial result is for " + std::to_string(partial.n_trajectories) +
                           " trajectories, the spec has " + std::to_string(n_trajectories));
   }
-  std::int64_t covered = 0, next = n_trajectories;  // the first gap is [covered, next)
+  // The gaps between the sorted, disjoint ranges, and after the last.
+  std::string missing;
+  std::int64_t covered = 0;
+  const auto gap = [&](std::int64_t end) {
+    if (end > covered) missing += (missing.empty() ? "" : ", ") + show({covered, end});
+  };
   for (const TrajectoryRange& r : partial.ranges) {
-    if (r.begin != covered) {
-      next = r.begin;
-      break;
-    }
+    gap(r.begin);
     covered = r.end;
   }
-  if (covered != n_trajectories) {
-    throw PartialMismatch("partial result is missing trajectories " + show({covered, next}));
+  gap(n_trajectories);
+  if (!missing.empty()) {
+    throw PartialMismatch("partial result is missing trajectories " + missing + " of " +
+                          std::to_string(n_trajectories));
   }
 }
 

@@ -161,8 +161,17 @@ TEST_F(RunMergeTest, WhatDoesNotBelongTogetherIsRefusedWithTheReason) {
   const CliRun missing =
       nhsim("merge " + path("first.pb") + " " + path("last.pb") + " --json " + path("never.json"));
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_THAT(missing.err, HasSubstr("missing trajectories [10, 20)"));
+  EXPECT_THAT(missing.err, HasSubstr("missing trajectories [10, 20) of 30"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "never.json"));
+  // With nothing to write, the merge names every missing range and what to do (issue 61 item 5).
+  const CliRun nothing_to_write = nhsim("merge " + path("first.pb") + " " + path("last.pb"));
+  EXPECT_EQ(nothing_to_write.exit_code, 1);
+  EXPECT_THAT(nothing_to_write.err, HasSubstr("missing trajectories [10, 20) of 30"));
+  EXPECT_THAT(nothing_to_write.err, HasSubstr("give --out PART"));
+  ok("run " + path("shards.json") + " --trajectories 10:20 --out " + path("middle.pb"));
+  const CliRun two_gaps = nhsim("merge " + path("middle.pb"));
+  EXPECT_EQ(two_gaps.exit_code, 1);
+  EXPECT_THAT(two_gaps.err, HasSubstr("missing trajectories [0, 10), [20, 30) of 30"));
 
   ok("run " + path("shards.json") + " --trajectories 5:15 --out " + path("overlap.pb"));
   const CliRun overlap =
