@@ -249,21 +249,65 @@ std::string fit_note(const v1::EnsembleResult& result, const std::string& energy
   return {};
 }
 
-/// A warning per row with failed trajectories ("failed:" where the choice failed as a whole).
+/// Why a choice's trajectories failed: a line per kind of reason (its text before " (", the
+/// detail), most frequent first, each with its count and its first failure (where, and its
+/// detail); at most kShownReasons kinds, then one line for the rest.
+std::string failure_reasons(const v1::IntegratorResult& integrator) {
+  constexpr std::size_t kShownReasons = 3;
+  struct Kind {
+    std::int64_t count = 0;
+    const v1::TrajectoryFailure* first = nullptr;
+  };
+  std::vector<std::pair<std::string, Kind>> kinds;  // in order of first appearance
+  for (const v1::TrajectoryFailure& f : integrator.failures()) {
+    const std::string kind = f.reason().substr(0, f.reason().find(" ("));
+    auto it =
+        std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == kind; });
+    if (it == kinds.end()) it = kinds.insert(kinds.end(), {kind, Kind{0, &f}});
+    ++it->second.count;
+  }
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
+  std::ostringstream out;
+  std::int64_t rest = 0;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const Kind& kind = kinds[k].second;
+    if (k >= kShownReasons) {
+      rest += kind.count;
+      continue;
+    }
+    const std::string& reason = kind.first->reason();
+    out << "  " << kind.count << " x " << kinds[k].first << "; first: trajectory "
+        << kind.first->trajectory() << " at t = " << format_double("%g", kind.first->time())
+        << reason.substr(kinds[k].first.size()) << "\n";
+  }
+  if (rest > 0) {
+    const std::size_t others = kinds.size() - kShownReasons;
+    out << "  " << rest << " more for " << others << " other reason" << (others == 1 ? "" : "s")
+        << "\n";
+  }
+  return out.str();
+}
+
+/// A warning per row with failed trajectories ("failed:" where the choice failed as a whole),
+/// and why they failed.
 std::string failure_notes(const v1::EnsembleResult& result, const std::vector<SummaryRow>& rows) {
   std::ostringstream out;
   for (int c = 0; c < result.integrators_size(); ++c) {
     const SummaryRow& row = rows[static_cast<std::size_t>(c)];
     const std::int64_t run = row.trajectories_ok + row.trajectories_failed;
     if (row.trajectories_failed == 0 || run == 0) continue;
-    out << (result.integrators(c).failed_as_whole() ? "failed: " : "warning: ") << row.integrator
-        << " (h " << format_double("%g", row.h) << "): " << row.trajectories_failed << " of " << run
+    const v1::IntegratorResult& integrator = result.integrators(c);
+    out << (integrator.failed_as_whole() ? "failed: " : "warning: ") << row.integrator << " (h "
+        << format_double("%g", row.h) << "): " << row.trajectories_failed << " of " << run
         << " trajectories failed ("
         << format_double("%.1f", 100.0 * static_cast<double>(row.trajectories_failed) /
                                      static_cast<double>(run))
-        << (result.integrators(c).failed_as_whole()
-                ? " %); failure_policy fail_choice: no statistics are served for it\n"
-                : " %); its statistics are over the successful ones only\n");
+        << (integrator.failed_as_whole() ? " %); failure_policy fail_choice: no statistics are "
+                                           "served for it\n"
+            : row.trajectories_ok == 0   ? " %); none succeeded: no statistics\n"
+                                       : " %); its statistics are over the successful ones only\n")
+        << failure_reasons(integrator);
   }
   return out.str();
 }

@@ -18,6 +18,7 @@ namespace nhsim::client {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 v1::SeriesStats series(const std::string& name, std::vector<std::int64_t> count,
                        std::vector<double> min, std::vector<double> max,
@@ -70,6 +71,17 @@ v1::EnsembleResult example_result() {
   b->mutable_choice()->set_h(0.1);
   b->set_trajectories_failed(3);
   *b->add_observables() = a->observables(0);
+  const auto fail = [](v1::IntegratorResult* r, std::int64_t i, double t, const char* why) {
+    v1::TrajectoryFailure* f = r->add_failures();
+    f->set_trajectory(i);
+    f->set_integrator(r->choice().integrator());
+    f->set_time(t);
+    f->set_reason(why);
+  };
+  fail(a, 1, 0.35, "state became non-finite");
+  fail(b, 0, 1.5, "Newton iteration did not converge (last increment 0.01)");
+  fail(b, 1, 0.25, "state became non-finite");
+  fail(b, 2, 1.75, "Newton iteration did not converge (last increment 0.02)");
   return result;
 }
 
@@ -127,7 +139,7 @@ TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   std::istringstream lines(table);
   std::vector<std::string> all;
   for (std::string line; std::getline(lines, line);) all.push_back(line);
-  ASSERT_EQ(all.size(), 6U) << table;
+  ASSERT_EQ(all.size(), 9U) << table;
   EXPECT_THAT(all[0], HasSubstr("max|H-H0|"));
   EXPECT_THAT(all[0], HasSubstr("b/h^4"));
   EXPECT_THAT(all[1], HasSubstr("si_dla"));
@@ -141,7 +153,15 @@ TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   EXPECT_EQ(all[4],
             "warning: si_dla (h 0.05): 1 of 3 trajectories failed (33.3 %); its statistics are "
             "over the successful ones only");
-  EXPECT_THAT(all[5], HasSubstr("warning: rk4 (h 0.1): 3 of 3 trajectories failed (100.0 %)"));
+  EXPECT_EQ(all[5], "  1 x state became non-finite; first: trajectory 1 at t = 0.35");
+  // None succeeded: no claim of statistics over them; the reasons, most frequent first.
+  EXPECT_EQ(all[6],
+            "warning: rk4 (h 0.1): 3 of 3 trajectories failed (100.0 %); none succeeded: no "
+            "statistics");
+  EXPECT_EQ(all[7],
+            "  2 x Newton iteration did not converge; first: trajectory 0 at t = 1.5 (last "
+            "increment 0.01)");
+  EXPECT_EQ(all[8], "  1 x state became non-finite; first: trajectory 1 at t = 0.25");
 
   result.mutable_integrators(0)->mutable_observables(0)->mutable_variance_growth()->set_b_stderr(
       5e-10);
@@ -150,6 +170,24 @@ TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   result.set_cancelled(true);
   result.mutable_integrators(1)->set_trajectories_cancelled(3);
   EXPECT_THAT(summary_table(result), HasSubstr("cancelled: 3 trajectory runs were not run"));
+}
+
+TEST(ClientReport, FailureReasonsBeyondThreeKindsAreCountedInOneLine) {
+  auto result = example_result();
+  v1::IntegratorResult* b = result.mutable_integrators(1);
+  for (const char* why : {"energy shell: no draw with V(q) < E in 10000 attempts", "cancelled",
+                          "energy shell: no draw with V(q) < E in 10000 attempts"}) {
+    v1::TrajectoryFailure* f = b->add_failures();
+    f->set_trajectory(b->failures_size());
+    f->set_reason(why);
+  }
+  const std::string table = summary_table(result);
+  EXPECT_THAT(table, HasSubstr("  2 x energy shell: no draw with V(q) < E in 10000 attempts; "
+                               "first: trajectory 4 at t = 0\n"));
+  // Four kinds: Newton (2), energy shell (2), non-finite (1), cancelled (1).
+  EXPECT_THAT(table, HasSubstr("  1 x state became non-finite; first: trajectory 1 at t = 0.25\n"));
+  EXPECT_THAT(table, HasSubstr("  1 more for 1 other reason\n"));
+  EXPECT_THAT(table, Not(HasSubstr("x cancelled")));
 }
 
 /// The lines of `text`.

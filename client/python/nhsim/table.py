@@ -176,8 +176,28 @@ def _rows(proto, energy, residuals):
             f"(h {_g(integrator.choice.h)}): {failed} of {run} trajectories failed "
             f"({100.0 * failed / run:.1f}"
             + (" %); failure_policy fail_choice: no statistics are served for it" if whole
+               else " %); none succeeded: no statistics" if integrator.trajectories_ok == 0
                else " %); its statistics are over the successful ones only"))
+        failures.extend(_failure_reasons(integrator))
     return cells, fit, caveats + failures
+
+
+def _failure_reasons(integrator, shown=3):
+    """Why a choice's trajectories failed, as `nhsim`'s table says it (client/report.cpp): a line
+    per kind of reason (its text before " ("), most frequent first, with its count and its first
+    failure; at most `shown` kinds, then one line for the rest."""
+    kinds = {}  # kind -> [count, first failure], in order of first appearance
+    for f in integrator.failures:
+        kind = f.reason.split(" (", 1)[0]
+        kinds.setdefault(kind, [0, f])[0] += 1
+    ordered = sorted(kinds.items(), key=lambda k: -k[1][0])  # stable: ties keep their order
+    lines = [f"  {count} x {kind}; first: trajectory {first.trajectory} at t = {_g(first.time)}"
+             f"{first.reason[len(kind):]}" for kind, (count, first) in ordered[:shown]]
+    rest = sum(count for _, (count, _) in ordered[shown:])
+    if rest:
+        others = len(ordered) - shown
+        lines.append(f"  {rest} more for {others} other reason{'' if others == 1 else 's'}")
+    return lines
 
 
 def _aligned(cells, left):

@@ -403,6 +403,18 @@ def test_failures_warn_that_statistics_are_conditional():
     with pytest.warns(nhsim.ConditionalStatisticsWarning, match="30 of 50"):
         summary = nhsim.Result(proto).summary()
     assert list(summary["failed_fraction"]) == [0.6, 0.0]
+    # The table says why, a line per kind of reason, as the CLI's does (client_report_test).
+    for i, why in enumerate(["Newton iteration did not converge (last increment 0.01)",
+                             "state became non-finite",
+                             "Newton iteration did not converge (last increment 0.02)"]):
+        spark.failures.add(trajectory=i, integrator="spark2", time=0.5 * i, reason=why)
+    lines = nhsim.summary_table(nhsim.Result(proto)).splitlines()
+    at = lines.index("warning: spark2 (h 0.001): 30 of 50 trajectories failed (60.0 %); its "
+                     "statistics are over the successful ones only")
+    assert lines[at + 1:at + 3] == [
+        "  2 x Newton iteration did not converge; first: trajectory 0 at t = 0 (last increment "
+        "0.01)",
+        "  1 x state became non-finite; first: trajectory 1 at t = 0.5"]
 
 
 def test_the_installed_package_is_tested():
