@@ -267,6 +267,7 @@ def failure_warnings(result):
         if integrator.trajectories_failed and run:
             consequence = ("failure_policy fail_choice: no statistics are served for it"
                            if integrator.failed_as_whole
+                           else "none succeeded: no statistics" if not integrator.trajectories_ok
                            else "its statistics are over the successful ones only")
             lines.append(
                 f"{integrator.choice.integrator} (h {integrator.choice.h:g}): "

@@ -403,6 +403,11 @@ def test_failures_warn_that_statistics_are_conditional():
     with pytest.warns(nhsim.ConditionalStatisticsWarning, match="30 of 50"):
         summary = nhsim.Result(proto).summary()
     assert list(summary["failed_fraction"]) == [0.6, 0.0]
+    none = proto.integrators.add(trajectories_failed=50)
+    none.choice.integrator, none.choice.h = "avf", 0.001
+    assert nhsim.failure_warnings(proto)[1] == (
+        "avf (h 0.001): 50 of 50 trajectories failed (100.0 %); none succeeded: no statistics")
+    del proto.integrators[-1]
     # The table says why, a line per kind of reason, as the CLI's does (client_report_test).
     for i, why in enumerate(["Newton iteration did not converge (last increment 0.01)",
                              "state became non-finite",
