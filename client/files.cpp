@@ -13,6 +13,7 @@
 #include <system_error>
 #include <vector>
 
+#include "nhsim/client/suggest.hpp"
 #include "nhsim/wire/part_file.hpp"
 #include "nhsim/wire/spec_hash.hpp"
 
@@ -110,8 +111,11 @@ v1::SubmitEnsembleRequest parse_spec(std::string_view json, const std::string& s
   const auto status = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), &spec, options);
   if (!status.ok()) {
-    throw FileError(source_name + ": not a valid nhsim.v1.SubmitEnsembleRequest JSON spec: " +
-                    std::string(status.message()));
+    std::string error(status.message());
+    const std::string hint = unknown_spec_field_hint(error);
+    if (!hint.empty()) error.back() = ';', error += " " + hint;  // "...: Cannot find field; did..."
+    throw FileError(source_name +
+                    ": not a valid nhsim.v1.SubmitEnsembleRequest JSON spec: " + error);
   }
   return spec;
 }

@@ -41,6 +41,7 @@
 #include "nhsim/client/local.hpp"
 #include "nhsim/client/progress.hpp"
 #include "nhsim/client/report.hpp"
+#include "nhsim/client/suggest.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/wire/auth.hpp"
 
@@ -240,22 +241,6 @@ void make_token(const std::string& identity, bool admin, const std::string& appe
 /// Exit status for a job that ended: 0 when it succeeded.
 int exit_status(const v1::Job& job) { return job.state() == v1::SUCCEEDED ? 0 : kJobUnsuccessful; }
 
-/// Levenshtein distance of two short words.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 /// For a command line whose first word is not a subcommand: "unknown command 'W'", with the
 /// nearest subcommand as a suggestion (or `jobs` for the words people type to list jobs).
 std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
@@ -265,13 +250,12 @@ std::string unknown_command_hint(const CLI::App& app, int argc, char** argv) {
     const std::string previous = argv[i - 1];
     const CLI::Option* option = app.get_option_no_throw(previous);
     if (option != nullptr && option->get_items_expected_min() > 0) continue;  // its value
-    std::string best;
-    std::size_t best_distance = 3;  // suggest only a near miss
+    std::vector<std::string> names;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
       if (sub->get_name() == word) return "";
-      const std::size_t d = edit_distance(word, sub->get_name());
-      if (d < best_distance) best = sub->get_name(), best_distance = d;
+      names.push_back(sub->get_name());
     }
+    std::string best = nhsim::client::nearest(word, names);
     if (word == "list" || word == "ls" || word == "ps" || word == "status") best = "jobs";
     return "nhsim: unknown command '" + word + "'" +
            (best.empty() ? "" : "; did you mean '" + best + "'?") + " (nhsim --help lists them)";

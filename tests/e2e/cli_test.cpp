@@ -167,6 +167,27 @@ TEST_F(CliTest, UsageErrorsExitOneAndSuggestTheCommand) {
   EXPECT_EQ(nhsim("--help").exit_code, 0);
 }
 
+// Issue 61 item 5: a mistyped spec field got protobuf's "Cannot find field" alone; the CLI names
+// the nearest field of the message at that path, and nothing for a word near none.
+TEST_F(CliTest, AMistypedSpecFieldNamesTheNearestField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"system": "chaotic_quartic", "t_finall": 1})",
+       "t_finall: Cannot find field; did you mean 't_final'?"},
+      {R"({"system": "chaotic_quartic", "integrators": [{"integrator": "rk4", "hh": 0.1}]})",
+       "(integrators[0]) hh: Cannot find field; did you mean 'h'?"},
+      {R"({"system": "chaotic_quartic", "initial_conditions": {"energy_shel": {"energy": 1}}})",
+       "(initial_conditions) energy_shel: Cannot find field; did you mean 'energy_shell'?"},
+      {R"({"system": "chaotic_quartic", "initialConditions": {"energyShell": {"energie": 1}}})",
+       "(initial_conditions.energy_shell) energie: Cannot find field; did you mean 'energy'?"},
+      {R"({"system": "chaotic_quartic", "colour": "red"})", "colour: Cannot find field."}};
+  for (const auto& [spec, message] : cases) {
+    write_file(dir_ / "typo.json", spec);
+    const CliRun run = nhsim("run " + path("typo.json"));
+    EXPECT_EQ(run.exit_code, 1) << spec;
+    EXPECT_THAT(run.err, HasSubstr("JSON spec: " + message + "\n")) << spec;
+  }
+}
+
 // Issue 49: a 100 MB spec was refused by gRPC's size limit after its transfer, without naming
 // the size. The CLI refuses a request over --max-message-mb (nhsimd's default 64) before sending
 // it, naming its size and the limit; nothing reaches the server.
