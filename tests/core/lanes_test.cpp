@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "lane_test_support.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/initial_conditions.hpp"
 #include "nhsim/model.hpp"
@@ -25,18 +26,9 @@
 namespace nhsim {
 namespace {
 
-/// Every forced setting this CPU runs: each available instruction set at widths 2, 4 and 8.
-std::vector<LaneSettings> forced_settings() {
-  std::vector<LaneSettings> out;
-  for (LaneIsa isa : available_lane_isas()) {
-    for (int width : {2, 4, 8}) out.push_back({isa, width});
-  }
-  return out;
-}
-
-std::string name(const LaneSettings& s) {
-  return std::string(lane_isa_name(s.isa)) + ":" + std::to_string(s.width);
-}
+using test::forced_settings;
+using test::name;
+using test::with_lanes;
 
 bool same_bits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return a.size() == b.size() &&
@@ -235,13 +227,6 @@ EnsembleSpec variance_example(double t_final, const std::vector<std::string>& id
   s.outputs.summary = true;
   s.outputs.histograms.push_back({"energy_error", {0.0, t_final}, {-1e-4, -1e-7, 0.0, 1e-7, 1e-4}});
   return s;
-}
-
-RunOptions with_lanes(const LaneSettings& s, int threads = 2) {
-  RunOptions o;
-  o.threads = threads;
-  o.lanes = s;
-  return o;
 }
 
 TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {

@@ -85,5 +85,13 @@ template <int W, class Isa>
 SinCos<Lane<W, Isa>> sincos(const Lane<W, Isa>& x);
 template <int W, class Isa>
 Lane<W, Isa> sqrt(const Lane<W, Isa>& x);
+template <int W, class Isa>
+Lane<W, Isa> tan(const Lane<W, Isa>& x);
+template <int W, class Isa>
+Lane<W, Isa> exp(const Lane<W, Isa>& x);
+template <int W, class Isa>
+Lane<W, Isa> log(const Lane<W, Isa>& x);
+template <int W, class Isa>
+Lane<W, Isa> pow(const Lane<W, Isa>& x, const Lane<W, Isa>& y);
 
 }  // namespace nhsim::dmath

@@ -14,22 +14,24 @@
 
 namespace nhsim {
 
-/// S's canonical types over Lane<W, Isa>. Fixed sizes only: a dynamic-size Eigen vector of lanes
-/// would live on the heap.
+/// S's canonical types over Lane<W, Isa>, of S's sizes and capacity: a system of dynamic size
+/// must bound it (capacity_nq(), capacity_nc()), so that its lanes are stored inline.
 template <class S, int W, class Isa>
 struct CanonicalOverLanes : S {
-  static_assert(S::NQ != Eigen::Dynamic && S::NC != Eigen::Dynamic,
-                "lanes need a system of fixed size");
+  static_assert(capacity_nq<S>() != Eigen::Dynamic && capacity_nc<S>() != Eigen::Dynamic,
+                "lanes need a system of bounded size");
   using System = S;
   using Scalar = Lane<W, Isa>;
   static constexpr int kWidth = W;
 
   explicit CanonicalOverLanes(const S& sys) : S(sys) {}
 
-  using VecQ = CapacityMatrix<S::NQ, 1, S::NQ, 1, Scalar>;
-  using VecC = CapacityMatrix<S::NC, 1, S::NC, 1, Scalar>;
-  using MatCQ = CapacityMatrix<S::NC, S::NQ, S::NC, S::NQ, Scalar>;
-  using MatQ = CapacityMatrix<S::NQ, S::NQ, S::NQ, S::NQ, Scalar>;
+  static constexpr int kMaxNQ = capacity_nq<S>();
+  static constexpr int kMaxNC = capacity_nc<S>();
+  using VecQ = CapacityMatrix<S::NQ, 1, kMaxNQ, 1, Scalar>;
+  using VecC = CapacityMatrix<S::NC, 1, kMaxNC, 1, Scalar>;
+  using MatCQ = CapacityMatrix<S::NC, S::NQ, kMaxNC, kMaxNQ, Scalar>;
+  using MatQ = CapacityMatrix<S::NQ, S::NQ, kMaxNQ, kMaxNQ, Scalar>;
 };
 
 /// And its reduced types on D*, for a system with a reduced form.

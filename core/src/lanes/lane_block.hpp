@@ -12,11 +12,15 @@
 #include "nhsim/system_concepts.hpp"
 #include "nhsim/systems/chaotic_quartic.hpp"
 #include "nhsim/systems/chaplygin_sleigh.hpp"
+#include "nhsim/systems/custom_system.hpp"
 #include "nhsim/systems/gearbox.hpp"
 #include "nhsim/systems/knife_edge.hpp"
 #include "nhsim/systems/nonholonomic_particle.hpp"
 #include "nhsim/systems/rolling_disk.hpp"
 #include "nhsim/systems/suslov.hpp"
+
+// Every unit lays out the system types the same way (core/CMakeLists.txt).
+static_assert(EIGEN_MAX_STATIC_ALIGN_BYTES <= 16, "Eigen types of another layout than baseline's");
 
 namespace nhsim::lanes {
 
@@ -24,9 +28,12 @@ namespace nhsim::lanes {
 enum class LaneMethodId { kSiDla, kRk4 };
 
 /// The system types with lanes from the integrators' own code (the chaotic quartic's n = 2 and 5
-/// step the catalogue's dynamic-size system).
-using MethodLaneSystems = std::tuple<ChaoticQuartic<2>, ChaoticQuartic<5>, NonholonomicParticle,
-                                     KnifeEdge, Gearbox, ChaplyginSleigh, Suslov, RollingDisk>;
+/// step the catalogue's dynamic-size system), the user-defined systems with a constant mass
+/// matrix among them: both fixed sizes and the dynamic one.
+using MethodLaneSystems =
+    std::tuple<ChaoticQuartic<2>, ChaoticQuartic<5>, NonholonomicParticle, KnifeEdge, Gearbox,
+               ChaplyginSleigh, Suslov, RollingDisk, CustomSystem<3, 1>, CustomSystem<7, 1>,
+               CustomSystem<Eigen::Dynamic, Eigen::Dynamic>>;
 
 template <class S, class Systems>
 struct InTuple;
@@ -38,13 +45,27 @@ inline constexpr bool kHasMethodLanes = InTuple<S, MethodLaneSystems>::value;
 
 /// si_dla in lanes: its steps take no branch on the state where one linear solve is exact
 /// (kSiDlaConstraintAffine), of one constraint, with M = I (so that no sum runs in Eigen's own,
-/// packet, order on the scalar path).
+/// packet, order on the scalar path); or for a user-defined system, whose si_dla sums in index
+/// order (SiDlaOrderedProducts), where si_dla_lanes_apply() holds.
 template <class S>
 consteval bool si_dla_lanes() {
-  return S::NC == 1 && S::kIdentityMass && kSiDlaConstraintAffine<S>;
+  return (S::NC == 1 && S::kIdentityMass && kSiDlaConstraintAffine<S>) || SiDlaOrderedProducts<S>;
 }
 template <class S>
 inline constexpr bool kSiDlaLanes = si_dla_lanes<S>();
+
+/// Whether si_dla's lanes apply to `sys` (kSiDlaLanes<S>): always for a catalogue system; for a
+/// user-defined one where, as the static criterion asks of the others, its constraint is one row,
+/// affine along the constraint forces, and M is diagonal (M^-1 p sums nothing).
+template <class S>
+bool si_dla_lanes_apply(const S& sys) {
+  if constexpr (SiDlaOrderedProducts<S>) {
+    return sys.nc() == 1 && sys.si_dla_constraint_affine() && sys.diagonal_mass();
+  } else {
+    (void)sys;
+    return true;
+  }
+}
 /// rk4 in lanes: on the reduced ODE (Rk4Method), explicit and branch-free.
 template <class S>
 inline constexpr bool kRk4Lanes = ReducedForm<S>;

@@ -1,10 +1,10 @@
 // Internal: nhsim::dmath's functions of lanes (declared in nhsim/dmath.hpp), for the lane units
 // (method_kernels_<isa>.cpp) only. SLEEF's consistent functions (cinz, no FMA) give the same bits
 // at every vector width as the scalar Sleef_cinz_*d1_u10purec that dmath.cpp calls (checked at
-// widths 2, 4 and 8 on 1.6e7 arguments for sincos and 2.4e6 each for sin and cos, no difference;
-// tests/core/lanes_test.cpp checks whole trajectories), so each chunk of lanes takes the widest
-// the unit's instruction set runs: 8 (AVX-512F), 4 (AVX) or 2 (SSE2). sqrt is IEEE's, correctly
-// rounded at every width.
+// widths 2, 4 and 8 on 1.6e7 arguments for sincos and 2.4e6 each for sin and cos, and on 1e6 each
+// for tan, exp, log and pow, no difference; tests/core/lanes_test.cpp checks whole trajectories),
+// so each chunk of lanes takes the widest the unit's instruction set runs: 8 (AVX-512F), 4 (AVX) or
+// 2 (SSE2). sqrt is IEEE's, correctly rounded at every width.
 #pragma once
 
 #include <cmath>
@@ -47,7 +47,7 @@ constexpr int chunk() {
 #endif
 }
 
-/// sin and cos of C lanes (chunk<W, Isa>()) of x into s and c; sin, cos alone below.
+/// sin and cos of C lanes (chunk<W, Isa>()) of x into s and c.
 template <int C, class Isa>
 inline void sincos_chunk(const double* x, double* s, double* c) {
 #if defined(__x86_64__)
@@ -79,70 +79,97 @@ inline void sincos_chunk(const double* x, double* s, double* c) {
 #endif
 }
 
-template <int C, class Isa>
-inline void sin_chunk(const double* x, double* s) {
-#if defined(__x86_64__)
+// f_chunk<C, Isa>(x, y, out): out[i] = f(x[i]) (f(x[i], y[i]) for pow) for C lanes, i < C, by
+// Sleef_cinz_<f>d<C>_u10<set>; ARGS is the call's argument list over the loader ld, so that one
+// macro serves both arities; SCALAR the fallback off x86-64.
 #if defined(__AVX512F__)
-  if constexpr (C == 8) {
-    _mm512_storeu_pd(s, Sleef_cinz_sind8_u10avx512fnofma(_mm512_loadu_pd(x)));
-    return;
+#define NHSIM_LANE_CHUNK_512(f, ARGS)                                   \
+  if constexpr (C == 8) {                                               \
+    const auto ld = [](const double* p) { return _mm512_loadu_pd(p); }; \
+    _mm512_storeu_pd(out, Sleef_cinz_##f##d8_u10avx512fnofma ARGS);     \
+    return;                                                             \
   }
+#else
+#define NHSIM_LANE_CHUNK_512(f, ARGS)
 #endif
 #if defined(__AVX2__)
-  if constexpr (C == 4) {
-    _mm256_storeu_pd(s, Sleef_cinz_sind4_u10avx(_mm256_loadu_pd(x)));
-    return;
+#define NHSIM_LANE_CHUNK_256(f, ARGS)                                   \
+  if constexpr (C == 4) {                                               \
+    const auto ld = [](const double* p) { return _mm256_loadu_pd(p); }; \
+    _mm256_storeu_pd(out, Sleef_cinz_##f##d4_u10avx ARGS);              \
+    return;                                                             \
+  }
+#else
+#define NHSIM_LANE_CHUNK_256(f, ARGS)
+#endif
+#if defined(__x86_64__)
+#define NHSIM_LANE_CHUNK(f, ARGS, SCALAR)                                \
+  template <int C, class Isa>                                            \
+  inline void f##_chunk(const double* x, const double* y, double* out) { \
+    (void)y;                                                             \
+    NHSIM_LANE_CHUNK_512(f, ARGS)                                        \
+    NHSIM_LANE_CHUNK_256(f, ARGS)                                        \
+    const auto ld = [](const double* p) { return _mm_loadu_pd(p); };     \
+    _mm_storeu_pd(out, Sleef_cinz_##f##d2_u10sse2 ARGS);                 \
+  }
+#else
+#define NHSIM_LANE_CHUNK(f, ARGS, SCALAR)                                \
+  template <int C, class Isa>                                            \
+  inline void f##_chunk(const double* x, const double* y, double* out) { \
+    (void)y;                                                             \
+    *out = SCALAR;                                                       \
   }
 #endif
-  { _mm_storeu_pd(s, Sleef_cinz_sind2_u10sse2(_mm_loadu_pd(x))); }
-#else
-  *s = dmath::sin(*x);
-#endif
-}
 
-template <int C, class Isa>
-inline void cos_chunk(const double* x, double* c) {
-#if defined(__x86_64__)
-#if defined(__AVX512F__)
-  if constexpr (C == 8) {
-    _mm512_storeu_pd(c, Sleef_cinz_cosd8_u10avx512fnofma(_mm512_loadu_pd(x)));
-    return;
-  }
-#endif
-#if defined(__AVX2__)
-  if constexpr (C == 4) {
-    _mm256_storeu_pd(c, Sleef_cinz_cosd4_u10avx(_mm256_loadu_pd(x)));
-    return;
-  }
-#endif
-  { _mm_storeu_pd(c, Sleef_cinz_cosd2_u10sse2(_mm_loadu_pd(x))); }
-#else
-  *c = dmath::cos(*x);
-#endif
+NHSIM_LANE_CHUNK(sin, (ld(x)), dmath::sin(*x))
+NHSIM_LANE_CHUNK(cos, (ld(x)), dmath::cos(*x))
+NHSIM_LANE_CHUNK(tan, (ld(x)), dmath::tan(*x))
+NHSIM_LANE_CHUNK(exp, (ld(x)), dmath::exp(*x))
+NHSIM_LANE_CHUNK(log, (ld(x)), dmath::log(*x))
+NHSIM_LANE_CHUNK(pow, (ld(x), ld(y)), dmath::pow(*x, *y))
+
+#undef NHSIM_LANE_CHUNK
+#undef NHSIM_LANE_CHUNK_256
+#undef NHSIM_LANE_CHUNK_512
+
+/// f of the lanes of x (and y), chunk by chunk: Chunk is one of the f_chunk above.
+template <int W, class Isa, class Chunk>
+inline Lane<W, Isa> map_chunks(Chunk f, const Lane<W, Isa>& x, const Lane<W, Isa>& y) {
+  constexpr int kC = lane_math::chunk<W, Isa>();
+  double in[W], in2[W], out[W];
+  __builtin_memcpy(in, &x.v, sizeof in);
+  __builtin_memcpy(in2, &y.v, sizeof in2);
+  for (int o = 0; o < W; o += kC) f(in + o, in2 + o, out + o);
+  Lane<W, Isa> r;
+  __builtin_memcpy(&r.v, out, sizeof out);
+  return r;
 }
 
 }  // namespace lane_math
 
 template <int W, class Isa>
 Lane<W, Isa> sin(const Lane<W, Isa>& x) {
-  constexpr int kC = lane_math::chunk<W, Isa>();
-  double in[W], out[W];
-  __builtin_memcpy(in, &x.v, sizeof in);
-  for (int o = 0; o < W; o += kC) lane_math::sin_chunk<kC, Isa>(in + o, out + o);
-  Lane<W, Isa> r;
-  __builtin_memcpy(&r.v, out, sizeof out);
-  return r;
+  return lane_math::map_chunks(lane_math::sin_chunk<lane_math::chunk<W, Isa>(), Isa>, x, x);
 }
-
 template <int W, class Isa>
 Lane<W, Isa> cos(const Lane<W, Isa>& x) {
-  constexpr int kC = lane_math::chunk<W, Isa>();
-  double in[W], out[W];
-  __builtin_memcpy(in, &x.v, sizeof in);
-  for (int o = 0; o < W; o += kC) lane_math::cos_chunk<kC, Isa>(in + o, out + o);
-  Lane<W, Isa> r;
-  __builtin_memcpy(&r.v, out, sizeof out);
-  return r;
+  return lane_math::map_chunks(lane_math::cos_chunk<lane_math::chunk<W, Isa>(), Isa>, x, x);
+}
+template <int W, class Isa>
+Lane<W, Isa> tan(const Lane<W, Isa>& x) {
+  return lane_math::map_chunks(lane_math::tan_chunk<lane_math::chunk<W, Isa>(), Isa>, x, x);
+}
+template <int W, class Isa>
+Lane<W, Isa> exp(const Lane<W, Isa>& x) {
+  return lane_math::map_chunks(lane_math::exp_chunk<lane_math::chunk<W, Isa>(), Isa>, x, x);
+}
+template <int W, class Isa>
+Lane<W, Isa> log(const Lane<W, Isa>& x) {
+  return lane_math::map_chunks(lane_math::log_chunk<lane_math::chunk<W, Isa>(), Isa>, x, x);
+}
+template <int W, class Isa>
+Lane<W, Isa> pow(const Lane<W, Isa>& x, const Lane<W, Isa>& y) {
+  return lane_math::map_chunks(lane_math::pow_chunk<lane_math::chunk<W, Isa>(), Isa>, x, y);
 }
 
 template <int W, class Isa>

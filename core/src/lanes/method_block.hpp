@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "custom/tape_run.hpp"
 #include "lane_block.hpp"
 #include "lane_math.hpp"
 #include "nhsim/integrators/rk4.hpp"

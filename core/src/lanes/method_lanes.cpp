@@ -22,7 +22,7 @@ std::unique_ptr<LaneStepper> method_lanes(const R& reporting, const S& sys,
   using lanes::MethodLanes;
   const double h = choice.h;
   if constexpr (lanes::kSiDlaLanes<S>) {
-    if (choice.integrator == "si_dla") {
+    if (choice.integrator == "si_dla" && lanes::si_dla_lanes_apply(sys)) {
       return std::make_unique<MethodLanes<R, SiDlaMethod>>(
           reporting, lanes::make_block(sys, LaneMethodId::kSiDla, resolved, h), resolved.width, h);
     }

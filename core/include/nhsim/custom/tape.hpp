@@ -13,7 +13,9 @@
 // The same tape evaluates at real q (double) and at complex q (std::complex<double>), the latter
 // for the complex-step derivative of mu (nhsim/complex_step.hpp): every operation is the
 // analytic continuation of its real counterpart (abs(z) = z sign(Re z), sign(z) = sign(Re z),
-// both constant in the imaginary direction as their real derivatives are).
+// both constant in the imaginary direction as their real derivatives are). In the lane units
+// (core/src/lanes/) it evaluates over Lane<W, Isa> too, W trajectories per dispatched operation,
+// each lane with the bits of the double evaluation (core/src/custom/tape_run.hpp).
 #pragma once
 
 #include <complex>
@@ -53,7 +55,8 @@ struct TapeInstruction {
 };
 
 /// A compiled list of expressions of the same inputs. Evaluate with evaluate(in, out): in of
-/// length num_inputs(), out of length num_outputs(), both double or both std::complex<double>.
+/// length num_inputs(), out of length num_outputs(), both double or both std::complex<double>
+/// (or, in the lane units, both Lane<W, Isa>).
 /// No error status: a NaN or inf in an output is what the arithmetic gave (log of a negative
 /// number, division by zero), and the integrators report non-finite states as failures.
 class Tape {
@@ -70,10 +73,12 @@ class Tape {
   const std::vector<TapeInstruction>& code() const { return code_; }
   const std::vector<std::int32_t>& outputs() const { return outputs_; }
 
-  /// out[k] = output k at inputs in. Allocates nothing (the register file is on the stack).
-  void evaluate(const double* in, double* out) const;
-  /// The same at complex inputs (the complex-step derivative).
-  void evaluate(const std::complex<double>* in, std::complex<double>* out) const;
+  /// out[k] = output k at inputs in, of type T: double, std::complex<double> (the complex-step
+  /// derivative), both compiled in tape.cpp, or a lane type, compiled where
+  /// core/src/custom/tape_run.hpp is included. Allocates nothing (the register file is on the
+  /// stack).
+  template <class T>
+  void evaluate(const T* in, T* out) const;
 
  private:
   /// One instruction of the executed form: operands renumbered into the register file
@@ -101,5 +106,8 @@ class Tape {
   std::vector<Step> steps_;
   std::vector<std::uint16_t> output_registers_;
 };
+
+extern template void Tape::evaluate(const double*, double*) const;
+extern template void Tape::evaluate(const std::complex<double>*, std::complex<double>*) const;
 
 }  // namespace nhsim::custom

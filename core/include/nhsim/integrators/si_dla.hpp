@@ -19,6 +19,7 @@
 #include <concepts>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 
 #include "nhsim/integrators/descriptors/si_dla.hpp"
 #include "nhsim/stepper.hpp"
@@ -68,6 +69,23 @@ template <class S>
 concept SiDlaRuntimeAffine = requires(const S& s) {
   { s.si_dla_constraint_affine() } -> std::convertible_to<bool>;
 };
+
+/// A system whose products mu(q) x si_dla sums itself, in index order (ordered_product below),
+/// so that its steps have the same bits for doubles and over lanes (Eigen reduces in another
+/// order for each): the user-defined systems, whose M^-1 and mu are known only at run time
+/// (SiDlaRuntimeAffine; their lanes: core/src/lanes/lane_block.hpp).
+template <class S>
+concept SiDlaOrderedProducts = SiDlaRuntimeAffine<S>;
+
+/// out(a) = sum_j m(a, j) x(j), j = 0, 1, ... in order, for every row a of m.
+template <class M, class X, class Out>
+void ordered_product(const M& m, const X& x, Out&& out) {
+  for (Eigen::Index a = 0; a < m.rows(); ++a) {
+    auto s = m(a, 0) * x(0);
+    for (Eigen::Index j = 1; j < x.size(); ++j) s += m(a, j) * x(j);
+    out(a) = s;
+  }
+}
 
 template <class S>
 class SiDlaMethod {
@@ -161,6 +179,13 @@ class SiDlaMethod {
       // The system's own mu(q) M^-1 v skips the structural zeros of mu.
       c(0) = sys_.constraint_value(q1, vt);
       jac(0, 0) = h_ * sys_.constraint_value(q1, muh.row(0).transpose());
+    } else if constexpr (SiDlaOrderedProducts<S>) {
+      ordered_product(mu1, vt, c);
+      for (int b = 0; b < sys_.nc(); ++b) {
+        auto col = jac.col(b);
+        ordered_product(mu1, minv_muh_t.col(b), col);
+        col *= h_;
+      }
     } else if constexpr (S::kIdentityMass) {
       c.noalias() = mu1 * vt;
       jac.noalias() = h_ * (mu1 * muh.transpose());
@@ -171,7 +196,7 @@ class SiDlaMethod {
     VecC lam(sys_.nc());  // NC is fixed for every system: no allocation
     lam.setZero();
     auto solve_update = [&] {
-      if constexpr (NC == 1) {
+      if constexpr (NC == 1 || !std::is_same_v<ScalarOfT<S>, double>) {  // lanes: nc() = 1
         lam(0) -= c(0) / jac(0, 0);
       } else {
         lam -= jac.partialPivLu().solve(c);
@@ -182,6 +207,14 @@ class SiDlaMethod {
       // linear solve is exact (up to round-off).
       residual_out = 0.0;
       solve_update();
+      if constexpr (SiDlaOrderedProducts<S>) {
+        VecQ& force = p1;  // mu^T lambda, then M^-1 mu^T lambda
+        ordered_product(muh.transpose(), lam, force);
+        p_.noalias() = pt + h_ * force;
+        ordered_product(minv_muh_t, lam, force);
+        q_.noalias() = q1 + (0.5 * h_ * h_) * force;
+        return StepStatus::kOk;
+      }
       p_.noalias() = pt + h_ * (muh.transpose() * lam);
       if constexpr (S::kIdentityMass) {
         q_.noalias() = q1 + (0.5 * h_ * h_) * (muh.transpose() * lam);
@@ -198,29 +231,37 @@ class SiDlaMethod {
       } else {
         (void)affine_step;
       }
-      const double scale = std::max(1.0, p_.template lpNorm<Eigen::Infinity>());
-      for (int it = 0; it <= ns_.max_iter; ++it) {
-        if (it > 0) {
-          p1.noalias() = pt + h_ * (muh.transpose() * lam);
-          const VecQ& v1 = minv(qh, p1, v);
-          q1.noalias() = qh + (0.5 * h_) * v1;
-          sys_.constraint(q1, mu1);
-          c.noalias() = mu1 * v1;
-        } else {
-          p1 = pt;
+      if constexpr (!std::is_same_v<ScalarOfT<S>, double>) {
+        return StepStatus::kNewtonFailed;  // lanes step only affine constraints (lane_block.hpp)
+      } else {
+        const double scale = std::max(1.0, p_.template lpNorm<Eigen::Infinity>());
+        for (int it = 0; it <= ns_.max_iter; ++it) {
+          if (it > 0) {
+            p1.noalias() = pt + h_ * (muh.transpose() * lam);
+            const VecQ& v1 = minv(qh, p1, v);
+            q1.noalias() = qh + (0.5 * h_) * v1;
+            sys_.constraint(q1, mu1);
+            if constexpr (SiDlaOrderedProducts<S>) {
+              ordered_product(mu1, v1, c);
+            } else {
+              c.noalias() = mu1 * v1;
+            }
+          } else {
+            p1 = pt;
+          }
+          const double cn = c.template lpNorm<Eigen::Infinity>();
+          residual_out = cn;
+          if (cn <= ns_.tol * scale) {
+            q_ = q1;
+            p_ = p1;
+            return StepStatus::kOk;
+          }
+          if (it == ns_.max_iter) break;
+          ++iterations_;
+          solve_update();  // simplified Newton: the Jacobian of lambda = 0 is kept
         }
-        const double cn = c.template lpNorm<Eigen::Infinity>();
-        residual_out = cn;
-        if (cn <= ns_.tol * scale) {
-          q_ = q1;
-          p_ = p1;
-          return StepStatus::kOk;
-        }
-        if (it == ns_.max_iter) break;
-        ++iterations_;
-        solve_update();  // simplified Newton: the Jacobian of lambda = 0 is kept
+        return StepStatus::kNewtonFailed;
       }
-      return StepStatus::kNewtonFailed;
     }
   }
 

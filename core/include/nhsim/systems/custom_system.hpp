@@ -112,6 +112,13 @@ class CustomSystem
                                          : MassKind::kDiagonal;
   }
 
+  CustomSystem(const CustomSystem&) = default;
+  CustomSystem& operator=(const CustomSystem&) = default;
+  /// Defined in core/src/custom/custom_system.cpp: the lane units (core/src/lanes/) destroy their
+  /// copies of a system without compiling the definition's reference count in their instruction
+  /// set (tests/core/check-lane-objects).
+  ~CustomSystem();
+
   int nq() const {
     if constexpr (NQ == Eigen::Dynamic) return def_->nq;
     return NQ;
@@ -122,10 +129,11 @@ class CustomSystem
   }
   const CustomSystemDefinition& definition() const { return *def_; }
 
-  /// V(q) [the user's energy unit]; q of length NQ.
+  /// V(q) [the user's energy unit]; q of length NQ, of doubles or lanes (nhsim/lane.hpp).
   template <class VQ>
-  double potential(const VQ& q) const {
-    double buffer[kQ], v;
+  typename VQ::Scalar potential(const VQ& q) const {
+    using T = typename VQ::Scalar;
+    T buffer[kQ], v;
     def_->potential.evaluate(inputs(q, buffer), &v);
     return v;
   }
@@ -133,12 +141,13 @@ class CustomSystem
   /// g = dV/dq (length NQ), from the symbolic gradient.
   template <class VQ, class Out>
   void grad_potential(const VQ& q, Out& g) const {
-    double buffer[kQ];
-    const double* in = inputs(q, buffer);
-    if constexpr (std::is_same_v<Out, VecQ>) {
+    using T = typename VQ::Scalar;
+    T buffer[kQ];
+    const T* in = inputs(q, buffer);
+    if constexpr (std::is_same_v<Out, Eigen::Matrix<T, NQ, 1, Eigen::ColMajor, kQ, 1>>) {
       def_->grad_potential.evaluate(in, g.data());
     } else {
-      double out[kQ];
+      T out[kQ];
       def_->grad_potential.evaluate(in, out);
       for (int i = 0; i < nq(); ++i) g(i) = out[i];
     }
@@ -163,13 +172,23 @@ class CustomSystem
         v = minv_diagonal_.cwiseProduct(p);
         return;
       case MassKind::kGeneral:
-        v.noalias() = minv_ * p;
+        if constexpr (std::is_same_v<typename VP::Scalar, double>) {
+          v.noalias() = minv_ * p;
+        } else {  // over lanes, which run a diagonal M only (core/src/lanes/lane_block.hpp)
+          for (int i = 0; i < nq(); ++i) {
+            v(i) = minv_(i, 0) * p(0);
+            for (int j = 1; j < nq(); ++j) v(i) += minv_(i, j) * p(j);
+          }
+        }
         return;
     }
   }
 
   /// True when M is the identity (RuntimeIdentityMass): integrators may skip M^-1 products.
   bool identity_mass() const { return kConstantMass && mass_kind_ == MassKind::kIdentity; }
+  /// True when M is constant and diagonal (the identity included): inv_mass_times() then sums
+  /// nothing, so it has the same bits over lanes as for doubles (core/src/lanes/lane_block.hpp).
+  bool diagonal_mass() const { return kConstantMass && mass_kind_ != MassKind::kGeneral; }
 
   /// M(q), NQ x NQ, into mm (sized NQ x NQ), without heap memory; from M's tape (a
   /// q-dependent M only: gonzalez_r evaluates it in its steps).
