@@ -76,6 +76,13 @@ std::string growth_caveat(const v1::VarianceGrowth& g, std::int64_t trajectories
                   static_cast<long long>(g.samples()), static_cast<long long>(g.batches()));
     return text;
   }
+  if (!std::isfinite(g.b_stderr())) {
+    std::snprintf(text, sizeof text,
+                  "no standard error: leaving out one of the %lld batches leaves fewer than two "
+                  "trajectories; more trajectories",
+                  static_cast<long long>(g.batches()));
+    return text;
+  }
   const double relative = std::abs(g.b_stderr() / g.b());
   if (relative <= kMaxGrowthRelativeError) return {};
   std::snprintf(text, sizeof text,

@@ -221,11 +221,12 @@ void merge_choice(ChoicePartial& into, const ChoicePartial& from) {
 namespace {
 
 /// The variance of a cell's values without those of one batch (a subset of them): the
-/// jackknife's leave-one-batch-out value.
+/// jackknife's leave-one-batch-out value; NaN where fewer than two values remain (the variance
+/// is undefined there, and a leave-out value of 0 would make a standard error of 0).
 double variance_without(const CellStats& total, const MomentSums& batch) {
   MomentSums rest{total.n, total.sum, total.sum_sq};
   rest.remove(batch);
-  return rest.variance();
+  return rest.n < 2 ? kNaN : rest.variance();
 }
 
 }  // namespace

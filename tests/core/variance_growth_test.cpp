@@ -1,11 +1,14 @@
 // The variance growth model and the jackknife (nhsim/variance_growth.hpp): exact lines and
-// powers recovered, the jackknife's closed form for a mean, the batch sample times.
+// powers recovered, the jackknife's closed form for a mean, the batch sample times, no standard
+// error where leaving a batch out leaves no variance.
 #include "nhsim/variance_growth.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
+
+#include "nhsim/ensemble.hpp"
 
 namespace nhsim {
 namespace {
@@ -65,6 +68,41 @@ TEST(VarianceGrowth, StudentQuantilesMatchTables) {
   EXPECT_NEAR(student_t_975(60), 2.0003, 2e-4);
   EXPECT_NEAR(student_t_975(1000000), 1.95996, 1e-4);
   EXPECT_TRUE(std::isnan(student_t_975(0)));
+}
+
+/// The energy error's growth model of si_dla on the chaotic quartic (n = 3) over `count`
+/// trajectories of the variance example's energy shell, to t = 50.
+VarianceGrowth energy_growth(int count) {
+  EnsembleSpec s;
+  s.system = "chaotic_quartic";
+  s.parameters = {{"n", 3}};
+  s.initial_conditions = EnergyShellGenerator{3.06, 20261122, count, 0.5, 10000};
+  IntegratorChoice c;
+  c.integrator = "si_dla";
+  c.h = 0.05;
+  c.sample_every = 20;
+  s.integrators.push_back(c);
+  s.t_final = 50.0;
+  for (const SeriesStats& o : run_ensemble(s).integrators.at(0).observables) {
+    if (o.observable == "energy_error") return o.variance_growth;
+  }
+  ADD_FAILURE() << "no energy_error";
+  return {};
+}
+
+TEST(VarianceGrowth, TwoTrajectoriesGiveAFitWithoutAStandardError) {
+  // Two batches of one trajectory each: leaving one out leaves one trajectory, whose variance is
+  // undefined, so the jackknife has no value (it served 0.0 before).
+  const VarianceGrowth two = energy_growth(2);
+  EXPECT_EQ(two.batches, 2);
+  EXPECT_TRUE(std::isfinite(two.b));
+  EXPECT_TRUE(std::isnan(two.b_stderr));
+  EXPECT_TRUE(std::isnan(two.a_stderr));
+  // Three: each leave-out keeps two trajectories, and the standard error exists.
+  const VarianceGrowth three = energy_growth(3);
+  EXPECT_EQ(three.batches, 3);
+  EXPECT_TRUE(std::isfinite(three.b_stderr));
+  EXPECT_GT(three.b_stderr, 0.0);
 }
 
 }  // namespace

@@ -49,11 +49,6 @@ v1::EnsembleResult example_result() {
   // |min| wins at t = 2; the sample at t = 1 has count 0 and its NaNs are skipped.
   *a->add_observables() =
       series("energy_error", {2, 0, 2}, {0.0, nan, -3e-4}, {0.0, nan, 2e-4}, {0.0, 0.0, 4e-8});
-  a->mutable_observables(0)->set_variance_slope(1e-8);
-  a->mutable_observables(0)->set_variance_slope_over_h4(1.25e-4);
-  a->mutable_observables(0)->set_variance_fit_samples(1);
-  a->mutable_observables(0)->set_variance_fit_t_min(2.0);
-  a->mutable_observables(0)->set_variance_fit_t_max(2.0);
   auto* growth = a->mutable_observables(0)->mutable_variance_growth();
   growth->set_a(1e-9);
   growth->set_b(6.25e-10);  // b / h^4 = 1e-4
@@ -126,6 +121,12 @@ TEST(ClientReport, AGrowthDriftIsMarkedUnlessItsStandardErrorIsSmall) {
   EXPECT_EQ(summarize(result)[0].growth_caveat,
             "relative standard error 50 %: more trajectories, or a variance that does not grow "
             "(exponent 0.90 +- 0.10)");
+  // Two trajectories, two batches: a fit, but no standard error (served as NaN, never 0).
+  g->set_b_stderr(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_EQ(summarize(result)[0].growth_caveat,
+            "no standard error: leaving out one of the 2 batches leaves fewer than two "
+            "trajectories; more trajectories");
+  EXPECT_EQ(summarize(result)[0].growth_b_over_h4_stderr, std::nullopt);
   g->set_batches(1);
   EXPECT_EQ(summarize(result)[0].growth_caveat, "no fit: 2 sample times, 1 non-empty batches");
   // A result without the model (one trajectory, or written before it existed): "-".

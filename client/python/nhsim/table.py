@@ -81,6 +81,9 @@ def _caveat(growth, ok):
         if ok < 2:
             return ""
         return f"no fit: {growth.samples} sample times, {growth.batches} non-empty batches"
+    if not math.isfinite(growth.b_stderr):
+        return (f"no standard error: leaving out one of the {growth.batches} batches leaves fewer "
+                f"than two trajectories; more trajectories")
     relative = abs(growth.b_stderr / growth.b) if growth.b else math.inf
     if relative <= _MAX_GROWTH_RELATIVE_ERROR:
         return ""
