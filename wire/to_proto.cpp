@@ -22,12 +22,15 @@ void fill(const SeriesStats& stats, v1::SeriesStats* out) {
   copy_into(stats.q05, out->mutable_q05());
   copy_into(stats.q50, out->mutable_q50());
   copy_into(stats.q95, out->mutable_q95());
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // still served to old clients
   out->set_variance_slope(stats.variance_slope);
   out->set_variance_slope_over_h4(stats.variance_slope_over_h4);
   out->set_variance_slope_stderr(stats.variance_slope_stderr);
   out->set_variance_fit_samples(stats.variance_fit_samples);
   out->set_variance_fit_t_min(stats.variance_fit_t_min);
   out->set_variance_fit_t_max(stats.variance_fit_t_max);
+#pragma GCC diagnostic pop
   copy_into(stats.mean_stderr, out->mutable_mean_stderr());
   copy_into(stats.variance_stderr, out->mutable_variance_stderr());
   copy_into(stats.q05_lower, out->mutable_q05_lower());

@@ -195,12 +195,15 @@ void expect_same_result(const EnsembleResult& core, const v1::EnsembleResult& se
       expect_same_doubles(s.variance, t.variance(), name + ".variance");
       expect_same_doubles(s.min, t.min(), name + ".min");
       expect_same_doubles(s.max, t.max(), name + ".max");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // deprecated, still served
       EXPECT_TRUE(same_bits(s.variance_slope, t.variance_slope())) << name;
       EXPECT_TRUE(same_bits(s.variance_slope_over_h4, t.variance_slope_over_h4())) << name;
       EXPECT_TRUE(same_bits(s.variance_slope_stderr, t.variance_slope_stderr())) << name;
       EXPECT_EQ(s.variance_fit_samples, t.variance_fit_samples()) << name;
       EXPECT_TRUE(same_bits(s.variance_fit_t_min, t.variance_fit_t_min())) << name;
       EXPECT_TRUE(same_bits(s.variance_fit_t_max, t.variance_fit_t_max())) << name;
+#pragma GCC diagnostic pop
       expect_same_doubles(s.mean_stderr, t.mean_stderr(), name + ".mean_stderr");
       expect_same_doubles(s.variance_stderr, t.variance_stderr(), name + ".variance_stderr");
       expect_same_doubles(s.q50_lower, t.q50_lower(), name + ".q50_lower");

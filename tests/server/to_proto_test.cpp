@@ -75,12 +75,15 @@ TEST(ToProto, CopiesEveryFieldOfAResult) {
   EXPECT_EQ(std::vector<double>(s.q05().begin(), s.q05().end()), stats.q05);
   EXPECT_EQ(std::vector<double>(s.q50().begin(), s.q50().end()), stats.q50);
   EXPECT_EQ(std::vector<double>(s.q95().begin(), s.q95().end()), stats.q95);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // deprecated, still served
   EXPECT_EQ(s.variance_slope(), 7e-7);
   EXPECT_EQ(s.variance_slope_over_h4(), 0.112);
   EXPECT_EQ(s.variance_slope_stderr(), 2e-8);
   EXPECT_EQ(s.variance_fit_samples(), 2);
   EXPECT_EQ(s.variance_fit_t_min(), 1.0);
   EXPECT_EQ(s.variance_fit_t_max(), 2.0);
+#pragma GCC diagnostic pop
   EXPECT_EQ(o.trajectories_ok(), 3);
   EXPECT_EQ(o.trajectories_failed(), 1);
   EXPECT_EQ(o.trajectories_cancelled(), 1);

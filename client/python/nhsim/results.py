@@ -34,9 +34,7 @@ SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "traj
                    "final_energy_error_variance", "growth_a", "growth_a_stderr", "growth_b",
                    "growth_b_stderr", "growth_b_over_h4", "growth_b_over_h4_stderr",
                    "growth_exponent", "growth_exponent_stderr", "growth_samples",
-                   "growth_t_min", "growth_t_max", "growth_batches", "variance_slope",
-                   "variance_slope_over_h4", "variance_slope_stderr", "variance_fit_samples",
-                   "variance_fit_t_min", "variance_fit_t_max", "max_constraint_residual"]
+                   "growth_t_min", "growth_t_max", "growth_batches", "max_constraint_residual"]
 #: The columns of variance_ratios_frame, in order.
 RATIO_COLUMNS = ["numerator", "denominator", "observable", "ratio", "ratio_stderr", "batches"]
 #: The columns of failures_frame, in order.
@@ -291,9 +289,8 @@ def summary_frame(result):
         a + b t: growth_a (energy unit^2), growth_b (energy unit^2 / time unit),
         growth_b_over_h4 (the constant of [Celledoni2019]), growth_exponent (k of Var ~ t^k),
         each with its jackknife standard error (_stderr), and the fit's growth_samples, growth_t_min,
-        growth_t_max, growth_batches; the older fit through the origin for comparison
-        (variance_slope, variance_slope_over_h4, variance_slope_stderr, variance_fit_*); from
-        constraint_residual: max_constraint_residual. NaN where the series is absent or no
+        growth_t_max, growth_batches; from constraint_residual: max_constraint_residual.
+        (The deprecated fit through the origin, variance_slope, stays in the result's proto.) NaN where the series is absent or no
         trajectory succeeded.
     """
     proto = as_proto(result)
@@ -320,9 +317,6 @@ def summary_frame(result):
             "growth_b_over_h4": math.nan, "growth_b_over_h4_stderr": math.nan,
             **{"growth_" + name: math.nan for name in _GROWTH_FIELDS},
             "growth_samples": 0, "growth_batches": 0,
-            "variance_slope": math.nan, "variance_slope_over_h4": math.nan,
-            "variance_slope_stderr": math.nan, "variance_fit_samples": 0,
-            "variance_fit_t_min": math.nan, "variance_fit_t_max": math.nan,
             "max_constraint_residual": math.nan,
         }
         energy = _series(integrator, "energy_error")
@@ -339,12 +333,6 @@ def summary_frame(result):
                 h4 = choice.h ** 4
                 row["growth_b_over_h4"] = growth.b / h4
                 row["growth_b_over_h4_stderr"] = growth.b_stderr / h4
-            row["variance_slope"] = energy.variance_slope
-            row["variance_slope_over_h4"] = energy.variance_slope_over_h4
-            row["variance_slope_stderr"] = energy.variance_slope_stderr
-            row["variance_fit_samples"] = energy.variance_fit_samples
-            row["variance_fit_t_min"] = energy.variance_fit_t_min
-            row["variance_fit_t_max"] = energy.variance_fit_t_max
         residual = _series(integrator, "constraint_residual")
         if residual is not None and integrator.trajectories_ok > 0:
             row["max_constraint_residual"] = _max_over_sampled(residual, residual.max)
@@ -353,18 +341,21 @@ def summary_frame(result):
 
 
 def _scalar_fields(descriptor):
-    """The names of a message's singular, non-message fields (new fields appear by themselves)."""
+    """The names of a message's singular, non-message fields that are not deprecated (new fields
+    appear by themselves)."""
     return [f.name for f in descriptor.fields
             if f.label != FieldDescriptor.LABEL_REPEATED
-            and f.type != FieldDescriptor.TYPE_MESSAGE]
+            and f.type != FieldDescriptor.TYPE_MESSAGE and not f.GetOptions().deprecated]
 
 
 def observables_frame(result):
     """One row per integrator choice x observable: the per-series scalars.
 
     Returns:
-        DataFrame with the columns choice, integrator, h, observable, then every singular
-        field of SeriesStats: variance_slope (unit^2 / time unit), variance_slope_over_h4, ...
+        DataFrame with the columns choice, integrator, h, observable, every singular field of
+        SeriesStats that is not deprecated, then the series' growth model Var = a + b t as
+        growth_a (unit^2), growth_b (unit^2 / time unit), growth_exponent, each with its
+        _stderr, and growth_samples, growth_t_min, growth_t_max, growth_batches.
     """
     proto = as_proto(result)
     if proto.cases:  # a sweep: its cases' frames, long format
@@ -377,8 +368,11 @@ def observables_frame(result):
             row = {"choice": index, "integrator": integrator.choice.integrator,
                    "h": integrator.choice.h, "observable": series.observable}
             row.update((name, getattr(series, name)) for name in fields)
+            row.update(("growth_" + name, getattr(series.variance_growth, name))
+                       for name in _GROWTH_FIELDS)
             rows.append(row)
-    return pd.DataFrame(rows, columns=["choice", "integrator", "h", "observable", *fields])
+    growth = ["growth_" + name for name in _GROWTH_FIELDS]
+    return pd.DataFrame(rows, columns=["choice", "integrator", "h", "observable", *fields, *growth])
 
 
 def variance_ratios_frame(result):

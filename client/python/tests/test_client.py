@@ -161,11 +161,14 @@ def test_summary_observables_and_failures(finished):
     energy = result.proto.integrators[2].observables[0]
     assert energy.observable == "energy_error"
     assert by_name.loc["si_dla", "final_energy_error_variance"] == energy.variance[-1]
-    assert math.isclose(by_name.loc["si_dla", "variance_slope"], energy.variance_slope)
+    assert "variance_slope" not in summary.columns  # deprecated: the growth model is the figure
 
     series = result.observables_frame()
     assert len(series) == 4 * 3
-    assert {"variance_slope", "variance_slope_over_h4"} <= set(series.columns)
+    assert {"growth_b", "growth_b_stderr", "growth_batches"} <= set(series.columns)
+    assert not {"variance_slope", "variance_slope_over_h4"} & set(series.columns)
+    energy_rows = series[series["observable"] == "energy_error"].set_index("integrator")
+    assert energy_rows.loc["si_dla", "growth_b"] == energy.variance_growth.b
 
     failures = result.failures()
     assert list(failures.columns) == FAILURE_COLUMNS and failures.empty
