@@ -23,8 +23,10 @@ using VecZ = Sys::VecZ;
 using lanes::LaneRows;
 
 const lanes::ChaoticQuarticKernels& kernel_table(LaneIsa isa) {
-#if defined(__x86_64__)
+#if NHSIM_LANES_AVX512
   if (isa == LaneIsa::kAvx512) return lanes::kChaoticQuarticAvx512;
+#endif
+#if NHSIM_LANES_AVX2
   if (isa == LaneIsa::kAvx2) return lanes::kChaoticQuarticAvx2;
 #endif
   (void)isa;

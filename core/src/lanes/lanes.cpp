@@ -1,5 +1,6 @@
 // Lane settings: the instruction sets this build and CPU offer, and NHSIM_LANES
-// (nhsim/lane_settings.hpp).
+// (nhsim/lane_settings.hpp). NHSIM_LANES_AVX2 and NHSIM_LANES_AVX512 say which units the build
+// compiled (core/CMakeLists.txt, NHSIM_LANE_ISAS).
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -13,8 +14,8 @@ namespace {
 bool cpu_has(LaneIsa isa) {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   // libgcc's cpu model also checks that the OS saves the wider registers (XCR0).
-  if (isa == LaneIsa::kAvx2) return __builtin_cpu_supports("avx2");
-  if (isa == LaneIsa::kAvx512) return __builtin_cpu_supports("avx512f");
+  if (isa == LaneIsa::kAvx2) return NHSIM_LANES_AVX2 && __builtin_cpu_supports("avx2");
+  if (isa == LaneIsa::kAvx512) return NHSIM_LANES_AVX512 && __builtin_cpu_supports("avx512f");
 #endif
   return isa == LaneIsa::kBaseline;
 }

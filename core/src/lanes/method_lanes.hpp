@@ -31,10 +31,12 @@ namespace nhsim::lanes {
 template <class S>
 std::unique_ptr<LaneBlock> make_block(const S& sys, LaneMethodId method,
                                       const LaneSettings& resolved, double h) {
-#if defined(__x86_64__)
+#if NHSIM_LANES_AVX512
   if (resolved.isa == LaneIsa::kAvx512) {
     return std::unique_ptr<LaneBlock>(make_lane_block<IsaAvx512>(sys, method, resolved.width, h));
   }
+#endif
+#if NHSIM_LANES_AVX2
   if (resolved.isa == LaneIsa::kAvx2) {
     return std::unique_ptr<LaneBlock>(make_lane_block<IsaAvx2>(sys, method, resolved.width, h));
   }
