@@ -183,6 +183,36 @@ std::optional<JobRecord> EnsembleServiceImpl::visible_job(const std::string& id,
   return record;
 }
 
+std::vector<std::string> job_ids_named(const std::string& given,
+                                       const std::vector<std::string>& ids) {
+  if (std::find(ids.begin(), ids.end(), given) != ids.end()) return {given};
+  std::vector<std::string> out;
+  if (given.size() < kMinJobIdPrefix) return out;
+  for (const std::string& id : ids) {
+    if (id.starts_with(given)) out.push_back(id);
+  }
+  return out;
+}
+
+std::string EnsembleServiceImpl::resolve_job_id(const std::string& given, const wire::Caller& who,
+                                                grpc::Status& error) const {
+  error = grpc::Status::OK;
+  if (given.size() < kMinJobIdPrefix || jobs_.store().get(given)) return given;
+  std::vector<std::string> visible_ids;
+  jobs_.store().count_if([&](const JobRecord& record) {
+    if (record.id.starts_with(given) && visible(record, who)) visible_ids.push_back(record.id);
+    return false;
+  });
+  const std::vector<std::string> named = job_ids_named(given, visible_ids);
+  if (named.size() == 1) return named.front();
+  if (named.size() > 1) {
+    error = {grpc::StatusCode::INVALID_ARGUMENT,
+             "job_id: '" + shown_id(given) + "' is the start of " + std::to_string(named.size()) +
+                 " jobs' ids; give more of it"};
+  }
+  return given;
+}
+
 grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* context,
                                               const v1::ListSystemsRequest* /*request*/,
                                               v1::ListSystemsResponse* response) {
@@ -428,8 +458,11 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
 grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
                                          const v1::GetJobRequest* request, v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
-    const auto record = visible_job(request->job_id(), who);
-    if (!record) return missing(request->job_id(), who);
+    grpc::Status ambiguous;
+    const std::string id = resolve_job_id(request->job_id(), who, ambiguous);
+    if (!ambiguous.ok()) return ambiguous;
+    const auto record = visible_job(id, who);
+    if (!record) return missing(id, who);
     *response = to_job(*record);
     return grpc::Status::OK;
   });
@@ -440,7 +473,9 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
                                            grpc::ServerWriter<v1::Job>* writer) {
   return authorized(context, [&](const wire::Caller& who) {
     const JobStore& store = jobs_.store();
-    const std::string& id = request->job_id();
+    grpc::Status ambiguous;
+    const std::string id = resolve_job_id(request->job_id(), who, ambiguous);
+    if (!ambiguous.ok()) return ambiguous;
     if (!visible_job(id, who)) return missing(id, who);  // owners never change
     std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
     for (;;) {
@@ -474,8 +509,11 @@ grpc::Status EnsembleServiceImpl::missing(const std::string& id, const wire::Cal
   return not_found(id);
 }
 
-grpc::Status EnsembleServiceImpl::result_of(const std::string& job_id, const wire::Caller& who,
+grpc::Status EnsembleServiceImpl::result_of(const std::string& given, const wire::Caller& who,
                                             JobRecord& record) const {
+  grpc::Status ambiguous;
+  const std::string job_id = resolve_job_id(given, who, ambiguous);
+  if (!ambiguous.ok()) return ambiguous;
   auto found = visible_job(job_id, who);
   if (!found) return missing(job_id, who);
   record = std::move(*found);
@@ -569,9 +607,12 @@ grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* context,
                                             const v1::CancelJobRequest* request,
                                             v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
-    if (!visible_job(request->job_id(), who)) return missing(request->job_id(), who);
-    const auto job = jobs_.cancel(request->job_id(), who.identity);
-    if (!job) return not_found(request->job_id());
+    grpc::Status ambiguous;
+    const std::string id = resolve_job_id(request->job_id(), who, ambiguous);
+    if (!ambiguous.ok()) return ambiguous;
+    if (!visible_job(id, who)) return missing(id, who);
+    const auto job = jobs_.cancel(id, who.identity);
+    if (!job) return not_found(id);
     *response = *job;
     return grpc::Status::OK;
   });

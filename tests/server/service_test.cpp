@@ -1,4 +1,6 @@
 // nhsimd end to end in-process: a server on ephemeral ports, driven through the client library.
+#include "nhsim/server/service.hpp"
+
 #include <SQLiteCpp/Database.h>
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
@@ -542,6 +544,35 @@ TEST_F(ServiceTest, UnknownJobIsNotFound) {
       EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND) << e.what();
     }
   }
+}
+
+TEST_F(ServiceTest, AJobIsNamedByAnUnambiguousStartOfItsId) {
+  // Progress lines show 8 characters of the id (issue 61 item 5).
+  const v1::Job submitted = client_->submit(small_spec());
+  const std::string id = submitted.job_id();
+  const std::string start = id.substr(0, 8);
+  EXPECT_EQ(client_->get_job(start).job_id(), id);
+  ASSERT_EQ(client_->watch(start, nullptr).state(), v1::SUCCEEDED);
+  EXPECT_EQ(client_->result(start).job_id(), id);
+  EXPECT_EQ(client_->cancel(start).job_id(), id);  // a finished job: nothing changes
+  try {
+    client_->get_job(id.substr(0, kMinJobIdPrefix - 1));
+    ADD_FAILURE() << "too short a start was answered";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::NOT_FOUND) << e.what();
+  }
+}
+
+TEST(JobIdsNamed, TheIdItselfOrEveryIdItStartsWithAtLeastSixCharacters) {
+  const std::vector<std::string> ids = {"abcdef0123", "abcdef4567", "abcdef", "0f1e2d3c4b"};
+  EXPECT_EQ(job_ids_named("abcdef", ids), std::vector<std::string>{"abcdef"});  // exact wins
+  EXPECT_EQ(job_ids_named("abcdef4", ids), std::vector<std::string>{"abcdef4567"});
+  EXPECT_EQ(job_ids_named("abcdef0", ids), std::vector<std::string>{"abcdef0123"});
+  EXPECT_EQ(job_ids_named("0f1e2d", ids), std::vector<std::string>{"0f1e2d3c4b"});
+  EXPECT_EQ(job_ids_named("abcde", ids), std::vector<std::string>{});  // under 6: not a start
+  EXPECT_EQ(job_ids_named("0f1e2", ids), std::vector<std::string>{});
+  const std::vector<std::string> two = {"abcdef0123", "abcdef4567"};
+  EXPECT_EQ(job_ids_named("abcdef", two).size(), 2U);  // ambiguous: INVALID_ARGUMENT
 }
 
 // ---------------------------------------------------------------------------------------------

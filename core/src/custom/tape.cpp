@@ -2,11 +2,8 @@
 // (tape_run.hpp) at double and complex arguments.
 #include "nhsim/custom/tape.hpp"
 
-#include <cmath>
 #include <complex>
 #include <cstddef>
-#include <iterator>
-#include <new>
 #include <stdexcept>
 #include <utility>
 

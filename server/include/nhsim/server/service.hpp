@@ -6,6 +6,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "nhsim/server/job_manager.hpp"
 #include "nhsim/server/log.hpp"
@@ -51,6 +53,14 @@ struct ServiceLimits {
   /// Largest result, MiB (--max-result-mb; read with StreamResult); 0 = no limit.
   double max_result_mb = 1024;
 };
+
+/// The shortest start of a job id that names the job (resolve_job_id).
+inline constexpr std::size_t kMinJobIdPrefix = 6;
+
+/// The ids among `ids` that `given` names: `given` alone where it is one of them, else those that
+/// start with it, if it has at least kMinJobIdPrefix characters (else none).
+std::vector<std::string> job_ids_named(const std::string& given,
+                                       const std::vector<std::string>& ids);
 
 /// The service. Status codes: see proto/nhsim/v1/ensemble.proto; every method answers
 /// UNAUTHENTICATED without a valid token when the server has a token table, and NOT_FOUND for
@@ -115,6 +125,12 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   static std::string unregistrable(const std::string& name);
   /// The job, if `who` may see it.
   std::optional<JobRecord> visible_job(const std::string& id, const wire::Caller& who) const;
+  /// The id of the job `given` names for `who`: `given` itself where a job has that id, else
+  /// the one job `who` may see whose id starts with `given` (at least kMinJobIdPrefix
+  /// characters: the 8 that progress lines show), else `given` (answered NOT_FOUND as before).
+  /// Where several such jobs exist: INVALID_ARGUMENT in `error`, naming how many.
+  std::string resolve_job_id(const std::string& given, const wire::Caller& who,
+                             grpc::Status& error) const;
   /// The job, when it has a result; else the status GetResult answers.
   grpc::Status result_of(const std::string& job_id, const wire::Caller& who,
                          JobRecord& record) const;
