@@ -14,13 +14,10 @@
 #include "nhsim/custom/model.hpp"
 #include "nhsim/ensemble.hpp"
 #include "nhsim/lanes.hpp"
-#include "result_compare.hpp"
 
 namespace nhsim {
 namespace {
 
-using test::forced_settings;
-using test::name;
 using test::with_lanes;
 
 std::vector<std::vector<std::string>> diagonal(const std::vector<std::string>& d) {
@@ -105,10 +102,7 @@ TEST(CustomLanes, SiDlaInLanesIsTheScalarPathAtEverySizeAndWidth) {
     const EnsembleSpec s = ensemble_of(c.sys, c.energy, 37);
     const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
     ASSERT_EQ(off.integrators[0].trajectories_ok, 37);
-    for (const LaneSettings& l : forced_settings()) {
-      SCOPED_TRACE(name(l));
-      test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
-    }
+    test::expect_bit_identical_at_every_setting(off, s);
   }
 }
 

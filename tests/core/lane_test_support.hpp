@@ -1,12 +1,15 @@
 // Helpers shared by the lane tests (lanes_test.cpp, custom_lanes_test.cpp): every forced lane
-// setting this CPU runs, its name, and run options with lanes.
+// setting this CPU runs, its name, run options with lanes, and a spec's result at every setting.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "nhsim/ensemble.hpp"
 #include "nhsim/lanes.hpp"
+#include "result_compare.hpp"
 
 namespace nhsim::test {
 
@@ -30,6 +33,15 @@ inline RunOptions with_lanes(const LaneSettings& s, int threads = 2) {
   o.threads = threads;
   o.lanes = s;
   return o;
+}
+
+/// Spec s run at every forced setting (two threads) gives `reference`'s bits.
+inline void expect_bit_identical_at_every_setting(const EnsembleResult& reference,
+                                                  const EnsembleSpec& s) {
+  for (const LaneSettings& l : forced_settings()) {
+    SCOPED_TRACE(name(l));
+    expect_bit_identical(reference, run_ensemble(s, with_lanes(l)));
+  }
 }
 
 }  // namespace nhsim::test

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <stdexcept>
@@ -86,6 +87,30 @@ void expect_same_state(const LaneStepper& lanes, int l, const Stepper& scalar,
   EXPECT_TRUE(same_bits(q1, q2) && same_bits(p1, p2)) << where << " lane " << l;
 }
 
+/// Advances the lanes and each lane's scalar stepper by each of `pieces` in turn; after each,
+/// every lane is its scalar trajectory: status, steps done, finiteness, state, energy and residual
+/// to the bit.
+void expect_lanes_follow_scalar(LaneStepper& lanes, std::vector<std::unique_ptr<Stepper>>& scalar,
+                                std::initializer_list<std::int64_t> pieces,
+                                const std::string& where) {
+  for (std::int64_t piece : pieces) {
+    lanes.advance(piece);
+    const std::string at = where + " after " + std::to_string(piece);
+    for (int l = 0; l < lanes.width(); ++l) {
+      ASSERT_EQ(scalar[l]->advance(piece).status, StepStatus::kOk) << at;
+      ASSERT_EQ(lanes.result(l).status, StepStatus::kOk) << at;
+      ASSERT_EQ(lanes.result(l).steps_done, piece) << at;
+      ASSERT_TRUE(lanes.finite(l)) << at;
+      expect_same_state(lanes, l, *scalar[l], at);
+      double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
+      scalar[l]->energy_and_residual(e1, r1);
+      lanes.energy_and_residual(l, e2, r2);
+      EXPECT_EQ(std::memcmp(&e1, &e2, sizeof e1), 0) << at;
+      EXPECT_EQ(std::memcmp(&r1, &r2, sizeof r1), 0) << at;
+    }
+  }
+}
+
 TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
   const ModelImpl<Sys> model(Sys(3));
   for (const char* id : kLaneMethods) {
@@ -97,23 +122,8 @@ TEST(Lanes, EachLaneIsItsScalarTrajectoryBitForBit) {
       std::vector<std::unique_ptr<Stepper>> scalar;
       ASSERT_NO_FATAL_FAILURE(start_lanes(model, c, s, 11, lanes, scalar));
       // Pieces of different lengths, as the ensemble advances them between samples.
-      for (std::int64_t piece : {1, 7, 20, 1000}) {
-        lanes->advance(piece);
-        for (int l = 0; l < s.width; ++l) {
-          const AdvanceResult r = scalar[l]->advance(piece);
-          ASSERT_EQ(r.status, StepStatus::kOk);
-          ASSERT_EQ(lanes->result(l).status, StepStatus::kOk);
-          ASSERT_EQ(lanes->result(l).steps_done, piece);
-          ASSERT_TRUE(lanes->finite(l));
-          expect_same_state(*lanes, l, *scalar[l],
-                            std::string(id) + " " + name(s) + " after " + std::to_string(piece));
-          double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
-          scalar[l]->energy_and_residual(e1, r1);
-          lanes->energy_and_residual(l, e2, r2);
-          EXPECT_EQ(std::memcmp(&e1, &e2, sizeof e1), 0);
-          EXPECT_EQ(std::memcmp(&r1, &r2, sizeof r1), 0);
-        }
-      }
+      ASSERT_NO_FATAL_FAILURE(
+          expect_lanes_follow_scalar(*lanes, scalar, {1, 7, 20, 1000}, id + (" " + name(s))));
     }
   }
 }
@@ -131,21 +141,8 @@ TEST(Lanes, TheMethodsOwnCodeInLanesIsTheScalarPathAtOtherSizes) {
         std::unique_ptr<LaneStepper> lanes;
         std::vector<std::unique_ptr<Stepper>> scalar;
         ASSERT_NO_FATAL_FAILURE(start_lanes(model, c, s, 13, lanes, scalar));
-        for (std::int64_t piece : {1, 7, 1000}) {
-          lanes->advance(piece);
-          for (int l = 0; l < s.width; ++l) {
-            ASSERT_EQ(scalar[l]->advance(piece).status, StepStatus::kOk);
-            ASSERT_EQ(lanes->result(l).status, StepStatus::kOk);
-            ASSERT_EQ(lanes->result(l).steps_done, piece);
-            const std::string where = "n = " + std::to_string(n) + " " + id + " " + name(s);
-            expect_same_state(*lanes, l, *scalar[l], where);
-            double e1 = 0, r1 = 0, e2 = 0, r2 = 0;
-            scalar[l]->energy_and_residual(e1, r1);
-            lanes->energy_and_residual(l, e2, r2);
-            EXPECT_EQ(std::memcmp(&e1, &e2, sizeof e1), 0) << where;
-            EXPECT_EQ(std::memcmp(&r1, &r2, sizeof r1), 0) << where;
-          }
-        }
+        ASSERT_NO_FATAL_FAILURE(expect_lanes_follow_scalar(
+            *lanes, scalar, {1, 7, 1000}, "n = " + std::to_string(n) + " " + id + " " + name(s)));
       }
     }
   }
@@ -240,18 +237,12 @@ TEST(Lanes, VarianceExampleIsBitIdenticalWithLanesOffAndAtEveryWidth) {
   const EnsembleSpec lane_pairs = variance_example(
       200.0, {"si_dla", "rk2", "nh_rattle", "nh_rattle_projected", "rk4", "gonzalez", "avf"});
   const EnsembleResult reference = run_ensemble(lane_pairs, with_lanes({LaneIsa::kOff, 0}));
-  for (const LaneSettings& s : forced_settings()) {
-    SCOPED_TRACE(name(s));
-    test::expect_bit_identical(reference, run_ensemble(lane_pairs, with_lanes(s)));
-  }
+  test::expect_bit_identical_at_every_setting(reference, lane_pairs);
   // The cheaper-to-test implicit methods, to t = 20.
   const EnsembleSpec more = variance_example(
       20.0, {"midpoint", "itoh_abe", "i_dla", "spark2", "dla", "gonzalez_f", "avf_f"});
   const EnsembleResult more_off = run_ensemble(more, with_lanes({LaneIsa::kOff, 0}));
-  for (const LaneSettings& s : forced_settings()) {
-    SCOPED_TRACE(name(s));
-    test::expect_bit_identical(more_off, run_ensemble(more, with_lanes(s)));
-  }
+  test::expect_bit_identical_at_every_setting(more_off, more);
   // One thread and one block per lane batch boundary: the same bits again.
   test::expect_bit_identical(reference,
                              run_ensemble(lane_pairs, with_lanes({LaneIsa::kBaseline, 2}, 1)));
@@ -264,10 +255,7 @@ TEST(Lanes, EnsemblesAtOtherSizesAreBitIdenticalWithLanesOffAndAtEveryWidth) {
     s.parameters = {{"n", n}};
     const EnsembleResult off = run_ensemble(s, with_lanes({LaneIsa::kOff, 0}));
     ASSERT_EQ(off.integrators[1].trajectories_ok, 200);
-    for (const LaneSettings& l : forced_settings()) {
-      SCOPED_TRACE(name(l));
-      test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
-    }
+    test::expect_bit_identical_at_every_setting(off, s);
   }
 }
 
@@ -304,10 +292,7 @@ TEST(Lanes, EveryPairWithTheMethodsOwnCodeInLanesIsTheScalarPath) {
     for (const IntegratorResult& r : off.integrators) {
       EXPECT_EQ(r.trajectories_ok, 64) << r.choice.integrator;
     }
-    for (const LaneSettings& l : forced_settings()) {
-      SCOPED_TRACE(name(l));
-      test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
-    }
+    test::expect_bit_identical_at_every_setting(off, s);
   }
 }
 
@@ -319,10 +304,7 @@ void expect_failures_bit_identical_in_lanes(const EnsembleSpec& s) {
     EXPECT_GT(r.trajectories_failed, 0) << r.choice.integrator;
     EXPECT_GT(r.trajectories_ok, 0) << r.choice.integrator;
   }
-  for (const LaneSettings& l : forced_settings()) {
-    SCOPED_TRACE(name(l));
-    test::expect_bit_identical(off, run_ensemble(s, with_lanes(l)));
-  }
+  test::expect_bit_identical_at_every_setting(off, s);
 }
 
 TEST(Lanes, FailuresAreTheScalarPathsInEveryLane) {
