@@ -194,23 +194,26 @@ std::vector<std::string> job_ids_named(const std::string& given,
   return out;
 }
 
-std::string EnsembleServiceImpl::resolve_job_id(const std::string& given, const wire::Caller& who,
-                                                grpc::Status& error) const {
-  error = grpc::Status::OK;
-  if (given.size() < kMinJobIdPrefix || jobs_.store().get(given)) return given;
-  std::vector<std::string> visible_ids;
-  jobs_.store().count_if([&](const JobRecord& record) {
-    if (record.id.starts_with(given) && visible(record, who)) visible_ids.push_back(record.id);
-    return false;
-  });
-  const std::vector<std::string> named = job_ids_named(given, visible_ids);
-  if (named.size() == 1) return named.front();
-  if (named.size() > 1) {
-    error = {grpc::StatusCode::INVALID_ARGUMENT,
-             "job_id: '" + shown_id(given) + "' is the start of " + std::to_string(named.size()) +
-                 " jobs' ids; give more of it"};
+grpc::Status EnsembleServiceImpl::named_job(const std::string& given, const wire::Caller& who,
+                                            JobRecord& record) const {
+  std::optional<JobRecord> found = jobs_.store().get(given);
+  if (!found && given.size() >= kMinJobIdPrefix) {
+    std::vector<std::string> visible_ids;  // the caller's jobs whose ids start with `given`
+    jobs_.store().count_if([&](const JobRecord& r) {
+      if (r.id.starts_with(given) && visible(r, who)) visible_ids.push_back(r.id);
+      return false;
+    });
+    const std::vector<std::string> named = job_ids_named(given, visible_ids);
+    if (named.size() > 1) {
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              "job_id: '" + shown_id(given) + "' is the start of " + std::to_string(named.size()) +
+                  " jobs' ids; give more of it"};
+    }
+    if (named.size() == 1) found = jobs_.store().get(named.front());
   }
-  return given;
+  if (!found || !visible(*found, who)) return missing(given, who);
+  record = std::move(*found);
+  return grpc::Status::OK;
 }
 
 grpc::Status EnsembleServiceImpl::ListSystems(grpc::ServerContext* context,
@@ -458,12 +461,11 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
 grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
                                          const v1::GetJobRequest* request, v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
-    grpc::Status ambiguous;
-    const std::string id = resolve_job_id(request->job_id(), who, ambiguous);
-    if (!ambiguous.ok()) return ambiguous;
-    const auto record = visible_job(id, who);
-    if (!record) return missing(id, who);
-    *response = to_job(*record);
+    JobRecord record;
+    if (grpc::Status status = named_job(request->job_id(), who, record); !status.ok()) {
+      return status;
+    }
+    *response = to_job(record);
     return grpc::Status::OK;
   });
 }
@@ -473,10 +475,11 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
                                            grpc::ServerWriter<v1::Job>* writer) {
   return authorized(context, [&](const wire::Caller& who) {
     const JobStore& store = jobs_.store();
-    grpc::Status ambiguous;
-    const std::string id = resolve_job_id(request->job_id(), who, ambiguous);
-    if (!ambiguous.ok()) return ambiguous;
-    if (!visible_job(id, who)) return missing(id, who);  // owners never change
+    JobRecord named;  // owners never change: seen once, the job stays the caller's
+    if (grpc::Status status = named_job(request->job_id(), who, named); !status.ok()) {
+      return status;
+    }
+    const std::string& id = named.id;
     std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
     for (;;) {
       if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
@@ -511,12 +514,7 @@ grpc::Status EnsembleServiceImpl::missing(const std::string& id, const wire::Cal
 
 grpc::Status EnsembleServiceImpl::result_of(const std::string& given, const wire::Caller& who,
                                             JobRecord& record) const {
-  grpc::Status ambiguous;
-  const std::string job_id = resolve_job_id(given, who, ambiguous);
-  if (!ambiguous.ok()) return ambiguous;
-  auto found = visible_job(job_id, who);
-  if (!found) return missing(job_id, who);
-  record = std::move(*found);
+  if (grpc::Status status = named_job(given, who, record); !status.ok()) return status;
   const std::string prefix = "job " + record.id + " ";
   switch (record.state) {
     case v1::SUCCEEDED:
@@ -607,12 +605,12 @@ grpc::Status EnsembleServiceImpl::CancelJob(grpc::ServerContext* context,
                                             const v1::CancelJobRequest* request,
                                             v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
-    grpc::Status ambiguous;
-    const std::string id = resolve_job_id(request->job_id(), who, ambiguous);
-    if (!ambiguous.ok()) return ambiguous;
-    if (!visible_job(id, who)) return missing(id, who);
-    const auto job = jobs_.cancel(id, who.identity);
-    if (!job) return not_found(id);
+    JobRecord named;
+    if (grpc::Status status = named_job(request->job_id(), who, named); !status.ok()) {
+      return status;
+    }
+    const auto job = jobs_.cancel(named.id, who.identity);
+    if (!job) return not_found(named.id);
     *response = *job;
     return grpc::Status::OK;
   });

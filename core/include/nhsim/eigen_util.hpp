@@ -40,4 +40,16 @@ inline auto tail_n(V&& v, int n) {
   }
 }
 
+/// out(a) = sum_j m(a, j) x(j), j = 0, 1, ... in order, for every row a of m: the same sum for
+/// doubles and over lanes (nhsim/lane.hpp), where Eigen's own products reduce in another order
+/// for each. Shapes: m rows x n, x of length n, out of length rows.
+template <class M, class X, class Out>
+void ordered_product(const M& m, const X& x, Out&& out) {
+  for (Eigen::Index a = 0; a < m.rows(); ++a) {
+    auto s = m(a, 0) * x(0);
+    for (Eigen::Index j = 1; j < x.size(); ++j) s += m(a, j) * x(j);
+    out(a) = s;
+  }
+}
+
 }  // namespace nhsim

@@ -21,6 +21,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "nhsim/eigen_util.hpp"
 #include "nhsim/integrators/descriptors/si_dla.hpp"
 #include "nhsim/stepper.hpp"
 #include "nhsim/system_concepts.hpp"
@@ -70,22 +71,12 @@ concept SiDlaRuntimeAffine = requires(const S& s) {
   { s.si_dla_constraint_affine() } -> std::convertible_to<bool>;
 };
 
-/// A system whose products mu(q) x si_dla sums itself, in index order (ordered_product below),
-/// so that its steps have the same bits for doubles and over lanes (Eigen reduces in another
-/// order for each): the user-defined systems, whose M^-1 and mu are known only at run time
+/// A system whose products mu(q) x si_dla sums itself, in index order (ordered_product,
+/// nhsim/eigen_util.hpp), so that its steps have the same bits for doubles and over lanes: the
+/// user-defined systems, whose M^-1 and mu are known only at run time
 /// (SiDlaRuntimeAffine; their lanes: core/src/lanes/lane_block.hpp).
 template <class S>
 concept SiDlaOrderedProducts = SiDlaRuntimeAffine<S>;
-
-/// out(a) = sum_j m(a, j) x(j), j = 0, 1, ... in order, for every row a of m.
-template <class M, class X, class Out>
-void ordered_product(const M& m, const X& x, Out&& out) {
-  for (Eigen::Index a = 0; a < m.rows(); ++a) {
-    auto s = m(a, 0) * x(0);
-    for (Eigen::Index j = 1; j < x.size(); ++j) s += m(a, j) * x(j);
-    out(a) = s;
-  }
-}
 
 template <class S>
 class SiDlaMethod {

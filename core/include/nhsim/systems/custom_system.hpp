@@ -39,6 +39,7 @@
 
 #include "nhsim/controls.hpp"
 #include "nhsim/custom/definition.hpp"
+#include "nhsim/eigen_util.hpp"
 #include "nhsim/system_types.hpp"
 
 namespace nhsim {
@@ -175,10 +176,7 @@ class CustomSystem
         if constexpr (std::is_same_v<typename VP::Scalar, double>) {
           v.noalias() = minv_ * p;
         } else {  // over lanes, which run a diagonal M only (core/src/lanes/lane_block.hpp)
-          for (int i = 0; i < nq(); ++i) {
-            v(i) = minv_(i, 0) * p(0);
-            for (int j = 1; j < nq(); ++j) v(i) += minv_(i, j) * p(j);
-          }
+          ordered_product(minv_, p, v);
         }
         return;
     }

@@ -54,7 +54,7 @@ struct ServiceLimits {
   double max_result_mb = 1024;
 };
 
-/// The shortest start of a job id that names the job (resolve_job_id).
+/// The shortest start of a job id that names the job (EnsembleServiceImpl::named_job).
 inline constexpr std::size_t kMinJobIdPrefix = 6;
 
 /// The ids among `ids` that `given` names: `given` alone where it is one of them, else those that
@@ -125,12 +125,12 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   static std::string unregistrable(const std::string& name);
   /// The job, if `who` may see it.
   std::optional<JobRecord> visible_job(const std::string& id, const wire::Caller& who) const;
-  /// The id of the job `given` names for `who`: `given` itself where a job has that id, else
-  /// the one job `who` may see whose id starts with `given` (at least kMinJobIdPrefix
-  /// characters: the 8 that progress lines show), else `given` (answered NOT_FOUND as before).
-  /// Where several such jobs exist: INVALID_ARGUMENT in `error`, naming how many.
-  std::string resolve_job_id(const std::string& given, const wire::Caller& who,
-                             grpc::Status& error) const;
+  /// The job `given` names for `who`, into `record`: the job with that id, else the one job
+  /// `who` may see whose id starts with `given` (at least kMinJobIdPrefix characters: the 8 that
+  /// progress lines show). INVALID_ARGUMENT where several such jobs exist, naming how many;
+  /// otherwise what missing() answers.
+  grpc::Status named_job(const std::string& given, const wire::Caller& who,
+                         JobRecord& record) const;
   /// The job, when it has a result; else the status GetResult answers.
   grpc::Status result_of(const std::string& job_id, const wire::Caller& who,
                          JobRecord& record) const;
