@@ -463,7 +463,7 @@ std::string to_csv(const v1::EnsembleResult& result) {
   }
   out << "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,"
          "mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,"
-         "q95_upper\n";
+         "q95_upper,variance_lower,variance_upper\n";
   // One optional column: the shortest round-trip decimal, or empty where the series has none.
   auto optional_column = [](const google::protobuf::RepeatedField<double>& q, int i) {
     return i < q.size() ? shortest(q.Get(i)) : std::string();
@@ -483,7 +483,8 @@ std::string to_csv(const v1::EnsembleResult& result) {
         for (const auto* column :
              {&series.q05(), &series.q50(), &series.q95(), &series.mean_stderr(),
               &series.variance_stderr(), &series.q05_lower(), &series.q05_upper(),
-              &series.q50_lower(), &series.q50_upper(), &series.q95_lower(), &series.q95_upper()})
+              &series.q50_lower(), &series.q50_upper(), &series.q95_lower(), &series.q95_upper(),
+              &series.variance_lower(), &series.variance_upper()})
           out << ',' << optional_column(*column, i);
         out << '\n';
       }

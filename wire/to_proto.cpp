@@ -33,6 +33,8 @@ void fill(const SeriesStats& stats, v1::SeriesStats* out) {
 #pragma GCC diagnostic pop
   copy_into(stats.mean_stderr, out->mutable_mean_stderr());
   copy_into(stats.variance_stderr, out->mutable_variance_stderr());
+  copy_into(stats.variance_lower, out->mutable_variance_lower());
+  copy_into(stats.variance_upper, out->mutable_variance_upper());
   copy_into(stats.q05_lower, out->mutable_q05_lower());
   copy_into(stats.q05_upper, out->mutable_q05_upper());
   copy_into(stats.q50_lower, out->mutable_q50_lower());
@@ -51,6 +53,12 @@ void fill(const SeriesStats& stats, v1::SeriesStats* out) {
   growth->set_t_min(g.t_min);
   growth->set_t_max(g.t_max);
   growth->set_batches(g.batches);
+  growth->set_a_lower(g.a_lower);
+  growth->set_a_upper(g.a_upper);
+  growth->set_b_lower(g.b_lower);
+  growth->set_b_upper(g.b_upper);
+  growth->set_exponent_lower(g.exponent_lower);
+  growth->set_exponent_upper(g.exponent_upper);
 }
 
 void fill(const TrajectoryFailure& failure, v1::TrajectoryFailure* out) {
@@ -243,6 +251,8 @@ v1::EnsembleResult to_proto(const EnsembleResult& result) {
     ratio->set_observable(r.observable);
     ratio->set_ratio(r.ratio);
     ratio->set_ratio_stderr(r.ratio_stderr);
+    ratio->set_ratio_lower(r.ratio_lower);
+    ratio->set_ratio_upper(r.ratio_upper);
     ratio->set_batches(r.batches);
   }
   if (result.until.requested) {

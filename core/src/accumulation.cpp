@@ -269,6 +269,15 @@ VarianceGrowth variance_growth(const ChoicePartial& partial, const BatchLayout& 
   g.a_stderr = jackknife_stderr(a_out);
   g.b_stderr = jackknife_stderr(b_out);
   g.exponent_stderr = std::isnan(g.exponent) ? kNaN : jackknife_stderr(k_out);
+  const JackknifeInterval a = jackknife_interval(g.a, a_out);
+  const JackknifeInterval b = jackknife_interval(g.b, b_out);
+  const JackknifeInterval k = jackknife_interval(g.exponent, k_out);
+  g.a_lower = a.lower;
+  g.a_upper = a.upper;
+  g.b_lower = b.lower;
+  g.b_upper = b.upper;
+  g.exponent_lower = k.lower;
+  g.exponent_upper = k.upper;
   return g;
 }
 
@@ -308,6 +317,9 @@ VarianceRatio variance_ratio(const ChoicePartial& a, const BatchLayout& a_layout
   }
   r.batches = static_cast<std::int64_t>(leave_out.size());
   r.ratio_stderr = std::isnan(r.ratio) ? kNaN : jackknife_stderr(leave_out);
+  const JackknifeInterval i = jackknife_interval(r.ratio, leave_out);
+  r.ratio_lower = i.lower;
+  r.ratio_upper = i.upper;
   return r;
 }
 
@@ -348,8 +360,8 @@ std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
     SeriesStats s;
     s.observable = names[j];
     for (auto* v : {&s.mean, &s.variance, &s.min, &s.max, &s.q05, &s.q50, &s.q95, &s.mean_stderr,
-                    &s.variance_stderr, &s.q05_lower, &s.q05_upper, &s.q50_lower, &s.q50_upper,
-                    &s.q95_lower, &s.q95_upper})
+                    &s.variance_stderr, &s.variance_lower, &s.variance_upper, &s.q05_lower,
+                    &s.q05_upper, &s.q50_lower, &s.q50_upper, &s.q95_lower, &s.q95_upper})
       v->resize(ns);
     s.count.resize(ns);
     // Independent per sample (the exact variance and the quantiles cost the most): in parallel.
@@ -368,6 +380,7 @@ std::vector<SeriesStats> series_statistics(const ChoicePartial& partial,
                             s.variance[k] = c.variance();
                             s.mean_stderr[k] = c.mean_stderr();
                             s.variance_stderr[k] = c.variance_stderr();
+                            c.variance_interval(s.variance_lower[k], s.variance_upper[k]);
                             s.min[k] = c.n > 0 ? c.min : kNaN;
                             s.max[k] = c.n > 0 ? c.max : kNaN;
                             c.sketch.quantiles(kP, q);

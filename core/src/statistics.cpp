@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nhsim/dmath.hpp"
+#include "nhsim/variance_growth.hpp"
+
 namespace nhsim {
 namespace {
 
@@ -127,11 +130,11 @@ double CellStats::mean_stderr() const {
   return std::sqrt(variance() / static_cast<double>(n));
 }
 
-double CellStats::variance_stderr() const {
-  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-  if (n < 4 || !sum_cube.finite() || !sum_fourth.finite()) return kNaN;
-  const double s2 = variance();
-  if (!std::isfinite(s2)) return kNaN;
+bool CellStats::fourth_moment(double& m4, double& s2) const {
+  m4 = s2 = std::numeric_limits<double>::quiet_NaN();
+  if (n < 4 || !sum_cube.finite() || !sum_fourth.finite()) return false;
+  s2 = variance();
+  if (!std::isfinite(s2)) return false;
   const auto dn = static_cast<double>(n);
   const double mean = sum.value() / dn;
   const double m2 = sum_sq.value() / dn;
@@ -139,11 +142,44 @@ double CellStats::variance_stderr() const {
   const double m4raw = sum_fourth.value() / dn;
   const double mean2 = mean * mean;
   // Central fourth moment from the raw ones: E(x - mean)^4.
-  const double m4 = m4raw - 4.0 * mean * m3 + 6.0 * mean2 * m2 - 3.0 * mean2 * mean2;
+  m4 = m4raw - 4.0 * mean * m3 + 6.0 * mean2 * m2 - 3.0 * mean2 * mean2;
   const double scale = m4raw + 4.0 * std::abs(mean * m3) + 6.0 * mean2 * m2 + 3.0 * mean2 * mean2;
-  if (!(m4 > 0.0) || std::ldexp(scale, -50) > 1e-2 * m4) return s2 == 0.0 ? 0.0 : kNaN;
+  if (!(m4 > 0.0) || std::ldexp(scale, -50) > 1e-2 * m4) {
+    m4 = s2 == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    return s2 == 0.0;
+  }
+  return true;
+}
+
+double CellStats::variance_stderr() const {
+  double m4 = 0.0, s2 = 0.0;
+  if (!fourth_moment(m4, s2)) return std::numeric_limits<double>::quiet_NaN();
+  const auto dn = static_cast<double>(n);
   const double v = (m4 - s2 * s2 * (dn - 3.0) / (dn - 1.0)) / dn;
   return v > 0.0 ? std::sqrt(v) : 0.0;
+}
+
+void CellStats::variance_interval(double& lower, double& upper) const {
+  double m4 = 0.0, s2 = 0.0;
+  if (!fourth_moment(m4, s2)) {
+    lower = upper = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  if (s2 == 0.0) {
+    lower = upper = 0.0;
+    return;
+  }
+  constexpr double kZ = 1.959963984540054;  // the normal distribution's 97.5 % quantile
+  const auto dn = static_cast<double>(n);
+  const double m2 = s2 * (dn - 1.0) / dn;  // sum (x - mean)^2 / n
+  // G2, the sample excess kurtosis adjusted for bias (unbiased for normal values), plus 3.
+  const double g2 = m4 / (m2 * m2) - 3.0;
+  const double kurtosis = ((dn + 1.0) * g2 + 6.0) * (dn - 1.0) / ((dn - 2.0) * (dn - 3.0)) + 3.0;
+  const double c = dn / (dn - kZ);
+  const double se = c * std::sqrt(std::max(kurtosis - (dn - 3.0) / dn, 0.0) / (dn - 1.0));
+  const double t = student_t_975(dn - 1.0);
+  lower = c * s2 * dmath::exp(-t * se);
+  upper = c * s2 * dmath::exp(t * se);
 }
 
 double exact_variance(std::int64_t n, const ExactSum& s1, const ExactSum& s2) {

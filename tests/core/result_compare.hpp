@@ -76,7 +76,9 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
     EXPECT_EQ(x.numerator, y.numerator);
     EXPECT_EQ(x.denominator, y.denominator);
     EXPECT_EQ(x.observable, y.observable);
-    EXPECT_TRUE(bit_equal({x.ratio, x.ratio_stderr}, {y.ratio, y.ratio_stderr})) << x.observable;
+    EXPECT_TRUE(bit_equal({x.ratio, x.ratio_stderr, x.ratio_lower, x.ratio_upper},
+                          {y.ratio, y.ratio_stderr, y.ratio_lower, y.ratio_upper}))
+        << x.observable;
     EXPECT_EQ(x.batches, y.batches);
   }
   ASSERT_EQ(a.integrators.size(), b.integrators.size());
@@ -102,7 +104,8 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
       for (auto field :
            {&SeriesStats::mean, &SeriesStats::variance, &SeriesStats::min, &SeriesStats::max,
             &SeriesStats::q05, &SeriesStats::q50, &SeriesStats::q95, &SeriesStats::mean_stderr,
-            &SeriesStats::variance_stderr, &SeriesStats::q05_lower, &SeriesStats::q05_upper,
+            &SeriesStats::variance_stderr, &SeriesStats::variance_lower,
+            &SeriesStats::variance_upper, &SeriesStats::q05_lower, &SeriesStats::q05_upper,
             &SeriesStats::q50_lower, &SeriesStats::q50_upper, &SeriesStats::q95_lower,
             &SeriesStats::q95_upper}) {
         EXPECT_TRUE(bit_equal(u.*field, v.*field)) << where;
@@ -111,8 +114,10 @@ inline void expect_bit_identical(const EnsembleResult& a, const EnsembleResult& 
       const VarianceGrowth& g = u.variance_growth;
       const VarianceGrowth& k = v.variance_growth;
       EXPECT_TRUE(bit_equal(
-          {g.a, g.a_stderr, g.b, g.b_stderr, g.exponent, g.exponent_stderr, g.t_min, g.t_max},
-          {k.a, k.a_stderr, k.b, k.b_stderr, k.exponent, k.exponent_stderr, k.t_min, k.t_max}))
+          {g.a, g.a_stderr, g.b, g.b_stderr, g.exponent, g.exponent_stderr, g.t_min, g.t_max,
+           g.a_lower, g.a_upper, g.b_lower, g.b_upper, g.exponent_lower, g.exponent_upper},
+          {k.a, k.a_stderr, k.b, k.b_stderr, k.exponent, k.exponent_stderr, k.t_min, k.t_max,
+           k.a_lower, k.a_upper, k.b_lower, k.b_upper, k.exponent_lower, k.exponent_upper}))
           << where;
       EXPECT_EQ(g.samples, k.samples) << where;
       EXPECT_EQ(g.batches, k.batches) << where;

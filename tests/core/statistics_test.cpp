@@ -156,6 +156,10 @@ TEST(CellStats, AnySplitAndMergeOrderIsBitIdentical) {
     EXPECT_TRUE(bit_equal(merged.sketch.quantile(0.5), whole.sketch.quantile(0.5)));
     EXPECT_TRUE(bit_equal(merged.mean_stderr(), whole.mean_stderr()));
     EXPECT_TRUE(bit_equal(merged.variance_stderr(), whole.variance_stderr()));
+    double lower[2], upper[2];
+    merged.variance_interval(lower[0], upper[0]);
+    whole.variance_interval(lower[1], upper[1]);
+    EXPECT_TRUE(bit_equal(lower[0], lower[1]) && bit_equal(upper[0], upper[1]));
     EXPECT_EQ(merged.sum_cube.canonical_digits(), whole.sum_cube.canonical_digits());
     EXPECT_EQ(merged.sum_fourth.canonical_digits(), whole.sum_fourth.canonical_digits());
   }
@@ -217,6 +221,43 @@ TEST(CellStats, StandardErrorsMatchTheClosedForms) {
   for (int k = 0; k < 100000; ++k) normal.add(nd(rng));
   EXPECT_NEAR(normal.variance_stderr(), 4.0 * std::sqrt(2.0 / 99999.0),
               0.02 * 4.0 * std::sqrt(2.0 / 99999.0));
+}
+
+TEST(CellStats, VarianceIntervalMatchesBonettsClosedFormAndLeansUp) {
+  // 1..5: s^2 = 5/2, m2 = 2, m4 = 34/5, g2 = 34/20 - 3 = -1.3, G2 = (6 g2 + 6) 4 / 6 = -1.2, so
+  // k = 1.8; c = 5 / (5 - 1.96), se = c sqrt((1.8 - 2/5) / 4), t = t_{0.975, 4} = 2.7764.
+  CellStats s;
+  for (double x : {1.0, 2.0, 3.0, 4.0, 5.0}) s.add(x);
+  const double c = 5.0 / (5.0 - 1.959963984540054);
+  const double se = c * std::sqrt((1.8 - 0.4) / 4.0);
+  double lower = 0.0, upper = 0.0;
+  s.variance_interval(lower, upper);
+  EXPECT_NEAR(lower, c * 2.5 * std::exp(-2.7764 * se), 1e-4 * lower);
+  EXPECT_NEAR(upper, c * 2.5 * std::exp(2.7764 * se), 1e-4 * upper);
+  // Normal values, large n: s^2 exp(-+ 1.96 sqrt(2 / (n - 1))) to first order, and the interval
+  // reaches further up than down (the log scale), where variance +- 1.96 SE is symmetric.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> nd(0.5, 2.0);
+  CellStats normal;
+  for (int k = 0; k < 100000; ++k) normal.add(nd(rng));
+  normal.variance_interval(lower, upper);
+  const double v = normal.variance(), w = 1.959963984540054 * std::sqrt(2.0 / 99999.0);
+  EXPECT_NEAR(lower, v * std::exp(-w), 0.05 * w * v);
+  EXPECT_NEAR(upper, v * std::exp(w), 0.05 * w * v);
+  EXPECT_GT(upper - v, v - lower);
+  // Equal values: [0, 0]; fewer than four, or too far from zero for the fourth moment: NaN.
+  CellStats same;
+  for (int k = 0; k < 10; ++k) same.add(3.25);
+  same.variance_interval(lower, upper);
+  EXPECT_EQ(lower, 0.0);
+  EXPECT_EQ(upper, 0.0);
+  CellStats three, far;
+  for (double x : {1.0, 2.0, 4.0}) three.add(x);
+  for (double x : {1.0, 2.0, 3.0, 4.0, 5.0}) far.add(x + 1e6);
+  for (const CellStats* cell : {&three, &far}) {
+    cell->variance_interval(lower, upper);
+    EXPECT_TRUE(std::isnan(lower) && std::isnan(upper)) << cell->n;
+  }
 }
 
 TEST(MomentSums, RemoveUndoesMergeExactly) {

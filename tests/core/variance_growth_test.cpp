@@ -68,6 +68,49 @@ TEST(VarianceGrowth, StudentQuantilesMatchTables) {
   EXPECT_NEAR(student_t_975(60), 2.0003, 2e-4);
   EXPECT_NEAR(student_t_975(1000000), 1.95996, 1e-4);
   EXPECT_TRUE(std::isnan(student_t_975(0)));
+  EXPECT_TRUE(std::isnan(student_t_975(0.5)));
+  // Between integers: t_{0.975, 2.5} = 3.5747 and t_{0.975, 5.5} = 2.5019 (by quadrature of the
+  // density), and at the table's end the expansion takes over continuously.
+  EXPECT_NEAR(student_t_975(2.5), 3.5747, 0.005 * 3.5747);
+  EXPECT_NEAR(student_t_975(5.5), 2.5019, 0.001 * 2.5019);
+  EXPECT_GT(student_t_975(2.5), student_t_975(3));
+  EXPECT_LT(student_t_975(2.5), student_t_975(2));
+  EXPECT_NEAR(student_t_975(29.999), student_t_975(30.0), 1e-4);
+}
+
+TEST(VarianceGrowth, JackknifeIntervalOfSymmetricLeaveOutsIsTheStudentInterval) {
+  // Leave-out values theta_(-j) = 1 -+ d, half each: no skewness, excess kurtosis -2 (so nu =
+  // g - 1), SE = sqrt((g - 1) / g sum d^2) = d sqrt(g - 1).
+  const int g = 32;
+  const double d = 0.01, theta = 1.0;
+  std::vector<double> out;
+  for (int j = 0; j < g; ++j) out.push_back(theta + (j % 2 == 0 ? d : -d));
+  out.push_back(std::numeric_limits<double>::quiet_NaN());  // skipped
+  const JackknifeInterval i = jackknife_interval(theta, out);
+  const double half = student_t_975(g - 1) * d * std::sqrt(g - 1.0);
+  EXPECT_NEAR(i.lower, theta - half, 1e-12);
+  EXPECT_NEAR(i.upper, theta + half, 1e-12);
+  EXPECT_NEAR(jackknife_stderr(out), d * std::sqrt(g - 1.0), 1e-15);
+}
+
+TEST(VarianceGrowth, JackknifeIntervalLeansTowardsTheLongTailAndWidensForHeavyTails) {
+  // One batch whose absence lowers theta a lot: its pseudo-value is large, so the pseudo-values
+  // are skewed to the right and heavy-tailed; the interval reaches further up than down, and
+  // further than theta +- t_{0.975, g - 1} SE does.
+  const int g = 32;
+  const double theta = 1.0;
+  std::vector<double> out(g, theta + 0.01);
+  out[7] = theta - 0.3;
+  const JackknifeInterval i = jackknife_interval(theta, out);
+  const double half = student_t_975(g - 1) * jackknife_stderr(out);
+  EXPECT_GT(i.upper - theta, theta - i.lower);
+  EXPECT_GT(i.upper, theta + half);
+  // Undefined: NaN theta, or fewer than two leave-out values.
+  for (const JackknifeInterval& u :
+       {jackknife_interval(std::numeric_limits<double>::quiet_NaN(), out),
+        jackknife_interval(theta, {1.0})}) {
+    EXPECT_TRUE(std::isnan(u.lower) && std::isnan(u.upper));
+  }
 }
 
 /// The energy error's growth model of si_dla on the chaotic quartic (n = 3) over `count`

@@ -57,7 +57,8 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   std::getline(lines, header);
   EXPECT_EQ(header,
             "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,mean_stderr,"
-            "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper");
+            "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper,"
+            "variance_lower,variance_upper");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) {
     // Shortest round-trip decimals: h as 0.05, not 0.050000000000000003 (issue 47 item 8).

@@ -210,10 +210,13 @@ void expect_same_result(const EnsembleResult& core, const v1::EnsembleResult& se
       expect_same_doubles(s.variance_stderr, t.variance_stderr(), name + ".variance_stderr");
       expect_same_doubles(s.q50_lower, t.q50_lower(), name + ".q50_lower");
       expect_same_doubles(s.q95_upper, t.q95_upper(), name + ".q95_upper");
+      expect_same_doubles(s.variance_lower, t.variance_lower(), name + ".variance_lower");
+      expect_same_doubles(s.variance_upper, t.variance_upper(), name + ".variance_upper");
       const VarianceGrowth& g = s.variance_growth;
       const v1::VarianceGrowth& w = t.variance_growth();
       EXPECT_TRUE(same_bits(g.b, w.b()) && same_bits(g.b_stderr, w.b_stderr()) &&
-                  same_bits(g.a, w.a()) && same_bits(g.exponent, w.exponent()))
+                  same_bits(g.a, w.a()) && same_bits(g.exponent, w.exponent()) &&
+                  same_bits(g.b_lower, w.b_lower()) && same_bits(g.b_upper, w.b_upper()))
           << name;
       EXPECT_EQ(g.batches, w.batches()) << name;
     }

@@ -24,7 +24,8 @@ from nhsim.messages import as_proto, over_cases, read_result_message  # as_proto
 #: The columns of to_dataframe, in order.
 STATS_COLUMNS = ["choice", "integrator", "h", "observable", "t", "count", "mean", "variance",
                  "min", "max", "q05", "q50", "q95", "mean_stderr", "variance_stderr",
-                 "q05_lower", "q05_upper", "q50_lower", "q50_upper", "q95_lower", "q95_upper"]
+                 "q05_lower", "q05_upper", "q50_lower", "q50_upper", "q95_lower", "q95_upper",
+                 "variance_lower", "variance_upper"]
 #: The columns of summary_frame, in order.
 SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "trajectories_ok",
                    "trajectories_failed", "trajectories_cancelled", "failed_fraction",
@@ -32,19 +33,22 @@ SUMMARY_COLUMNS = ["choice", "integrator", "h", "sample_every", "n_steps", "traj
                    "steps_completed",
                    "wall_seconds", "steps_per_second", "max_abs_energy_error",
                    "final_energy_error_variance", "growth_a", "growth_a_stderr", "growth_b",
-                   "growth_b_stderr", "growth_b_over_h4", "growth_b_over_h4_stderr",
+                   "growth_b_stderr", "growth_b_lower", "growth_b_upper", "growth_b_over_h4",
+                   "growth_b_over_h4_stderr", "growth_b_over_h4_lower", "growth_b_over_h4_upper",
                    "growth_exponent", "growth_exponent_stderr", "growth_samples",
                    "growth_t_min", "growth_t_max", "growth_batches", "max_constraint_residual"]
 #: The columns of variance_ratios_frame, in order.
-RATIO_COLUMNS = ["numerator", "denominator", "observable", "ratio", "ratio_stderr", "batches"]
+RATIO_COLUMNS = ["numerator", "denominator", "observable", "ratio", "ratio_stderr", "ratio_lower",
+                 "ratio_upper", "batches"]
 #: The columns of failures_frame, in order.
 FAILURE_COLUMNS = ["choice", "integrator", "h", "trajectory", "time", "reason"]
 
 _FLOAT_FIELDS = ("mean", "variance", "min", "max", "q05", "q50", "q95", "mean_stderr",
                  "variance_stderr", "q05_lower", "q05_upper", "q50_lower", "q50_upper",
-                 "q95_lower", "q95_upper")
+                 "q95_lower", "q95_upper", "variance_lower", "variance_upper")
 _GROWTH_FIELDS = ("a", "a_stderr", "b", "b_stderr", "exponent", "exponent_stderr", "samples",
-                  "t_min", "t_max", "batches")
+                  "t_min", "t_max", "batches", "a_lower", "a_upper", "b_lower", "b_upper",
+                  "exponent_lower", "exponent_upper")
 
 
 class Result:
@@ -206,8 +210,10 @@ def to_dataframe(result):
         count < 2), min, max, q05, q50, q95 (float, the observable's unit; NaN where count is
         0), mean_stderr and variance_stderr (standard errors; NaN where count < 2, resp. < 4),
         q05_lower ... q95_upper (distribution-free 95 % confidence intervals of the quantiles;
-        -inf/+inf where too few values bound one). Rows are ordered by choice, observable (the
-        result's order), then t. docs/statistics.md says how each is computed.
+        -inf/+inf where too few values bound one), variance_lower, variance_upper (the
+        variance's 95 % confidence interval, unit^2; NaN where variance_stderr is). Rows are
+        ordered by choice, observable (the result's order), then t. docs/statistics.md says how
+        each is computed.
     """
     proto = as_proto(result)
     if proto.cases:  # a sweep: its cases' frames, long format
@@ -288,7 +294,8 @@ def summary_frame(result):
         final_energy_error_variance (at the last sample time), the growth model Var(H - H0) =
         a + b t: growth_a (energy unit^2), growth_b (energy unit^2 / time unit),
         growth_b_over_h4 (the constant of [Celledoni2019]), growth_exponent (k of Var ~ t^k),
-        each with its jackknife standard error (_stderr), and the fit's growth_samples, growth_t_min,
+        each with its jackknife standard error (_stderr), b and b / h^4 with their 95 %
+        confidence intervals (_lower, _upper), and the fit's growth_samples, growth_t_min,
         growth_t_max, growth_batches; from constraint_residual: max_constraint_residual.
         (The deprecated fit through the origin, variance_slope, stays in the result's proto.) NaN where the series is absent or no
         trajectory succeeded.
@@ -315,6 +322,7 @@ def summary_frame(result):
             "steps_per_second": integrator.steps_per_second,
             "max_abs_energy_error": math.nan, "final_energy_error_variance": math.nan,
             "growth_b_over_h4": math.nan, "growth_b_over_h4_stderr": math.nan,
+            "growth_b_over_h4_lower": math.nan, "growth_b_over_h4_upper": math.nan,
             **{"growth_" + name: math.nan for name in _GROWTH_FIELDS},
             "growth_samples": 0, "growth_batches": 0,
             "max_constraint_residual": math.nan,
@@ -333,6 +341,8 @@ def summary_frame(result):
                 h4 = choice.h ** 4
                 row["growth_b_over_h4"] = growth.b / h4
                 row["growth_b_over_h4_stderr"] = growth.b_stderr / h4
+                row["growth_b_over_h4_lower"] = growth.b_lower / h4
+                row["growth_b_over_h4_upper"] = growth.b_upper / h4
         residual = _series(integrator, "constraint_residual")
         if residual is not None and integrator.trajectories_ok > 0:
             row["max_constraint_residual"] = _max_over_sampled(residual, residual.max)
@@ -355,7 +365,9 @@ def observables_frame(result):
         DataFrame with the columns choice, integrator, h, observable, every singular field of
         SeriesStats that is not deprecated, then the series' growth model Var = a + b t as
         growth_a (unit^2), growth_b (unit^2 / time unit), growth_exponent, each with its
-        _stderr, and growth_samples, growth_t_min, growth_t_max, growth_batches.
+        _stderr, and growth_samples, growth_t_min, growth_t_max, growth_batches, then each
+        estimate's 95 % confidence interval growth_a_lower, growth_a_upper, ...
+        growth_exponent_upper.
     """
     proto = as_proto(result)
     if proto.cases:  # a sweep: its cases' frames, long format
@@ -382,8 +394,9 @@ def variance_ratios_frame(result):
 
     Returns:
         DataFrame with the columns RATIO_COLUMNS: numerator and denominator (the choices'
-        labels, choice_labels()), observable, ratio, ratio_stderr (float, 1; NaN where a
-        variance is 0), batches (int: non-empty batches behind the standard error).
+        labels, choice_labels()), observable, ratio, ratio_stderr, ratio_lower, ratio_upper
+        (float, 1; the last two its 95 % confidence interval; NaN where a variance is 0),
+        batches (int: non-empty batches behind the standard error).
     """
     proto = as_proto(result)
     if proto.cases:  # a sweep: its cases' frames, long format
@@ -391,6 +404,7 @@ def variance_ratios_frame(result):
     labels = choice_labels(proto)
     rows = [{"numerator": labels[r.numerator], "denominator": labels[r.denominator],
              "observable": r.observable, "ratio": r.ratio, "ratio_stderr": r.ratio_stderr,
+             "ratio_lower": r.ratio_lower, "ratio_upper": r.ratio_upper,
              "batches": r.batches} for r in proto.variance_ratios]
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 

@@ -123,6 +123,9 @@ struct SeriesStats {
   std::vector<double> q95;
   std::vector<double> mean_stderr;      ///< NaN where count < 2
   std::vector<double> variance_stderr;  ///< NaN where count < 4 (CellStats::variance_stderr)
+  /// The variance's 95 % confidence interval (CellStats::variance_interval: Bonett's, robust
+  /// to skew and heavy tails); NaN where variance_stderr is.
+  std::vector<double> variance_lower, variance_upper;
   std::vector<double> q05_lower, q05_upper;
   std::vector<double> q50_lower, q50_upper;
   std::vector<double> q95_lower, q95_upper;
@@ -178,6 +181,9 @@ struct VarianceRatio {
   std::string observable;
   double ratio = std::numeric_limits<double>::quiet_NaN();
   double ratio_stderr = std::numeric_limits<double>::quiet_NaN();
+  /// 95 % confidence interval (jackknife_interval()).
+  double ratio_lower = std::numeric_limits<double>::quiet_NaN();
+  double ratio_upper = std::numeric_limits<double>::quiet_NaN();
   std::int64_t batches = 0;  ///< non-empty batches behind the standard error
 };
 

@@ -9,7 +9,7 @@
 // theta_(-j); its standard error is the delete-a-group jackknife's
 //   SE = sqrt((g - 1) / g sum_j (theta_(-j) - mean_j theta_(-j))^2),  g non-empty batches
 // (B. Efron, "The Jackknife, the Bootstrap and Other Resampling Plans", SIAM 1982, ch. 3; see
-// docs/references.md). A 95 % confidence interval is theta +- t_{0.975, g - 1} SE. This is the
+// docs/references.md). Its 95 % confidence interval is jackknife_interval()'s. This is the
 // batch-means idea for a non-linear statistic: the per-time variances are correlated across t
 // (the same trajectories make them), so the ordinary least-squares standard error of a fit
 // through them is wrong, while the batches are independent. Two integrators leave out the same
@@ -53,6 +53,13 @@ struct VarianceGrowth {
   double t_min = 0.0;        ///< first and last of them
   double t_max = 0.0;
   std::int64_t batches = 0;  ///< non-empty batches behind the standard errors
+  /// 95 % confidence intervals (jackknife_interval()).
+  double a_lower = std::numeric_limits<double>::quiet_NaN();
+  double a_upper = std::numeric_limits<double>::quiet_NaN();
+  double b_lower = std::numeric_limits<double>::quiet_NaN();
+  double b_upper = std::numeric_limits<double>::quiet_NaN();
+  double exponent_lower = std::numeric_limits<double>::quiet_NaN();
+  double exponent_upper = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The affine fit and log-log exponent of v against t (same lengths): v[k] ~ a + b t[k].
@@ -67,8 +74,29 @@ GrowthEstimate estimate_growth(const std::vector<double>& t, const std::vector<d
 /// skipped: NaN if fewer than two remain).
 double jackknife_stderr(const std::vector<double>& leave_out);
 
-/// The two-sided 95 % quantile t_{0.975, dof} of Student's t distribution (dof >= 1; 1.96 for
-/// large dof), for confidence intervals theta +- t SE from a jackknife over dof + 1 batches.
-double student_t_975(std::int64_t dof);
+/// A jackknife estimate's 95 % confidence interval from its leave-one-batch-out values
+/// theta_(-j), j = 1..g (NaN entries skipped), as the interval of the mean theta of the g
+/// pseudo-values P_j = g theta - (g - 1) theta_(-j) with two corrections for skewed, heavy-tailed
+/// data (docs/statistics.md has the coverage they buy):
+///  - skewness: Hall's transformation of the studentised mean ([Hall1992]),
+///    T(D) = D + gamma D^2 / 3 + gamma^2 D^3 / 27 + gamma / (6 g), D = (theta - P mean) / s_P,
+///    gamma the pseudo-values' skewness; the interval is theta - s_P T^-1(-+ t / sqrt(g)), of
+///    half-width t SE = t s_P / sqrt(g) where gamma = 0;
+///  - tails: t = t_{0.975, nu} with effective degrees of freedom nu, g - 1 for normal pseudo-values
+///    and fewer for heavy-tailed ones: Satterthwaite's match of the variance of the jackknife's
+///    variance estimate ([Satterthwaite1946]), 2 / nu = 2 / (g - 1) + max(kurt, 0) / g, kurt
+///    their excess kurtosis.
+/// In theta's units; NaN, NaN for a NaN theta or fewer than two leave-out values.
+struct JackknifeInterval {
+  double lower = std::numeric_limits<double>::quiet_NaN();
+  double upper = std::numeric_limits<double>::quiet_NaN();
+};
+JackknifeInterval jackknife_interval(double theta, const std::vector<double>& leave_out);
+
+/// The two-sided 95 % quantile t_{0.975, dof} of Student's t distribution (dof >= 1, not
+/// necessarily an integer: between the tabulated integers log t linear in 1 / dof, within 0.5 %
+/// from dof = 2 on; 1.96 for large dof),
+/// for confidence intervals theta +- t SE. NaN for dof < 1.
+double student_t_975(double dof);
 
 }  // namespace nhsim

@@ -71,7 +71,8 @@ std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);
 std::string summary_table(const nhsim::v1::EnsembleResult& result);
 
 /// CSV with header "choice,integrator,h,observable,t,count,mean,variance,min,max,q05,q50,q95,
-/// mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper":
+/// mean_stderr,variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper,
+/// variance_lower,variance_upper":
 /// one row per (integrator choice, observable, sample time); doubles as the shortest decimal
 /// that reads back as the same double (h as 0.05). A column from q05 on is empty where the series
 /// lacks it (results written before it existed). A sweep's in long format: "case" and a column
