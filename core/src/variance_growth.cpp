@@ -71,48 +71,50 @@ GrowthEstimate estimate_growth(const std::vector<double>& t, const std::vector<d
   return {affine[0], affine[1], exponent};
 }
 
-double jackknife_stderr(const std::vector<double>& leave_out) {
-  double sum = 0.0;
-  std::int64_t g = 0;
-  for (double x : leave_out) {
-    if (std::isnan(x)) continue;
-    sum += x;
-    ++g;
-  }
-  if (g < 2) return kNaN;
-  const double mean = sum / static_cast<double>(g);
-  double ss = 0.0;
-  for (double x : leave_out) {
-    if (!std::isnan(x)) ss += (x - mean) * (x - mean);
-  }
-  return std::sqrt(static_cast<double>(g - 1) / static_cast<double>(g) * ss);
-}
+namespace {
 
-JackknifeInterval jackknife_interval(double theta, const std::vector<double>& leave_out) {
-  double sum = 0.0;
+/// The non-NaN leave-out values: how many, and the sums of their deviations from their mean
+/// to the powers 2, 3, 4.
+struct LeaveOutSums {
   std::int64_t g = 0;
+  double s2 = 0.0, s3 = 0.0, s4 = 0.0;
+};
+
+LeaveOutSums leave_out_sums(const std::vector<double>& leave_out) {
+  LeaveOutSums out;
+  double sum = 0.0;
   for (double x : leave_out) {
     if (std::isnan(x)) continue;
     sum += x;
-    ++g;
+    ++out.g;
   }
-  if (std::isnan(theta) || g < 2) return {};
-  const auto dg = static_cast<double>(g);
-  const double mean = sum / dg;
-  // Central moments of the leave-out values; the pseudo-values' are (g - 1)^k times them, of the
-  // opposite sign for odd k.
-  double m2 = 0.0, m3 = 0.0, m4 = 0.0;
+  if (out.g == 0) return out;
+  const double mean = sum / static_cast<double>(out.g);
   for (double x : leave_out) {
     if (std::isnan(x)) continue;
     const double d = x - mean;
-    m2 += d * d;
-    m3 += d * d * d;
-    m4 += d * d * d * d;
+    out.s2 += d * d;
+    out.s3 += d * d * d;
+    out.s4 += d * d * d * d;
   }
-  const double se = std::sqrt((dg - 1.0) / dg * m2);  // jackknife_stderr()
-  m2 /= dg;
-  m3 /= dg;
-  m4 /= dg;
+  return out;
+}
+
+}  // namespace
+
+double jackknife_stderr(const std::vector<double>& leave_out) {
+  const LeaveOutSums s = leave_out_sums(leave_out);
+  if (s.g < 2) return kNaN;
+  return std::sqrt(static_cast<double>(s.g - 1) / static_cast<double>(s.g) * s.s2);
+}
+
+JackknifeInterval jackknife_interval(double theta, const std::vector<double>& leave_out) {
+  const LeaveOutSums s = leave_out_sums(leave_out);
+  if (std::isnan(theta) || s.g < 2) return {};
+  const auto dg = static_cast<double>(s.g);
+  // The pseudo-values' central moments are (g - 1)^k times these, of the opposite sign for odd k.
+  const double m2 = s.s2 / dg, m3 = s.s3 / dg, m4 = s.s4 / dg;
+  const double se = std::sqrt((dg - 1.0) / dg * s.s2);  // jackknife_stderr()
   const double skewness = m2 > 0.0 ? -m3 / (m2 * std::sqrt(m2)) : 0.0;
   const double kurtosis = m2 > 0.0 ? m4 / (m2 * m2) - 3.0 : 0.0;
   const double dof = 2.0 / (2.0 / (dg - 1.0) + std::max(kurtosis, 0.0) / dg);
