@@ -121,9 +121,10 @@ class LocalExecutor final : public Executor {
   }
 
  private:
-  /// A run to a requested precision (UntilSpec): one round of kUntilRound trajectories at a
-  /// time from the end of the checkpointed prefix, the targets checked after each, as
-  /// run_ensemble() does, so the run stops at the same round however often it was restarted.
+  /// A run to a requested precision (UntilSpec): the planned count from the pilot (rerun at
+  /// every start, deterministic), then one round of kUntilRound trajectories at a time from the
+  /// end of the checkpointed prefix, the targets checked after each from the planned count on,
+  /// as run_ensemble() does, so the run stops at the same round however often it was restarted.
   EnsembleResult run_until(const JobRun& job) {
     const std::int64_t n = trajectory_count(job.problem.spec());
     const auto choices = choice_count(job.problem.spec());
@@ -137,7 +138,17 @@ class LocalExecutor final : public Executor {
           "the checkpoint of a run to a requested precision is not a "
           "prefix of whole rounds");
     }
-    if (m > 0 && until_reached(job.problem, done)) return finish_until(job.problem, done, threads_);
+    RunOptions pilot;
+    pilot.threads = threads_;
+    pilot.cancel = &job.halt;
+    const std::int64_t planned = m < n ? until_planned_count(job.problem, pilot) : n;
+    if (job.halt.load()) {
+      if (job.cancel.load()) return finish_cancelled(job.problem, std::move(done), threads_);
+      throw Interrupted();  // the checkpoint, if any, is unchanged
+    }
+    if (m >= planned && until_reached(job.problem, done)) {
+      return finish_until(job.problem, done, threads_);
+    }
     auto last_checkpoint = Clock::now();
     while (m < n) {
       const std::int64_t end = std::min(n, m + kUntilRound);
@@ -163,7 +174,7 @@ class LocalExecutor final : public Executor {
       }
       m = end;
       if (job.cancel.load()) return finish_cancelled(job.problem, std::move(done), threads_);
-      if (until_reached(job.problem, done)) break;
+      if (m >= planned && until_reached(job.problem, done)) break;
       if (job.checkpoint && std::chrono::duration<double>(Clock::now() - last_checkpoint).count() >=
                                 checkpoint_seconds_) {
         job.checkpoint(done);

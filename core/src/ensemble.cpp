@@ -887,6 +887,14 @@ EnsembleSpec first_trajectories(const EnsembleSpec& spec, std::int64_t m) {
   return s;
 }
 
+/// The relative standard error of `target` over the trajectories of `partial`.
+double relative_stderr_over(const PreparedSpec& pr, const PreparedTarget& target,
+                            const PartialResult& partial) {
+  const std::size_t c = target.choice;
+  return target_relative_stderr(target, partial.choices.at(c),
+                                sample_times(pr.choices[c], pr.n_steps[c]), pr.observables.size());
+}
+
 }  // namespace
 
 bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
@@ -902,17 +910,30 @@ bool until_reached(const Problem& problem, const PartialResult& prefix,
   bool reached = !pr.until.empty() && m > 0;
   if (relative_stderr != nullptr) relative_stderr->clear();
   for (const PreparedTarget& target : pr.until) {
-    double relative = std::numeric_limits<double>::quiet_NaN();
-    if (m > 0) {
-      const std::size_t c = target.choice;
-      relative =
-          target_relative_stderr(target, prefix.choices.at(c),
-                                 sample_times(pr.choices[c], pr.n_steps[c]), pr.observables.size());
-    }
+    const double relative =
+        m > 0 ? relative_stderr_over(pr, target, prefix) : std::numeric_limits<double>::quiet_NaN();
     reached = reached && relative <= target.relative_stderr;
     if (relative_stderr != nullptr) relative_stderr->push_back(relative);
   }
   return reached;
+}
+
+std::int64_t until_planned_count(const Problem& problem, const RunOptions& options) {
+  if (problem.is_sweep()) throw SpecError("until", "not with a sweep");
+  const std::int64_t n = trajectory_count(problem.spec());
+  if (n <= kUntilMinRounds * kUntilRound) return n;
+  RunOptions quiet = options;
+  quiet.progress = nullptr;
+  const PartialResult pilot = run_partial(problem, {n - kUntilRound, n}, quiet);
+  const PreparedSpec& pr = problem.prepared();
+  double rounds = static_cast<double>(kUntilMinRounds);
+  for (const PreparedTarget& target : pr.until) {
+    const double ratio = relative_stderr_over(pr, target, pilot) / target.relative_stderr;
+    const double needed = kUntilPlanInflation * ratio * ratio;
+    if (!(needed * kUntilRound < static_cast<double>(n))) return n;  // NaN too: undefined
+    rounds = std::max(rounds, needed);
+  }
+  return std::min(n, static_cast<std::int64_t>(std::ceil(rounds)) * kUntilRound);
 }
 
 EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads) {
@@ -945,7 +966,8 @@ EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options) {
   if (!spec.until.active()) {
     return finish(problem, run_partial(problem, {0, n}, options), options.threads);
   }
-  // Rounds in index order, the targets checked after each (UntilSpec).
+  // Rounds in index order, the targets checked after each from the planned count on (UntilSpec).
+  const std::int64_t planned = until_planned_count(problem, options);
   const auto choices = static_cast<std::int64_t>(spec.integrators.size());
   PartialResult done;
   for (std::int64_t m = 0; m < n;) {
@@ -966,7 +988,7 @@ EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options) {
     if (options.cancel != nullptr && options.cancel->load()) {
       return finish_cancelled(problem, std::move(done), options.threads);
     }
-    if (until_reached(problem, done)) break;
+    if (m >= planned && until_reached(problem, done)) break;
   }
   return finish_until(problem, std::move(done), options.threads);
 }

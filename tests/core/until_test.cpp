@@ -1,8 +1,10 @@
-// Runs to a requested precision (EnsembleSpec::until): the run stops at the first round boundary
-// where every target holds, with the bits of a plain run over those trajectories, on any
-// thread count; the cap is reported, not an error; targets are checked field by field.
+// Runs to a requested precision (EnsembleSpec::until): the run plans its count from a pilot and
+// stops at the first round boundary past it where every target holds, with the bits of a plain
+// run over those trajectories, on any thread count; the cap is reported, not an error; targets
+// are checked field by field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "nhsim/ensemble.hpp"
@@ -40,8 +42,36 @@ EnsembleSpec until_spec(std::int64_t cap, double relative) {
   return s;
 }
 
-TEST(Until, StopsAtTheFirstRoundWhereEveryTargetHoldsWithAPlainRunsBits) {
+/// The count until_planned_count() should plan for `spec`, from the pilot run as a spec of its
+/// own: the cap's last round as explicit states (with the same batches: the cap is a multiple
+/// of 32), whose relative standard errors until_reached() gives.
+std::int64_t expected_plan(const EnsembleSpec& spec) {
+  const std::int64_t n = std::get<EnergyShellGenerator>(spec.initial_conditions).count;
+  EnsembleSpec drawn = spec;
+  for (std::int64_t i = n - kUntilRound; i < n; ++i)
+    drawn.outputs.initial_states.indices.push_back(i);
+  const PartialResult last_round = run_partial(drawn, {n - kUntilRound, n});
+  ExplicitStates pilot_states;
+  for (const TrajectoryState& s : last_round.choices[0].initial_states) {
+    pilot_states.states.push_back(s.state);
+  }
+  EnsembleSpec pilot = spec;
+  pilot.initial_conditions = pilot_states;
+  std::vector<double> relative;
+  until_reached(pilot, run_partial(pilot, {0, kUntilRound}), &relative);
+  double rounds = kUntilMinRounds;
+  for (std::size_t k = 0; k < relative.size(); ++k) {
+    const double ratio = relative[k] / spec.until.targets[k].relative_stderr;
+    rounds = std::max(rounds, kUntilPlanInflation * ratio * ratio);
+  }
+  return std::min(n, static_cast<std::int64_t>(std::ceil(rounds)) * kUntilRound);
+}
+
+TEST(Until, RunsThePlannedCountThenStopsAtTheFirstRoundWhereEveryTargetHolds) {
   const EnsembleSpec spec = until_spec(20000, 0.1);
+  const std::int64_t planned = until_planned_count(Problem(spec));
+  EXPECT_EQ(planned, expected_plan(spec));
+  EXPECT_GT(planned, kUntilMinRounds * kUntilRound);  // the pilot decided: not vacuous
   RunOptions one, two;
   one.threads = 1;
   two.threads = 2;
@@ -55,7 +85,7 @@ TEST(Until, StopsAtTheFirstRoundWhereEveryTargetHoldsWithAPlainRunsBits) {
   EXPECT_EQ(r1.until.trajectories_cap, 20000);
   EXPECT_EQ(r1.n_trajectories, m);
   EXPECT_EQ(m % kUntilRound, 0);
-  EXPECT_GT(m, kUntilRound);  // more than one round: the check is not vacuous
+  EXPECT_GE(m, planned);
   EXPECT_LT(m, 20000);
   ASSERT_EQ(r1.until.relative_stderr.size(), 2U);
   for (double r : r1.until.relative_stderr) EXPECT_LE(r, 0.1);
@@ -67,11 +97,22 @@ TEST(Until, StopsAtTheFirstRoundWhereEveryTargetHoldsWithAPlainRunsBits) {
   std::get<EnergyShellGenerator>(plain.initial_conditions).count = m;
   const EnsembleResult reference = run_ensemble(plain, two);
   test::expect_bit_identical(r1, reference);
-  // ... and one round fewer did not reach the targets: the first boundary was taken.
-  std::vector<double> before;
-  const PartialResult shorter = run_partial(spec, {0, m - kUntilRound}, two);
-  EXPECT_FALSE(until_reached(spec, shorter, &before));
-  EXPECT_TRUE(before[0] > 0.1 || before[1] > 0.1);
+  // ... and past the planned count, one round fewer did not reach the targets.
+  if (m > planned) {
+    std::vector<double> before;
+    const PartialResult shorter = run_partial(spec, {0, m - kUntilRound}, two);
+    EXPECT_FALSE(until_reached(spec, shorter, &before));
+    EXPECT_TRUE(before[0] > 0.1 || before[1] > 0.1);
+  }
+}
+
+TEST(Until, ACapOfAtMostTheFewestRoundsRunsWhole) {
+  EnsembleSpec spec = until_spec(2 * kUntilRound, 0.5);
+  spec.until.targets = {spec.until.targets[1]};                           // the final variance
+  EXPECT_TRUE(until_reached(spec, run_partial(spec, {0, kUntilRound})));  // one round would do
+  const EnsembleResult r = run_ensemble(spec);
+  EXPECT_TRUE(r.until.reached);
+  EXPECT_EQ(r.until.trajectories_used, 2 * kUntilRound);
 }
 
 TEST(Until, TheCapStopsARunThatCannotReachItsTarget) {

@@ -37,10 +37,12 @@ struct PrecisionTarget {
   double relative_stderr = 0.0;  ///< standard error / |statistic| at most this; in (0, 1)
 };
 
-/// A run to a requested precision: the trajectories run in rounds of kUntilRound, in index
-/// order, and the run stops at the first round boundary where every target holds, or at the
-/// initial conditions' count (the cap; reported, not an error). Empty targets: every
-/// trajectory runs.
+/// A run to a requested precision: a pilot round plans a count of trajectories
+/// (until_planned_count), the trajectories run in rounds of kUntilRound in index order, and the
+/// run stops at the first round boundary at or past the planned count where every target holds,
+/// or at the initial conditions' count (the cap; reported, not an error). Planning first keeps
+/// the stop from selecting a small standard error, which biases the statistic (docs/statistics.md).
+/// Empty targets: every trajectory runs.
 struct UntilSpec {
   std::vector<PrecisionTarget> targets;
   bool active() const { return !targets.empty(); }
@@ -99,6 +101,12 @@ struct EnsembleSpec {
 /// checked after each round, so a run stops at a multiple of kUntilRound (every batch then holds
 /// the same number of trajectories) or at the cap.
 inline constexpr std::int64_t kUntilRound = 10 * kBatches;
+/// The fewest rounds a run to a requested precision plans (until_planned_count).
+inline constexpr std::int64_t kUntilMinRounds = 2;
+/// The planned count's factor over the pilot's estimate (r_pilot / target)^2 rounds: the
+/// estimate is itself noisy under heavy tails, and a count planned too short falls back on
+/// stopping when a standard error happens to be small.
+inline constexpr double kUntilPlanInflation = 2.0;
 
 /// Per-sample statistics of one observable over the successful trajectories.
 /// All vectors have one entry per sample time. variance is the unbiased sample variance
@@ -403,14 +411,25 @@ bool until_reached(const Problem& problem, const PartialResult& prefix,
 bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
                    std::vector<double>* relative_stderr = nullptr);
 
+/// For a spec with `until`: the trajectories a run to a requested precision runs before it
+/// looks at its targets, planned from a pilot, the cap's last round [n - kUntilRound, n), which
+/// is not part of the estimate: ceil(max(kUntilMinRounds, kUntilPlanInflation * (r / target)^2))
+/// rounds for the target that needs the most, r its relative standard error over the pilot, at
+/// most the cap n. The cap itself where n <= kUntilMinRounds * kUntilRound (no pilot run) or
+/// where a target's statistic is undefined over the pilot. Runs the pilot with `options`
+/// (progress not reported; a cancel leaves the plan meaningless, for the caller to notice).
+/// Deterministic like run_ensemble. Throws SpecError on an invalid spec or a sweep.
+std::int64_t until_planned_count(const Problem& problem, const RunOptions& options = {});
+
 /// The result of a run to a requested precision over `prefix` (a partial covering [0, m)): the
 /// statistics of the first m trajectories, with result.until filled in. Throws as finish().
 EnsembleResult finish_until(const Problem& problem, PartialResult prefix, int threads = 0);
 EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads = 0);
 
 /// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})); with `until`, rounds
-/// of kUntilRound trajectories until the targets hold (finish_until). Deterministic: the
-/// result is bit-identical for any thread count, and to any split into partials, merged.
+/// of kUntilRound trajectories up to the planned count (until_planned_count) and on until the
+/// targets hold (finish_until). Deterministic: the result is bit-identical for any thread
+/// count, and to any split into partials, merged.
 /// Throws SpecError on an invalid spec; never throws for a failing trajectory (it is counted
 /// in trajectories_failed and listed in failures).
 EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options = {});
