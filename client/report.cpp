@@ -258,7 +258,8 @@ std::string fit_note(const v1::EnsembleResult& result, const std::string& energy
 
 /// Why a choice's trajectories failed: a line per kind of reason (its text before " (", the
 /// detail), most frequent first, each with its count and its first failure (where, and its
-/// detail); at most kShownReasons kinds, then one line for the rest.
+/// detail); at most kShownReasons kinds, then one line for the rest. Where only the first
+/// failures are listed (kMaxListedFailures), a line first says the counts are over those.
 std::string failure_reasons(const v1::IntegratorResult& integrator) {
   constexpr std::size_t kShownReasons = 3;
   struct Kind {
@@ -276,6 +277,9 @@ std::string failure_reasons(const v1::IntegratorResult& integrator) {
   std::stable_sort(kinds.begin(), kinds.end(),
                    [](const auto& a, const auto& b) { return a.second.count > b.second.count; });
   std::ostringstream out;
+  if (integrator.failures_size() < integrator.trajectories_failed()) {
+    out << "  reasons of the first " << integrator.failures_size() << " failed trajectories:\n";
+  }
   std::int64_t rest = 0;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const Kind& kind = kinds[k].second;

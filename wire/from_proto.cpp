@@ -266,9 +266,17 @@ ChoicePartial from_proto(const v1::ChoicePartial& choice, const std::string& fie
     out.batch_cells.push_back(
         from_proto(choice.batch_cells(k), field + ".batch_cells[" + std::to_string(k) + "]"));
   }
+  // Every failure listed, or at least the first kMaxListedFailures (a partial written before
+  // the cap lists more: the first are kept).
+  const auto listed = out.failures.size();
   if (out.ok < 0 || out.failed < 0 || out.cancelled < 0 || out.steps < 0 ||
-      static_cast<std::size_t>(out.failed) != out.failures.size()) {
+      listed > static_cast<std::size_t>(out.failed) ||
+      (listed < static_cast<std::size_t>(out.failed) && listed < kMaxListedFailures)) {
     throw std::invalid_argument(field + ": counts do not add up");
+  }
+  if (listed > kMaxListedFailures) {
+    out.failures.erase(out.failures.begin() + static_cast<std::ptrdiff_t>(kMaxListedFailures),
+                       out.failures.end());
   }
   return out;
 }

@@ -22,11 +22,16 @@ bool by_trajectory(const TrajectoryFailure& a, const TrajectoryFailure& b) {
   return a.trajectory < b.trajectory;
 }
 
+/// `from`'s failures merged into `into` in index order, the first kMaxListedFailures kept: the
+/// first of a union are the first of its parts' first, so any merge order lists the same ones.
 void append_failures(std::vector<TrajectoryFailure>& into,
                      const std::vector<TrajectoryFailure>& from) {
   const auto middle = static_cast<std::ptrdiff_t>(into.size());
   into.insert(into.end(), from.begin(), from.end());
   std::inplace_merge(into.begin(), into.begin() + middle, into.end(), by_trajectory);
+  if (into.size() > kMaxListedFailures) {
+    into.erase(into.begin() + static_cast<std::ptrdiff_t>(kMaxListedFailures), into.end());
+  }
 }
 
 /// The per-trajectory outputs and histogram counts of `from` (a block or a partial) added to

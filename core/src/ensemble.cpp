@@ -817,10 +817,12 @@ CostEstimate estimate_cost(const Problem& problem) {
   const double values_per_cell =
       std::min<double>(n, static_cast<double>(QuantileSketch::kExactCapacity));
   const auto cells = static_cast<double>(cost.cells);
+  const double failure_bytes = kFailureBytes * static_cast<double>(spec.integrators.size()) *
+                               std::min<double>(n, static_cast<double>(kMaxListedFailures));
   cost.statistics_bytes = 2.0 * (cells * (sizeof(CellStats) + 8.0 * values_per_cell) +
-                                 batch_cells * sizeof(MomentSums));
+                                 batch_cells * sizeof(MomentSums) + failure_bytes);
   // count, mean, variance, min, max, 3 quantiles, 2 standard errors, 6 interval bounds
-  cost.result_bytes += 125.0 * cells;
+  cost.result_bytes += 125.0 * cells + failure_bytes;
   std::vector<std::int64_t> n_samples;
   for (std::size_t ci = 0; ci < spec.integrators.size(); ++ci) {
     n_samples.push_back(sample_count(spec.integrators[ci], pr.n_steps[ci]));

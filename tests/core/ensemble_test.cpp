@@ -152,6 +152,41 @@ TEST(Ensemble, FailedTrajectoriesAreCountedAndReported) {
   EXPECT_GT(r2.integrators[0].failures[0].time, 0.0);
 }
 
+/// Every trajectory of `count` fails: rk4 at h = 2.5 blows up within 200 steps.
+EnsembleSpec all_failing_spec(std::int64_t count) {
+  EnsembleSpec s = small_spec();
+  s.integrators.resize(1);
+  s.integrators[0].integrator = "rk4";
+  s.integrators[0].h = 2.5;
+  s.t_final = 500.0;
+  std::get<EnergyShellGenerator>(s.initial_conditions).count = count;
+  return s;
+}
+
+TEST(Ensemble, OnlyTheFirstFailuresAreListedWhateverTheSplit) {
+  const EnsembleSpec s = all_failing_spec(1000);
+  RunOptions two;
+  two.threads = 2;
+  const EnsembleResult whole = run_ensemble(s, two);
+  const IntegratorResult& ir = whole.integrators[0];
+  EXPECT_EQ(ir.trajectories_failed, 1000);
+  ASSERT_EQ(ir.failures.size(), kMaxListedFailures);
+  for (std::size_t i = 0; i < ir.failures.size(); ++i) {
+    EXPECT_EQ(ir.failures[i].trajectory, static_cast<std::int64_t>(i));  // the first, in order
+  }
+  // Shards that each list their own first failures merge, in either order, to the same list.
+  const PartialResult low = run_partial(s, {0, 30});
+  const PartialResult high = run_partial(s, {30, 1000});
+  PartialResult forward = low, backward = high;
+  merge_partial(forward, high);
+  merge_partial(backward, low);
+  test::expect_bit_identical(finish(s, forward), whole);
+  test::expect_bit_identical(finish(s, backward), whole);
+  // The estimate holds the listed failures.
+  const CostEstimate cost = estimate_cost(s);
+  EXPECT_GE(cost.result_bytes, kFailureBytes * static_cast<double>(kMaxListedFailures));
+}
+
 TEST(Ensemble, CancelStopsAndCountsTheRest) {
   EnsembleSpec s = small_spec();
   std::atomic<bool> cancel{true};

@@ -189,6 +189,11 @@ TEST(ClientReport, FailureReasonsBeyondThreeKindsAreCountedInOneLine) {
   EXPECT_THAT(table, HasSubstr("  1 x state became non-finite; first: trajectory 1 at t = 0.25\n"));
   EXPECT_THAT(table, HasSubstr("  1 more for 1 other reason\n"));
   EXPECT_THAT(table, Not(HasSubstr("x cancelled")));
+  EXPECT_THAT(table, Not(HasSubstr("reasons of the first")));
+  b->set_trajectories_failed(1000);  // more failed than listed: the counts are over the listed
+  EXPECT_THAT(summary_table(result),
+              HasSubstr("  reasons of the first " + std::to_string(b->failures_size()) +
+                        " failed trajectories:\n  2 x Newton"));
 }
 
 /// The lines of `text`.

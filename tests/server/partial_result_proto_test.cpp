@@ -151,6 +151,29 @@ TEST(PartialResultProto, MalformedPartialsAreRefusedNamingTheField) {
   EXPECT_NE(refusal(lost_failure).find("counts do not add up"), std::string::npos);
 }
 
+TEST(PartialResultProto, ListsAtMostTheFirstFailuresAndReadsOlderPartialsThatListMore) {
+  const v1::SubmitEnsembleRequest request = spec_request();
+  v1::PartialResult older = wire::to_proto(shard(request, {0, 20}), request);
+  v1::ChoicePartial& choice = *older.mutable_choices(0);
+  const auto more = static_cast<std::int64_t>(kMaxListedFailures) + 50;
+  choice.set_failed(more);
+  for (std::int64_t i = 0; i < more; ++i) {
+    v1::TrajectoryFailure& f = *choice.add_failures();
+    f.set_trajectory(i);
+    f.set_reason("non-finite state");
+  }
+  const PartialResult read = wire::from_proto(older);  // written before the cap: all listed
+  ASSERT_EQ(read.choices[0].failures.size(), kMaxListedFailures);
+  EXPECT_EQ(read.choices[0].failures.back().trajectory,
+            static_cast<std::int64_t>(kMaxListedFailures) - 1);
+  EXPECT_EQ(read.choices[0].failed, more);
+
+  v1::PartialResult capped = wire::to_proto(read, request);  // the first listed: accepted
+  EXPECT_EQ(refusal(capped), "");
+  capped.mutable_choices(0)->mutable_failures()->RemoveLast();  // fewer than the cap: lost
+  EXPECT_NE(refusal(capped).find("counts do not add up"), std::string::npos);
+}
+
 TEST(SpecHash, IdentifiesTheSpecWhateverTheMapOrder) {
   v1::SubmitEnsembleRequest a = spec_request();
   (*a.mutable_parameters())["alpha"] = 0.5;

@@ -410,8 +410,10 @@ def variance_ratios_frame(result):
 
 
 def failures_frame(result):
-    """Every failed trajectory, one row each: choice, integrator, h, trajectory (index of the
-    initial condition), time (of the last good state, time unit), reason (str)."""
+    """The listed failed trajectories, one row each: choice, integrator, h, trajectory (index of
+    the initial condition), time (of the last good state, time unit), reason (str). A choice
+    lists its first 100 failures by index (trajectories_failed counts them all; the spec's
+    outputs.summary gives every trajectory's status and reason)."""
     proto = as_proto(result)
     if proto.cases:  # a sweep: its cases' frames, long format
         return over_cases(proto, failures_frame)

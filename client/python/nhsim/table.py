@@ -188,14 +188,18 @@ def _rows(proto, energy, residuals):
 def _failure_reasons(integrator, shown=3):
     """Why a choice's trajectories failed, as `nhsim`'s table says it (client/report.cpp): a line
     per kind of reason (its text before " ("), most frequent first, with its count and its first
-    failure; at most `shown` kinds, then one line for the rest."""
+    failure; at most `shown` kinds, then one line for the rest. Where only the first failures
+    are listed (100, the core's kMaxListedFailures), a line first says the counts are over those."""
     kinds = {}  # kind -> [count, first failure], in order of first appearance
     for f in integrator.failures:
         kind = f.reason.split(" (", 1)[0]
         kinds.setdefault(kind, [0, f])[0] += 1
     ordered = sorted(kinds.items(), key=lambda k: -k[1][0])  # stable: ties keep their order
-    lines = [f"  {count} x {kind}; first: trajectory {first.trajectory} at t = {_g(first.time)}"
-             f"{first.reason[len(kind):]}" for kind, (count, first) in ordered[:shown]]
+    lines = []
+    if len(integrator.failures) < integrator.trajectories_failed:
+        lines.append(f"  reasons of the first {len(integrator.failures)} failed trajectories:")
+    lines += [f"  {count} x {kind}; first: trajectory {first.trajectory} at t = {_g(first.time)}"
+              f"{first.reason[len(kind):]}" for kind, (count, first) in ordered[:shown]]
     rest = sum(count for _, (count, _) in ordered[shown:])
     if rest:
         others = len(ordered) - shown

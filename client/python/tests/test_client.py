@@ -411,7 +411,8 @@ def test_failures_warn_that_statistics_are_conditional():
     assert nhsim.failure_warnings(proto)[1] == (
         "avf (h 0.001): 50 of 50 trajectories failed (100.0 %); none succeeded: no statistics")
     del proto.integrators[-1]
-    # The table says why, a line per kind of reason, as the CLI's does (client_report_test).
+    # The table says why, a line per kind of reason, as the CLI's does (client_report_test);
+    # 3 listed of 30 failed: the counts are over the listed ones, and the table says so.
     for i, why in enumerate(["Newton iteration did not converge (last increment 0.01)",
                              "state became non-finite",
                              "Newton iteration did not converge (last increment 0.02)"]):
@@ -419,7 +420,8 @@ def test_failures_warn_that_statistics_are_conditional():
     lines = nhsim.summary_table(nhsim.Result(proto)).splitlines()
     at = lines.index("warning: spark2 (h 0.001): 30 of 50 trajectories failed (60.0 %); its "
                      "statistics are over the successful ones only")
-    assert lines[at + 1:at + 3] == [
+    assert lines[at + 1:at + 4] == [
+        "  reasons of the first 3 failed trajectories:",
         "  2 x Newton iteration did not converge; first: trajectory 0 at t = 0 (last increment "
         "0.01)",
         "  1 x state became non-finite; first: trajectory 1 at t = 0.5"]

@@ -154,6 +154,12 @@ struct SeriesStats {
   double variance_fit_t_max = 0.0;
 };
 
+/// Failed trajectories listed per integrator choice (and sweep case): the first ones in index
+/// order; trajectories_failed counts them all, and outputs.summary gives every trajectory's
+/// status and reason where all are wanted. Keeps a job whose trajectories all fail within its
+/// estimate (about 150 bytes a record).
+inline constexpr std::size_t kMaxListedFailures = 100;
+
 struct TrajectoryFailure {
   std::int64_t trajectory = 0;  ///< index of the initial condition
   std::string integrator;       ///< integrator id
@@ -169,11 +175,12 @@ struct IntegratorResult {
   std::int64_t trajectories_ok = 0;
   std::int64_t trajectories_failed = 0;
   std::int64_t trajectories_cancelled = 0;  ///< not run because the job was cancelled
-  std::vector<TrajectoryFailure> failures;  ///< every failed trajectory, in index order
-  std::int64_t steps_completed = 0;         ///< steps taken, all trajectories
-  double wall_seconds = 0.0;                ///< summed over the shards that computed it
-  double steps_per_second = 0.0;            ///< trajectory-steps per wall second
-  ChoiceOutputs outputs;                    ///< what EnsembleSpec::outputs asked for
+  /// The first kMaxListedFailures failed trajectories, in index order.
+  std::vector<TrajectoryFailure> failures;
+  std::int64_t steps_completed = 0;  ///< steps taken, all trajectories
+  double wall_seconds = 0.0;         ///< summed over the shards that computed it
+  double steps_per_second = 0.0;     ///< trajectory-steps per wall second
+  ChoiceOutputs outputs;             ///< what EnsembleSpec::outputs asked for
   /// EnsembleSpec::FailurePolicy::kFailChoice and a trajectory failed: `observables` is empty
   /// (no statistics conditional on success are served); the failures say which and why.
   bool failed_as_whole = false;
@@ -275,7 +282,7 @@ struct ChoicePartial {
   /// Per batch (nhsim/variance_growth.hpp), at the batch sample times f (the indices of
   /// batch_sample_indices()): [(batch * n_batch_samples + f) * n_observables + observable].
   std::vector<MomentSums> batch_cells;
-  std::vector<TrajectoryFailure> failures;  ///< in index order
+  std::vector<TrajectoryFailure> failures;  ///< the first kMaxListedFailures, in index order
   std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
   double wall_seconds = 0.0;  ///< not part of the statistics (timing varies)
   // Per-trajectory outputs (OutputSpec), each in index order.
@@ -386,17 +393,22 @@ struct CostEstimate {
   /// that sum does not fit.
   std::int64_t cells = 0;
   /// Memory of the statistics while the job runs, bytes: every cell with its quantile sketch's
-  /// exact values (min(trajectories, 400) per cell; bucket counts beyond are usually fewer) and
-  /// the batch cells (nhsim/variance_growth.hpp), twice (a checkpoint or merge holds a copy).
-  /// A planning figure, not a bound.
+  /// exact values (min(trajectories, 400) per cell; bucket counts beyond are usually fewer), the
+  /// batch cells (nhsim/variance_growth.hpp) and the listed failures at their most
+  /// (kMaxListedFailures per choice, kFailureBytes each), twice (a checkpoint or merge holds a
+  /// copy). A planning figure, not a bound.
   double statistics_bytes = 0;
-  /// Size of the serialized result without its failure list, bytes (about 125 per cell and 8
-  /// per sample time; each failed trajectory adds its reason, about 100), outputs included.
+  /// Size of the serialized result, bytes: about 125 per cell, 8 per sample time, the listed
+  /// failures at their most and the outputs.
   double result_bytes = 0;
   /// The per-trajectory outputs and histograms (EnsembleSpec::outputs), bytes: 8 per value.
   /// Held in memory while the job runs, and part of result_bytes.
   double output_bytes = 0;
 };
+
+/// A listed failure's bytes in the estimate: index, integrator, time and a reason of up to
+/// about 100 characters.
+inline constexpr double kFailureBytes = 150.0;
 
 /// The cost of running `spec`. Throws SpecError like validate().
 CostEstimate estimate_cost(const Problem& problem);
