@@ -420,6 +420,10 @@ TEST(CustomExpression, ParseErrorsNameTheFieldAndPosition) {
   // Any base: an exponent beyond +-1024 (a power of a sum to 2^84 ran for minutes in GMP).
   expect_error(with_v("(y^4 + 1/2)^(2^21)^(2^2) + x"), f, "at position 11: an exponent beyond");
   EXPECT_EQ(error_of(with_v("(y^4 + 1/2)^1024 + x^-1024")).first, "(no error)");
+  // Exact rational powers by their size (issue 57 item 4: minutes under the GiNaC lock).
+  expect_error(with_v("((10001/10000)^1024)^1024*x^2"), f,
+               "at position 20: a power of numbers of more than 65536 bits exactly");
+  EXPECT_EQ(error_of(with_v("(10001/10000)^1024*x^2 + 2^1000*y/2^1000")).first, "(no error)");
   expect_error(with_v("x $ y"), f, "at position 2: unexpected '$'");
   expect_error(with_v("sin"), f, "at position 0: function 'sin' needs arguments");
   expect_error(with_v("x + 1.e"), f, "at position 4: malformed number");

@@ -200,6 +200,12 @@ class Parser {
       fail(at, "a power of numbers beyond double range or with an integer exponent beyond +-" +
                    std::to_string(kMaxIntegerExponent));
     }
+    if (b.is_rational() &&
+        nd * static_cast<double>(b.numer().int_length() + b.denom().int_length()) >
+            kMaxExactPowerBits) {
+      fail(at, "a power of numbers of more than " +
+                   std::to_string(static_cast<long>(kMaxExactPowerBits)) + " bits exactly");
+    }
   }
 
   /// Whether e depends on a coordinate (the parameters are numbers here, pi is a constant).

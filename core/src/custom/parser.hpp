@@ -30,6 +30,10 @@ namespace nhsim::custom {
 inline constexpr std::size_t kMaxExpressionLength = 4096;  ///< characters
 inline constexpr int kMaxExpressionDepth = 64;     ///< nesting of parentheses, unary signs, calls
 inline constexpr long kMaxIntegerExponent = 1024;  ///< |n| of a numeric base ^ integer n
+/// |n| (bits of b's numerator + bits of its denominator) of a rational b ^ n, which GiNaC
+/// evaluates exactly: ((10001/10000)^1024)^1024, 25 characters, is 2.9e7 bits and held the
+/// GiNaC lock for minutes (issue 57); 2^1000 is 3000, (10001/10000)^1024 28672.
+inline constexpr double kMaxExactPowerBits = 65536.0;
 
 /// Parses `text` into an expression over `symbols` (name -> symbol or value). Throws
 /// SpecError(field, "...at position k: ...") for a syntax error, an unknown name, a function
