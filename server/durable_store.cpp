@@ -147,8 +147,7 @@ DurableStore::DurableStore(const std::filesystem::path& data_dir, DurableStoreOp
                              lock + " is locked)");
   }
   try {
-    open_database();
-    check_integrity();
+    open_checked();
     migrate();
     check_store_id(options.accept_new_store);
   } catch (const SQLite::Exception& e) {

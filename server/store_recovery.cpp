@@ -1,12 +1,15 @@
-// The durable store's defences against damage at open: the integrity check with its salvage, and
-// the store id that tells a directory's own database from an empty or foreign one.
+// The durable store's defences against damage at open: the integrity check with its salvage (of a
+// truncated file too), and the store id that tells a directory's own database from an empty or
+// foreign one.
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -96,7 +99,27 @@ void copy_readable_rows(SQLite::Database& from, SQLite::Database& to, const std:
   });
 }
 
+/// Opens a damaged database for reading what it still holds: with writable_schema, under which
+/// SQLite loads the schema of a truncated file instead of answering SQLITE_CORRUPT.
+std::unique_ptr<SQLite::Database> open_damaged(const fs::path& path) {
+  auto db = std::make_unique<SQLite::Database>(path.string(), SQLite::OPEN_READONLY);
+  db->exec("PRAGMA writable_schema = ON");
+  return db;
+}
+
 }  // namespace
+
+void DurableStore::open_checked() {
+  try {
+    open_database();
+  } catch (const SQLite::Exception& e) {
+    const int code = e.getErrorCode() & 0xff;  // the primary result code
+    if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB) throw;
+    salvage(e.what());
+    return;
+  }
+  check_integrity();
+}
 
 void DurableStore::check_integrity() {
   std::string report;
@@ -114,15 +137,16 @@ void DurableStore::check_integrity() {
 }
 
 void DurableStore::salvage(const std::string& report) {
-  const int version = db_->execAndGet("PRAGMA user_version").getInt();
+  if (db_) tolerant([&] { db_->exec("PRAGMA wal_checkpoint(TRUNCATE)"); });
+  db_.reset();
+  int version = -1;  // unreadable: not a database of any schema
+  tolerant([&] { version = open_damaged(path_)->execAndGet("PRAGMA user_version").getInt(); });
   if (version != kSchemaVersion) {
     throw std::runtime_error("the database is damaged (PRAGMA integrity_check: " + report +
                              ") and its schema version " + std::to_string(version) +
                              " is not this nhsimd's " + std::to_string(kSchemaVersion) +
                              ": restore it from a backup");
   }
-  db_->exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  db_.reset();
   const fs::path damaged = path_.string() + ".damaged-" + std::to_string(now_ms());
   fs::rename(path_, damaged);
   for (const char* suffix : {"-wal", "-shm"}) {
@@ -134,7 +158,8 @@ void DurableStore::salvage(const std::string& report) {
                "new database and the others quarantined",
            LogLevel::kError);
 
-  SQLite::Database old(damaged.string(), SQLite::OPEN_READONLY);
+  const std::unique_ptr<SQLite::Database> damaged_db = open_damaged(damaged);
+  SQLite::Database& old = *damaged_db;
   // Every job id the damaged database still names, on any of its three copies (the jobs table,
   // its id index, the job_ids table), with its owner where known.
   std::map<std::string, std::string> owners;

@@ -112,6 +112,40 @@ TEST_F(StoreDamageTest, AnEmptyDatabaseInADirectoryThatHeldAStoreIsRefusedUnless
   EXPECT_TRUE(again.load().empty());
 }
 
+// Issue 57 item 6: a truncated database made nhsimd exit ("database disk image is malformed")
+// with nothing set aside. It is set aside as it is, and every job is read back intact, answered
+// as damaged, or quarantined by name.
+TEST_F(StoreDamageTest, ATruncatedDatabaseIsSetAsideAndSalvaged) {
+  const auto results = fill(dir_);
+  const auto half = fs::file_size(dir_ / "nhsimd.sqlite3") / 2;
+  fs::resize_file(dir_ / "nhsimd.sqlite3", half);
+  DurableStore store(dir_);
+  std::set<std::string> accounted;
+  int intact = 0;
+  for (const StoredJob& job : store.load()) {
+    accounted.insert(job.id);
+    try {
+      EXPECT_EQ(store.read_result(job.id), results.at(job.id));
+      ++intact;
+    } catch (const DamagedRecord&) {
+    }
+  }
+  for (const QuarantinedJob& job : store.load_quarantine()) accounted.insert(job.id);
+  for (const auto& [id, result] : results) {
+    EXPECT_TRUE(accounted.contains(id)) << "job " << id << " is missing";
+  }
+  std::uintmax_t set_aside = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("nhsimd.sqlite3.damaged-") && !name.ends_with("-wal") &&
+        !name.ends_with("-shm")) {
+      set_aside = fs::file_size(entry.path());
+    }
+  }
+  EXPECT_EQ(set_aside, half);  // kept as it was found
+  RecordProperty("intact", intact);
+}
+
 TEST_F(StoreDamageTest, ADatabaseOfAnotherDirectoryIsRefused) {
   fill(dir_);
   const fs::path other = temporary_directory();

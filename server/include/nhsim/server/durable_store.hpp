@@ -149,6 +149,10 @@ class DurableStore {
  private:
   void open_database();
   void migrate();
+  /// open_database() and check_integrity(); a database SQLite finds malformed as it opens (a
+  /// truncated file: its header counts pages the file lacks) is salvaged the same way
+  /// (store_recovery.cpp).
+  void open_checked();
   /// integrity_check; on failure, sets the database aside and salvages it (store_recovery.cpp).
   void check_integrity();
   void salvage(const std::string& report);
