@@ -161,16 +161,25 @@ void DurableStore::salvage(const std::string& report) {
   const std::unique_ptr<SQLite::Database> damaged_db = open_damaged(damaged);
   SQLite::Database& old = *damaged_db;
   // Every job id the damaged database still names, on any of its three copies (the jobs table,
-  // its id index, the job_ids table), with its owner where known.
-  std::map<std::string, std::string> owners;
+  // its id index, the job_ids table), and the owner as job_ids holds it.
+  std::map<std::string, std::string> id_owners;
+  std::set<std::string> named;
   tolerant([&] {
     SQLite::Statement ids(old, "SELECT id, owner FROM job_ids");
-    while (ids.executeStep()) owners[ids.getColumn(0).getString()] = ids.getColumn(1).getString();
+    while (ids.executeStep()) {
+      id_owners[ids.getColumn(0).getString()] = ids.getColumn(1).getString();
+      named.insert(ids.getColumn(0).getString());
+    }
   });
   tolerant([&] {
     SQLite::Statement ids(old, "SELECT id FROM jobs INDEXED BY sqlite_autoindex_jobs_1");
-    while (ids.executeStep()) owners.try_emplace(ids.getColumn(0).getString());
+    while (ids.executeStep()) named.insert(ids.getColumn(0).getString());
   });
+  // A job's owner only where its two copies, on different pages, agree: damage that rewrote
+  // one must not hand the job to another identity or hide it from its owner. Without a
+  // verified owner a job is quarantined with none (answered DATA_LOSS to whoever holds its id,
+  // listed to admins).
+  std::map<std::string, std::string> owners;
   open_database();
   migrate();
   int copied = 0;
@@ -185,9 +194,17 @@ void DurableStore::salvage(const std::string& report) {
       SQLite::Statement rows(old, std::string("SELECT ") + kJobColumns + " FROM jobs ORDER BY seq");
       while (rows.executeStep()) {
         const std::string id = rows.getColumn(0).getString();
-        owners[id] = rows.getColumn(12).getString();
+        named.insert(id);
+        const auto copy = id_owners.find(id);
+        const bool verified =
+            copy != id_owners.end() && copy->second == rows.getColumn(12).getString();
+        if (verified) owners[id] = copy->second;
         if (const std::string damage = blob_damage(rows); !damage.empty()) {
           lost[id] = damage;
+          continue;
+        }
+        if (!verified) {
+          lost[id] = "its stored owner is damaged (its two copies differ or one is lost)";
           continue;
         }
         for (int k = 0; k < kJobColumnCount; ++k) bind_column(insert, k + 1, rows.getColumn(k));
@@ -201,14 +218,14 @@ void DurableStore::salvage(const std::string& report) {
         ++copied;
       }
     });
-    for (const auto& [id, owner] : owners) {
+    for (const std::string& id : named) {
       if (!kept.contains(id)) lost.try_emplace(id, "its stored record is damaged");
     }
     SQLite::Statement quarantine(
         *db_, "INSERT INTO quarantine (id, owner, reason, found_ms) VALUES (?, ?, ?, ?)");
     for (const auto& [id, reason] : lost) {
       quarantine.bind(1, id);
-      quarantine.bind(2, owners[id]);
+      quarantine.bind(2, owners[id]);  // "" where not verified
       quarantine.bind(3, reason);
       quarantine.bind(4, now_ms());
       quarantine.exec();

@@ -146,6 +146,43 @@ TEST_F(StoreDamageTest, ATruncatedDatabaseIsSetAsideAndSalvaged) {
   RecordProperty("intact", intact);
 }
 
+// Issue 57 item 5: with random pages overwritten, 4 of 48 jobs answered NOT_FOUND to their
+// real owner and were unlisted: the salvage took the owner from a damaged page. A salvaged job
+// keeps its owner only where the owner's two copies (jobs and job_ids) agree.
+TEST_F(StoreDamageTest, ASalvageKeepsAnOwnerOnlyWhereItsTwoCopiesAgree) {
+  const auto results = fill(dir_);  // owners alternate: alice, bob, alice, ...
+  const std::string rewritten = results.begin()->first;
+  const fs::path database = dir_ / "nhsimd.sqlite3";
+  {
+    SQLite::Database raw(database.string(), SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE job_ids SET owner = 'mallory' WHERE id = '" + rewritten + "'");
+  }
+  // Damage that sends the store to its salvage with every page readable: the header's page
+  // count (bytes 28-31, big-endian) one more than the file holds.
+  std::string bytes = read_file(database);
+  ASSERT_LT(static_cast<unsigned char>(bytes[31]), 255);  // no carry into byte 30
+  bytes[31] = static_cast<char>(bytes[31] + 1);
+  write_file(database, bytes);
+
+  DurableStore store(dir_);
+  std::map<std::string, std::string> owners;
+  for (const StoredJob& job : store.load()) owners[job.id] = job.owner;
+  EXPECT_FALSE(owners.contains(rewritten));
+  int k = 0;
+  for (const auto& [id, result] : results) {
+    if (id != rewritten) {
+      EXPECT_EQ(owners[id], k % 2 == 0 ? "alice" : "bob") << id;
+      EXPECT_EQ(store.read_result(id), result);
+    }
+    ++k;
+  }
+  const auto quarantined = store.load_quarantine();
+  ASSERT_EQ(quarantined.size(), 1u);
+  EXPECT_EQ(quarantined[0].id, rewritten);
+  EXPECT_EQ(quarantined[0].owner, "");  // neither alice's nor mallory's
+  EXPECT_THAT(quarantined[0].reason, HasSubstr("owner"));
+}
+
 TEST_F(StoreDamageTest, ADatabaseOfAnotherDirectoryIsRefused) {
   fill(dir_);
   const fs::path other = temporary_directory();
