@@ -7,7 +7,10 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <future>
 #include <string>
+#include <string_view>
+#include <thread>
 
 namespace nhsim::server {
 namespace {
@@ -36,6 +39,45 @@ StoredJob queued_job(const std::string& id) {
   job.created_ms = 1700000000123;
   job.trajectories_total = 40;
   return job;
+}
+
+/// Job `id`, finished with a result of `bytes` bytes.
+StoredJob finished_job(const std::string& id, std::size_t bytes) {
+  StoredJob job = queued_job(id);
+  job.state = v1::SUCCEEDED;
+  job.finished_ms = job.created_ms + 1;
+  job.result.assign(bytes, 'r');
+  return job;
+}
+
+// Issue 57 item 3: a StreamResult client that stopped reading kept a read transaction open, so
+// SQLite could not checkpoint: the WAL grew 44 -> 529 MiB while the database stayed at 43 MiB.
+TEST_F(DurableStoreTest, AReaderThatStopsReadingDoesNotPinTheWal) {
+  DurableStore store(dir_);
+  store.insert(queued_job("big"));
+  store.finish(finished_job("big", std::size_t{8} << 20));
+  std::promise<void> reading, release;
+  std::thread reader([&] {
+    bool first = true;
+    store.read_result_pieces("big", std::size_t{1} << 19, [&](std::string_view, std::int64_t) {
+      if (first) reading.set_value();
+      first = false;
+      release.get_future().wait();  // a client that stopped reading
+      return false;
+    });
+  });
+  reading.get_future().wait();
+  for (int k = 0; k < 40; ++k) {  // 40 MiB of results written meanwhile
+    const std::string id = "job" + std::to_string(k);
+    store.insert(queued_job(id));
+    store.finish(finished_job(id, std::size_t{1} << 20));
+  }
+  const auto wal = fs::file_size(dir_ / "nhsimd.sqlite3-wal");
+  release.set_value();
+  reader.join();
+  RecordProperty("wal_bytes", std::to_string(wal));
+  EXPECT_LT(wal, std::uintmax_t{16} << 20);  // checkpointed as it went (about 4 MiB at a time)
+  EXPECT_EQ(store.read_result("job39"), std::string(std::size_t{1} << 20, 'r'));
 }
 
 TEST_F(DurableStoreTest, WhatIsWrittenIsReadBackAfterReopening) {

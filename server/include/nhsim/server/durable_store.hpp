@@ -110,8 +110,11 @@ class DurableStore {
   /// not match or cannot be read, std::runtime_error when the job has no result.
   std::string read_result(const std::string& id) const;
   /// Calls `each` with consecutive pieces of at most `piece` bytes of the job's result and its
-  /// total size, after checking the whole result against its checksum; holds one piece in
-  /// memory. Stops early when `each` returns false. Throws as read_result().
+  /// total size, after checking the whole result against its checksum; holds one batch of
+  /// max(kResultBatch, piece) bytes in memory, and no read transaction while `each` runs (a
+  /// caller that blocks does not pin the WAL). Stops early when `each` returns false. Throws
+  /// as read_result(), and std::runtime_error when the job is deleted part-way.
+  static constexpr std::int64_t kResultBatch = std::int64_t{2} << 20;
   void read_result_pieces(const std::string& id, std::size_t piece,
                           const std::function<bool(std::string_view, std::int64_t)>& each) const;
   /// The job `owner` submitted with idempotency key `key`; empty when there is none.
@@ -164,6 +167,8 @@ class DurableStore {
     std::string sha256;
   };
   ResultLocation locate_result(const std::string& id) const;
+  /// Whether the job is stored with a result (mutex_ held).
+  bool has_result(const std::string& id) const;
   /// An incremental-read handle on the result at `where` (mutex_ held); throws DamagedRecord
   /// when it cannot be opened or its size is not the record's.
   sqlite3_blob* open_result(const std::string& id, const ResultLocation& where) const;
