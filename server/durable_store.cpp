@@ -279,12 +279,6 @@ DurableStore::ResultLocation DurableStore::locate_result(const std::string& id) 
   return where;
 }
 
-bool DurableStore::has_result(const std::string& id) const {
-  SQLite::Statement query(*db_, "SELECT result IS NOT NULL FROM jobs WHERE id = ?");
-  query.bind(1, id);
-  return query.executeStep() && query.getColumn(0).getInt() != 0;
-}
-
 sqlite3_blob* DurableStore::open_result(const std::string& id, const ResultLocation& where) const {
   sqlite3_blob* handle = nullptr;
   if (sqlite3_blob_open(db_->getHandle(), "main", "jobs", "result", where.rowid, 0, &handle) !=
@@ -335,9 +329,7 @@ void DurableStore::read_result_pieces(
       sqlite3_blob* handle = nullptr;
       {
         const std::lock_guard lock(mutex_);
-        if (start > 0 && !has_result(id)) {
-          throw std::runtime_error("job " + id + " was deleted while its result was read");
-        }
+        if (start > 0) locate_result(id);  // throws where the job was deleted meanwhile
         handle = open_result(id, where);
       }
       for (std::size_t offset = 0; offset < batch.size(); offset += piece) {

@@ -167,8 +167,6 @@ class DurableStore {
     std::string sha256;
   };
   ResultLocation locate_result(const std::string& id) const;
-  /// Whether the job is stored with a result (mutex_ held).
-  bool has_result(const std::string& id) const;
   /// An incremental-read handle on the result at `where` (mutex_ held); throws DamagedRecord
   /// when it cannot be opened or its size is not the record's.
   sqlite3_blob* open_result(const std::string& id, const ResultLocation& where) const;
