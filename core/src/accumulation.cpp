@@ -105,18 +105,26 @@ void add_samples(std::vector<CellStats>& cells, const BlockOutcome& block, std::
 }
 
 /// The block's samples at the batch sample times added to the batch cells of their
-/// trajectories' batches.
+/// trajectories' batches, batch by batch: each batch cell once, with all its values.
 void add_batch_samples(std::vector<MomentSums>& batch_cells, const BatchLayout& layout,
                        const BlockOutcome& block, std::size_t n_cells) {
   const std::size_t n_obs = layout.n_observables;
   const std::size_t n_samples = layout.samples.size();
-  for (std::size_t m = 0; m < block.ok_trajectories.size(); ++m) {
-    const auto batch = static_cast<std::size_t>(block.ok_trajectories[m] % kBatches);
-    const double* row = block.ok_samples.data() + m * n_cells;
+  std::vector<std::vector<std::size_t>> rows(kBatches);  // the block's rows of each batch
+  for (std::size_t m = 0; m < block.ok_trajectories.size(); ++m)
+    rows[static_cast<std::size_t>(block.ok_trajectories[m] % kBatches)].push_back(m);
+  std::vector<double> values;
+  for (std::size_t batch = 0; batch < rows.size(); ++batch) {
+    if (rows[batch].empty()) continue;
+    values.resize(rows[batch].size());
     MomentSums* cells = batch_cells.data() + batch * n_samples * n_obs;
     for (std::size_t f = 0; f < n_samples; ++f) {
-      const double* values = row + static_cast<std::size_t>(layout.samples[f]) * n_obs;
-      for (std::size_t o = 0; o < n_obs; ++o) cells[f * n_obs + o].add(values[o]);
+      const std::size_t column = static_cast<std::size_t>(layout.samples[f]) * n_obs;
+      for (std::size_t o = 0; o < n_obs; ++o) {
+        for (std::size_t k = 0; k < rows[batch].size(); ++k)
+          values[k] = block.ok_samples[rows[batch][k] * n_cells + column + o];
+        cells[f * n_obs + o].add_all(values);
+      }
     }
   }
 }

@@ -42,8 +42,8 @@
 namespace nhsim {
 namespace {
 
-/// Blocks hold a multiple of 8 trajectories (every lane width divides it), from 8 to 64.
-constexpr std::int64_t kMinBlock = 8, kMaxBlock = 64;
+/// Blocks hold a multiple of 8 trajectories (every lane width divides it), from 8 to 256.
+constexpr std::int64_t kMinBlock = 8, kMaxBlock = 256;
 /// The samples a block may hold before they are added to the cells.
 constexpr double kBlockSampleBytes = 2.0 * 1024 * 1024;
 /// Steps between two looks at the cancel flag: at most about 70 ms for the slowest pair
@@ -453,9 +453,9 @@ std::vector<double> sample_times(const IntegratorChoice& choice, std::int64_t n_
 /// threads: at least 4 blocks per thread where n allows (balance), at most about
 /// kBlockSampleBytes of samples, a multiple of 8 in [kMinBlock, kMaxBlock]. Any size gives the
 /// same bits (the statistics are associative). Larger blocks add each cell's values in larger
-/// batches: a cell's exact sums and sketch then move between the cores' caches once per 64
-/// trajectories instead of once per 8, which is what limited 2-thread scaling once the steps
-/// got cheap (lanes).
+/// batches: a cell's exact sums and sketch, which no cache holds for all cells at once, are then
+/// fetched once per up to 256 trajectories (the statistics' cost is mostly these fetches; it
+/// also limited 2-thread scaling once the steps got cheap, lanes).
 std::int64_t block_size(std::int64_t n, std::size_t n_cells, int concurrency) {
   const std::int64_t balance = (n + 4 * concurrency - 1) / (4 * std::max(1, concurrency));
   const auto by_memory = static_cast<std::int64_t>(

@@ -1,6 +1,7 @@
 // The long accumulator of exact_sum.hpp.
 #include "nhsim/exact_sum.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -20,7 +21,81 @@ inline std::int64_t split_carry(std::int64_t& v) {
   return carry;
 }
 
+/// add_all(): 64 = 2^kHeadroomBits values per chunk, three extraction levels, eight partial sums
+/// (any grouping of the q_i is exact; eight let the compiler use vector registers).
+constexpr int kHeadroomBits = 6;
+static_assert(ExactSum::kChunk == std::size_t{1} << kHeadroomBits);
+constexpr int kLevels = 3;
+constexpr std::size_t kPartials = 8;
+
+/// The extraction levels of add_all() over r[0, padded) (padded a multiple of kPartials, at most
+/// ExactSum::kChunk values, |r_i| < 2^(exponent - kHeadroomBits)): level_sum[k] gets the exact
+/// sum of level k's q_i and r the remainders. Returns the levels done; `remainder` says whether
+/// some r_i is left non-zero. Compiled for several instruction sets (the sums are exact, so each
+/// gives the same bits); the wider ones take eight values an instruction.
+#if defined(__x86_64__) && !defined(NHSIM_NO_TARGET_CLONES)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+int extract(double* r, std::size_t padded, int exponent, double* level_sum, bool& remainder) {
+  remainder = true;
+  for (int level = 0; level < kLevels; ++level) {
+    if (exponent < ExactSum::kLowestExponent) return level;  // no sigma: r_i = 0 already
+    const double sigma = std::ldexp(1.0, exponent);
+    double partial[kPartials] = {};
+    std::uint64_t left = 0;
+    for (std::size_t i = 0; i < padded; i += kPartials) {
+      for (std::size_t k = 0; k < kPartials; ++k) {
+        const double q =
+            (sigma + r[i + k]) - sigma;  // exact: sigma + r_i within [sigma/2, 2 sigma]
+        r[i + k] -= q;                   // exact: the rounding error of sigma + r_i
+        partial[k] += q;                 // exact: multiples of 2^-53 sigma, at most sigma in all
+        left |= std::bit_cast<std::uint64_t>(r[i + k]) << 1;  // non-zero (ignoring -0.0)
+      }
+    }
+    double sum = 0.0;
+    for (double p : partial) sum += p;
+    level_sum[level] = sum;
+    remainder = left != 0;
+    if (!remainder) return level + 1;
+    exponent -= 53 - kHeadroomBits;  // |r_i| <= 2^-53 sigma = 2^-6 sigma'
+  }
+  return kLevels;
+}
+
 }  // namespace
+
+void ExactSum::add_all(std::span<const double> xs) {
+  for (std::size_t i = 0; i < xs.size(); i += kChunk)
+    add_chunk(xs.data() + i, std::min(kChunk, xs.size() - i));
+}
+
+void ExactSum::add_chunk(const double* x, std::size_t n) {
+  // The largest |x| by its bits (the order of magnitudes is that of their bit patterns).
+  std::uint64_t top = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    top = std::max(top, std::bit_cast<std::uint64_t>(x[i]) & ~(std::uint64_t{1} << 63));
+  if (top == 0) return;  // only zeros
+  const auto biased = static_cast<int>(top >> 52);
+  // A non-finite value, or a sigma beyond the doubles: one at a time.
+  if (biased + kHeadroomBits + 1 >= 0x7ff) {
+    for (std::size_t i = 0; i < n; ++i) add(x[i]);
+    return;
+  }
+  // |x_i| < 2^(e + 1) = 2^-6 sigma with e the largest exponent (-1022 for subnormals).
+  int exponent = std::max(biased, 1) - 1023 + 1 + kHeadroomBits;
+  double r[kChunk];
+  const std::size_t padded = (n + kPartials - 1) / kPartials * kPartials;
+  std::copy(x, x + n, r);
+  std::fill(r + n, r + padded, 0.0);
+  double level_sum[kLevels];
+  bool remainder = false;
+  const int levels = extract(r, padded, exponent, level_sum, remainder);
+  for (int level = 0; level < levels; ++level) add(level_sum[level]);
+  if (!remainder) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (r[i] != 0.0) add(r[i]);
+  }
+}
 
 void ExactSum::add_non_finite(std::uint64_t bits) {
   const bool nan = (bits & ((std::uint64_t{1} << 52) - 1)) != 0;

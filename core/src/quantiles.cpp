@@ -20,7 +20,10 @@ const TableLog kLog;
 /// The bucket of |x| > 0: ceil(log_gamma |x|), so that gamma^(i-1) < |x| <= gamma^i (up to the
 /// rounding of the log at the bucket's edges).
 int bucket_index(double magnitude) {
-  return static_cast<int>(std::ceil(kLog(magnitude) / kLogGamma));
+  // ceil() in integers (|y| < 2^16): the truncation, plus one above a positive y's floor.
+  const double y = kLog(magnitude) / kLogGamma;
+  const auto t = static_cast<int>(y);
+  return t + static_cast<int>(static_cast<double>(t) < y);
 }
 
 /// The value reported for bucket i: within relative error alpha of every magnitude in it.

@@ -2,6 +2,7 @@
 #include "nhsim/statistics.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "nhsim/dmath.hpp"
@@ -83,6 +84,39 @@ double add_square(ExactSum& sum_sq, double x) {
   return hi;
 }
 
+/// Adds x to s1 and x^2 to s2 (as add_square()) for every x of `chunk` (at most
+/// ExactSum::kChunk values), and fl(x fl(x^2)) to *s3 and fl(fl(x^2)^2) to *s4 where given, by
+/// ExactSum::add_all: the sums add() gives. False, adding nothing, when a value is non-finite or
+/// |x| >= 2^500 (x^2 might overflow, and its error term must then be skipped): the caller adds
+/// value by value.
+bool add_power_sums(std::span<const double> chunk, ExactSum& s1, ExactSum& s2, ExactSum* s3,
+                    ExactSum* s4) {
+  constexpr auto kLarge = std::bit_cast<std::uint64_t>(0x1p500);
+  constexpr std::size_t kChunk = ExactSum::kChunk;
+  const std::size_t m = chunk.size();
+  std::uint64_t largest = 0;  // the largest |x| by its bits: NaN above infinity above the rest
+  for (double x : chunk)
+    largest = std::max(largest, std::bit_cast<std::uint64_t>(x) & ~(std::uint64_t{1} << 63));
+  if (largest >= kLarge) return false;
+  double hi[kChunk], lo[kChunk];
+  for (std::size_t i = 0; i < m; ++i) {
+    hi[i] = chunk[i] * chunk[i];
+    lo[i] = std::fma(chunk[i], chunk[i], -hi[i]);
+  }
+  s1.add_all(chunk);
+  s2.add_all({hi, m});
+  s2.add_all({lo, m});
+  if (s3 == nullptr) return true;
+  double cube[kChunk], fourth[kChunk];
+  for (std::size_t i = 0; i < m; ++i) {
+    cube[i] = chunk[i] * hi[i];
+    fourth[i] = hi[i] * hi[i];
+  }
+  s3->add_all({cube, m});
+  s4->add_all({fourth, m});
+  return true;
+}
+
 /// Count, exact sums of x..x^4, min and max of `cell` with x added (everything but the sketch).
 void add_moments(CellStats& cell, double x) {
   ++cell.n;
@@ -103,7 +137,20 @@ void CellStats::add(double x) {
 }
 
 void CellStats::add_all(std::span<const double> xs) {
-  for (double x : xs) add_moments(*this, x);
+  for (std::size_t i0 = 0; i0 < xs.size(); i0 += ExactSum::kChunk) {
+    const std::span<const double> chunk =
+        xs.subspan(i0, std::min(ExactSum::kChunk, xs.size() - i0));
+    if (!add_power_sums(chunk, sum, sum_sq, &sum_cube, &sum_fourth)) {
+      for (double x : chunk) add_moments(*this, x);
+      continue;
+    }
+    n += static_cast<std::int64_t>(chunk.size());
+    for (double x : chunk) {
+      const double y = x == 0.0 ? 0.0 : x;  // -0.0 -> +0.0, as add()
+      min = std::min(min, y);
+      max = std::max(max, y);
+    }
+  }
   sketch.add_all(xs);
 }
 
@@ -205,6 +252,18 @@ void MomentSums::add(double x) {
   ++n;
   sum.add(x);
   add_square(sum_sq, x);
+}
+
+void MomentSums::add_all(std::span<const double> xs) {
+  for (std::size_t i0 = 0; i0 < xs.size(); i0 += ExactSum::kChunk) {
+    const std::span<const double> chunk =
+        xs.subspan(i0, std::min(ExactSum::kChunk, xs.size() - i0));
+    if (add_power_sums(chunk, sum, sum_sq, nullptr, nullptr)) {
+      n += static_cast<std::int64_t>(chunk.size());
+    } else {
+      for (double x : chunk) add(x);
+    }
+  }
 }
 
 void MomentSums::merge(const MomentSums& o) {

@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "bit_test_support.hpp"
@@ -65,6 +66,71 @@ TEST(ExactSum, AnyOrderAndGroupingGivesTheSameCanonicalState) {
   EXPECT_TRUE(bit_equal(whole.value(), b.value()));
   const ExactSum round_trip = ExactSum::from_canonical(b.canonical_digits(), b.non_finite_flags());
   EXPECT_EQ(round_trip.canonical_digits(), whole.canonical_digits());
+}
+
+/// Random doubles whose binary exponents are uniform over [lowest, highest], of either sign.
+std::vector<double> spread_values(std::mt19937_64& rng, std::size_t n, int lowest, int highest) {
+  std::uniform_int_distribution<int> exponent(lowest, highest);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::vector<double> v(n);
+  for (auto& x : v) x = std::ldexp(rng() % 2 != 0 ? -mantissa(rng) : mantissa(rng), exponent(rng));
+  return v;
+}
+
+TEST(ExactSum, AddAllIsTheSumOfAddingOneByOne) {
+  std::mt19937_64 rng(2026);
+  std::vector<std::vector<double>> cases;
+  // Spreads of 2^4 (one level), 2^40 (two), 2^85 (three) and 2^300 (a remainder added value by
+  // value), subnormals, the whole range up to where sigma would overflow, and sizes that are not
+  // multiples of the chunk or of its eight partial sums.
+  for (const auto& [lowest, highest] : std::vector<std::pair<int, int>>{{-20, -16},
+                                                                        {-60, -20},
+                                                                        {-90, -5},
+                                                                        {-300, 0},
+                                                                        {-1074, -1030},
+                                                                        {-1074, 1023},
+                                                                        {1000, 1023}})
+    for (std::size_t n : {1, 7, 8, 63, 64, 65, 200})
+      cases.push_back(spread_values(rng, n, lowest, highest));
+  cases.push_back(std::vector<double>(70, -0.0));
+  // The bounds of the extraction: 64 values at the top of their binade (all mantissa bits set),
+  // whose level sums reach sigma, and the largest magnitude below where sigma would overflow.
+  cases.push_back(std::vector<double>(64, std::nextafter(0x1p-3, 0.0)));
+  cases.push_back(std::vector<double>(64, -std::nextafter(0x1p1017, 0.0)));
+  cases.push_back({});
+  std::vector<double> cancelling = spread_values(rng, 32, -60, 10);
+  for (std::size_t i = 0; i < 32; ++i) cancelling.push_back(-cancelling[i]);
+  cases.push_back(cancelling);
+  cases.push_back({1.0, std::numeric_limits<double>::max(), -std::numeric_limits<double>::max()});
+  for (double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity()}) {
+    std::vector<double> v = spread_values(rng, 100, -10, 10);
+    v[70] = bad;
+    cases.push_back(v);
+  }
+  for (const std::vector<double>& v : cases) {
+    ExactSum one_by_one, all;
+    for (double x : v) one_by_one.add(x);
+    all.add_all(v);
+    EXPECT_EQ(all.canonical_digits(), one_by_one.canonical_digits()) << v.size() << " values";
+    EXPECT_EQ(all.non_finite_flags(), one_by_one.non_finite_flags());
+  }
+}
+
+TEST(MomentSums, AddAllIsBitIdenticalToAddingOneByOne) {
+  std::mt19937_64 rng(7);
+  for (const auto& [lowest, highest] :
+       std::vector<std::pair<int, int>>{{-40, -10}, {-560, -500}, {480, 520}}) {
+    const std::vector<double> v = spread_values(rng, 150, lowest, highest);
+    MomentSums one_by_one, all;
+    for (double x : v) one_by_one.add(x);
+    all.add_all(v);
+    EXPECT_EQ(all.n, one_by_one.n);
+    EXPECT_EQ(all.sum.canonical_digits(), one_by_one.sum.canonical_digits());
+    EXPECT_EQ(all.sum_sq.canonical_digits(), one_by_one.sum_sq.canonical_digits());
+    EXPECT_EQ(all.sum_sq.non_finite_flags(), one_by_one.sum_sq.non_finite_flags());
+  }
 }
 
 TEST(ExactSum, MagnitudeFormRoundTripsForBothSignsAndTheExtremes) {
@@ -172,6 +238,7 @@ TEST(CellStats, AddAllIsBitIdenticalToAddingOneByOne) {
   for (auto& v : x) v = nd(rng);
   x[3] = -0.0;
   x[450] = 0.0;
+  x[700] = 0x1p600;  // x^2 beyond 2^1200 overflows: that chunk goes value by value
   CellStats one_by_one, batched;
   for (double v : x) one_by_one.add(v);
   for (std::size_t i = 0; i < x.size(); i += 64) {
@@ -187,6 +254,7 @@ TEST(CellStats, AddAllIsBitIdenticalToAddingOneByOne) {
   EXPECT_EQ(batched.sketch.positive().counts, one_by_one.sketch.positive().counts);
   EXPECT_EQ(batched.sketch.negative().counts, one_by_one.sketch.negative().counts);
   EXPECT_EQ(batched.sketch.zeros(), one_by_one.sketch.zeros());
+  EXPECT_EQ(batched.sum_sq.non_finite_flags(), one_by_one.sum_sq.non_finite_flags());
 }
 
 TEST(CellStats, StandardErrorsMatchTheClosedForms) {

@@ -38,6 +38,8 @@ struct MomentSums {
   ExactSum sum_sq;  ///< sum of x^2, exactly (the pair fl(x^2) + fma(x, x, -fl(x^2)))
 
   void add(double x);
+  /// add(x) for each x of `xs`: the same sums (ExactSum::add_all).
+  void add_all(std::span<const double> xs);
   void merge(const MomentSums& o);
   /// *this becomes the sums of its values without those of `o` (a subset of them).
   void remove(const MomentSums& o);
