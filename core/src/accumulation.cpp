@@ -97,10 +97,21 @@ void add_samples(std::vector<CellStats>& cells, const BlockOutcome& block, std::
                  std::size_t end) {
   const std::size_t n_cells = cells.size();
   const std::size_t n_ok = n_cells > 0 ? block.ok_samples.size() / n_cells : 0;
-  std::vector<double> values(n_ok);  // a cell's values, gathered from the block's rows
-  for (std::size_t j = begin; j < end && n_ok > 0; ++j) {
-    for (std::size_t m = 0; m < n_ok; ++m) values[m] = block.ok_samples[m * n_cells + j];
+  if (n_ok == 0 || begin >= end) return;
+  // A cell's values, gathered from the block's rows; the next cell's are gathered (and its
+  // state fetched) before this one's are added.
+  std::vector<double> values(n_ok), next(n_ok);
+  const auto gather = [&](std::size_t j, std::vector<double>& into) {
+    for (std::size_t m = 0; m < n_ok; ++m) into[m] = block.ok_samples[m * n_cells + j];
+  };
+  gather(begin, values);
+  for (std::size_t j = begin; j < end; ++j) {
+    if (j + 1 < end) {
+      gather(j + 1, next);
+      cells[j + 1].prefetch(next[0]);
+    }
     cells[j].add_all(values);
+    values.swap(next);
   }
 }
 
@@ -115,16 +126,18 @@ void add_batch_samples(std::vector<MomentSums>& batch_cells, const BatchLayout& 
     rows[static_cast<std::size_t>(block.ok_trajectories[m] % kBatches)].push_back(m);
   std::vector<double> values;
   for (std::size_t batch = 0; batch < rows.size(); ++batch) {
-    if (rows[batch].empty()) continue;
-    values.resize(rows[batch].size());
+    const std::vector<std::size_t>& batch_rows = rows[batch];
+    if (batch_rows.empty()) continue;
+    values.resize(batch_rows.size());
     MomentSums* cells = batch_cells.data() + batch * n_samples * n_obs;
-    for (std::size_t f = 0; f < n_samples; ++f) {
-      const std::size_t column = static_cast<std::size_t>(layout.samples[f]) * n_obs;
-      for (std::size_t o = 0; o < n_obs; ++o) {
-        for (std::size_t k = 0; k < rows[batch].size(); ++k)
-          values[k] = block.ok_samples[rows[batch][k] * n_cells + column + o];
-        cells[f * n_obs + o].add_all(values);
-      }
+    const auto value = [&](std::size_t row, std::size_t c) {  // batch cell c of row `row`
+      const std::size_t column = static_cast<std::size_t>(layout.samples[c / n_obs]) * n_obs;
+      return block.ok_samples[row * n_cells + column + c % n_obs];
+    };
+    for (std::size_t c = 0; c < n_samples * n_obs; ++c) {
+      if (c + 1 < n_samples * n_obs) cells[c + 1].prefetch(value(batch_rows[0], c + 1));
+      for (std::size_t k = 0; k < batch_rows.size(); ++k) values[k] = value(batch_rows[k], c);
+      cells[c].add_all(values);
     }
   }
 }

@@ -7,6 +7,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "target_clones.hpp"
+
 namespace nhsim {
 namespace {
 
@@ -33,10 +35,8 @@ constexpr std::size_t kPartials = 8;
 /// sum of level k's q_i and r the remainders. Returns the levels done; `remainder` says whether
 /// some r_i is left non-zero. Compiled for several instruction sets (the sums are exact, so each
 /// gives the same bits); the wider ones take eight values an instruction.
-#if defined(__x86_64__) && !defined(NHSIM_NO_TARGET_CLONES)
-__attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-int extract(double* r, std::size_t padded, int exponent, double* level_sum, bool& remainder) {
+NHSIM_TARGET_CLONES int extract(double* r, std::size_t padded, int exponent, double* level_sum,
+                                bool& remainder) {
   remainder = true;
   for (int level = 0; level < kLevels; ++level) {
     if (exponent < ExactSum::kLowestExponent) return level;  // no sigma: r_i = 0 already
@@ -62,7 +62,18 @@ int extract(double* r, std::size_t padded, int exponent, double* level_sum, bool
   return kLevels;
 }
 
+NHSIM_TARGET_CLONES std::uint64_t largest_magnitude_bits_of(const double* x, std::size_t n) {
+  std::uint64_t top = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    top = std::max(top, std::bit_cast<std::uint64_t>(x[i]) & ~(std::uint64_t{1} << 63));
+  return top;
+}
+
 }  // namespace
+
+std::uint64_t largest_magnitude_bits(const double* x, std::size_t n) {
+  return largest_magnitude_bits_of(x, n);
+}
 
 void ExactSum::add_all(std::span<const double> xs) {
   for (std::size_t i = 0; i < xs.size(); i += kChunk)
@@ -70,10 +81,7 @@ void ExactSum::add_all(std::span<const double> xs) {
 }
 
 void ExactSum::add_chunk(const double* x, std::size_t n) {
-  // The largest |x| by its bits (the order of magnitudes is that of their bit patterns).
-  std::uint64_t top = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    top = std::max(top, std::bit_cast<std::uint64_t>(x[i]) & ~(std::uint64_t{1} << 63));
+  const std::uint64_t top = largest_magnitude_bits(x, n);
   if (top == 0) return;  // only zeros
   const auto biased = static_cast<int>(top >> 52);
   // A non-finite value, or a sigma beyond the doubles: one at a time.

@@ -7,6 +7,7 @@
 
 #include "nhsim/dmath.hpp"
 #include "nhsim/variance_growth.hpp"
+#include "target_clones.hpp"
 
 namespace nhsim {
 namespace {
@@ -89,29 +90,34 @@ double add_square(ExactSum& sum_sq, double x) {
 /// ExactSum::add_all: the sums add() gives. False, adding nothing, when a value is non-finite or
 /// |x| >= 2^500 (x^2 might overflow, and its error term must then be skipped): the caller adds
 /// value by value.
+/// hi_i = fl(x_i^2), lo_i = fma(x_i, x_i, -hi_i) and, with cube non-null, cube_i = fl(x_i hi_i)
+/// and fourth_i = fl(hi_i^2) for i < n: correctly rounded operations, the same bits on every
+/// instruction set.
+NHSIM_TARGET_CLONES void powers(const double* x, std::size_t n, double* hi, double* lo,
+                                double* cube, double* fourth) {
+  for (std::size_t i = 0; i < n; ++i) {
+    hi[i] = x[i] * x[i];
+    lo[i] = std::fma(x[i], x[i], -hi[i]);
+  }
+  if (cube == nullptr) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    cube[i] = x[i] * hi[i];
+    fourth[i] = hi[i] * hi[i];
+  }
+}
+
 bool add_power_sums(std::span<const double> chunk, ExactSum& s1, ExactSum& s2, ExactSum* s3,
                     ExactSum* s4) {
   constexpr auto kLarge = std::bit_cast<std::uint64_t>(0x1p500);
   constexpr std::size_t kChunk = ExactSum::kChunk;
   const std::size_t m = chunk.size();
-  std::uint64_t largest = 0;  // the largest |x| by its bits: NaN above infinity above the rest
-  for (double x : chunk)
-    largest = std::max(largest, std::bit_cast<std::uint64_t>(x) & ~(std::uint64_t{1} << 63));
-  if (largest >= kLarge) return false;
-  double hi[kChunk], lo[kChunk];
-  for (std::size_t i = 0; i < m; ++i) {
-    hi[i] = chunk[i] * chunk[i];
-    lo[i] = std::fma(chunk[i], chunk[i], -hi[i]);
-  }
+  if (largest_magnitude_bits(chunk.data(), m) >= kLarge) return false;
+  double hi[kChunk], lo[kChunk], cube[kChunk], fourth[kChunk];
+  powers(chunk.data(), m, hi, lo, s3 != nullptr ? cube : nullptr, fourth);
   s1.add_all(chunk);
   s2.add_all({hi, m});
   s2.add_all({lo, m});
   if (s3 == nullptr) return true;
-  double cube[kChunk], fourth[kChunk];
-  for (std::size_t i = 0; i < m; ++i) {
-    cube[i] = chunk[i] * hi[i];
-    fourth[i] = hi[i] * hi[i];
-  }
   s3->add_all({cube, m});
   s4->add_all({fourth, m});
   return true;
@@ -152,6 +158,19 @@ void CellStats::add_all(std::span<const double> xs) {
     }
   }
   sketch.add_all(xs);
+}
+
+void CellStats::prefetch(double x) const {
+  __builtin_prefetch(&n, 1);
+  __builtin_prefetch(&min, 1);
+  const double x2 = x * x;
+  sum.prefetch(x);
+  sum_sq.prefetch(x2);
+  sum_sq.prefetch(x2 * 0x1p-53);  // the error terms of x^2
+  sum_cube.prefetch(x * x2);
+  sum_fourth.prefetch(x2 * x2);
+  const auto* sketch_state = reinterpret_cast<const char*>(&sketch);
+  for (std::size_t b = 0; b < sizeof(QuantileSketch); b += 64) __builtin_prefetch(sketch_state + b);
 }
 
 void CellStats::merge(const CellStats& o) {
@@ -252,6 +271,14 @@ void MomentSums::add(double x) {
   ++n;
   sum.add(x);
   add_square(sum_sq, x);
+}
+
+void MomentSums::prefetch(double x) const {
+  __builtin_prefetch(&n, 1);
+  const double x2 = x * x;
+  sum.prefetch(x);
+  sum_sq.prefetch(x2);
+  sum_sq.prefetch(x2 * 0x1p-53);
 }
 
 void MomentSums::add_all(std::span<const double> xs) {

@@ -12,6 +12,7 @@
 // Cost: add() is a handful of integer operations; 584 bytes per sum.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -62,6 +63,15 @@ class ExactSum {
   /// doubles, and three such levels leave no remainder unless the chunk spans more than about
   /// 2^88 in magnitude (a remainder is added value by value). Each level adds one double.
   void add_all(std::span<const double> xs);
+
+  /// Asks the cache for the limbs that adding values near |x| (and sums of up to 2^6 of them)
+  /// updates, ahead of add_all(): no effect on the state.
+  void prefetch(double x) const {
+    const auto biased = static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff);
+    const int l = std::max(biased - 1, 0) / kDigitBits;  // the limb add(x) starts at
+    __builtin_prefetch(limb_.data() + std::max(l - 2, 0));
+    __builtin_prefetch(limb_.data() + std::min(l + 3, kLimbs - 1));
+  }
 
   /// Values per extraction in add_all(): 2^6, so that 64 q_i of magnitude <= 2^-6 sigma sum to
   /// at most sigma, exactly.
@@ -117,6 +127,10 @@ class ExactSum {
   std::int32_t pending_ = 0;  ///< additions since the last carry propagation
   std::uint32_t flags_ = 0;
 };
+
+/// The largest |x_i| of x[0, n) as bits (|x| ordered as its bit pattern: NaN above infinity above
+/// the finite values); 0 for none or only zeros. Compiled for AVX-512, AVX2 and baseline.
+std::uint64_t largest_magnitude_bits(const double* x, std::size_t n);
 
 /// Rounds D 2^exponent to the nearest double (ties to even), D given by little-endian 32-bit
 /// digits (any leading zeros). Results below the normal range are rounded a second time by

@@ -40,6 +40,8 @@ struct MomentSums {
   void add(double x);
   /// add(x) for each x of `xs`: the same sums (ExactSum::add_all).
   void add_all(std::span<const double> xs);
+  /// As CellStats::prefetch: the state add_all() of values near x updates first.
+  void prefetch(double x) const;
   void merge(const MomentSums& o);
   /// *this becomes the sums of its values without those of `o` (a subset of them).
   void remove(const MomentSums& o);
@@ -60,6 +62,10 @@ struct CellStats {
   void add(double x);
   /// add(x) for each x of `xs`: the same state (QuantileSketch::add_all).
   void add_all(std::span<const double> xs);
+  /// Asks the cache for the state that add_all() of values near x updates first (the count,
+  /// min and max, and the exact sums' limbs for x..x^4): called a cell ahead, so that the
+  /// fetches overlap the current cell's work. No effect on the state.
+  void prefetch(double x) const;
   /// *this becomes the statistics of both sets of values.
   void merge(const CellStats& o);
   /// sum / n; NaN for n = 0, non-finite if a non-finite value was added.
