@@ -198,7 +198,7 @@ void JobManager::recover() {
       failed_jobs.push_back(terminal(record));
     } else {
       record.state = v1::QUEUED;  // RUNNING resumes: queued again until the worker takes it
-      queue_.push_back({record.id, record.owner});
+      queue_.push_back({record.id, record.owner, record.problem && is_short(*record.problem)});
       ++resumed;
       log_job(
           record.id, record.owner,
@@ -284,6 +284,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
   record.trajectories_total = trajectory_count(spec) * choice_count(spec);
   record.problem = std::make_shared<const Problem>(std::move(problem));
   record.created_time = Clock::now();
+  const bool short_job = is_short(*record.problem);
   const std::lock_guard lock(queue_mutex_);
   if (!request_key.empty()) {
     const auto known = request_keys_.find({owner, request_key});
@@ -358,7 +359,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
           " memory_estimate_mib=" + std::to_string(std::llround(memory_bytes / (1024.0 * 1024.0))) +
           quoted_label(record.label));
   if (!stopping_) {
-    queue_.push_back({record.id, record.owner});
+    queue_.push_back({record.id, record.owner, short_job});
     queue_changed_.notify_all();  // the worker that is free may not be one that can take it
   }
   return job;
@@ -521,17 +522,25 @@ int JobManager::running_cap() const {
   return std::max(options_.max_running_jobs - 1, 1);
 }
 
+bool JobManager::is_short(const Problem& problem) const {
+  return estimate_cost(problem).trajectory_steps <= options_.short_job_steps;
+}
+
 std::deque<JobManager::Queued>::iterator JobManager::next_to_run() {
   std::map<std::string, int> running;  // per owner
   for (const auto& [id, owner] : running_) ++running[owner];
+  const int cap = running_cap();
   auto best = queue_.end();
-  int best_running = 0;
+  int best_rank = 0;
   for (auto it = queue_.begin(); it != queue_.end(); ++it) {
     const int n = running[it->owner];
-    // The oldest job of the owner with the fewest running; queue_ is oldest first.
-    if (n < running_cap() && (best == queue_.end() || n < best_running)) {
+    if (n >= cap + (it->short_job ? 1 : 0)) continue;
+    // The oldest job of the owner with the fewest running (queue_ is oldest first); a short job
+    // beyond its owner's cap only when no job within its owner's cap waits.
+    const int rank = n < cap ? n : cap + 1 + n;
+    if (best == queue_.end() || rank < best_rank) {
       best = it;
-      best_running = n;
+      best_rank = rank;
     }
   }
   return best;

@@ -61,6 +61,12 @@ int main(int argc, char** argv) {
                  "least 1, so another identity's job always finds a free runner)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--short-job-steps", options.short_job_steps,
+                 "a job of at most this many estimated trajectory-steps may run beyond its "
+                 "identity's --max-running-per-client on a free runner, one per identity, so a "
+                 "small job does not wait behind its own identity's long ones (0: none)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--max-queued-jobs", options.max_queued_jobs,
                  "jobs waiting to run; a submit beyond answers RESOURCE_EXHAUSTED")
       ->capture_default_str()

@@ -82,6 +82,9 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const ServerOptions& option
 Server::Server(const ServerOptions& options) {
   if (options.threads < 0) throw std::invalid_argument("threads must be >= 0");
   if (options.max_running_jobs < 1) throw std::invalid_argument("max_running_jobs must be >= 1");
+  if (!(options.short_job_steps >= 0)) {
+    throw std::invalid_argument("short_job_steps must be >= 0");
+  }
   if (options.max_running_per_client < 0) {
     throw std::invalid_argument("max_running_per_client must be >= 0");
   }
@@ -149,6 +152,7 @@ Server::Server(const ServerOptions& options) {
       std::move(executor), *metrics_, std::move(durable),
       JobManagerOptions{.max_running_jobs = options.max_running_jobs,
                         .max_running_per_client = options.max_running_per_client,
+                        .short_job_steps = options.short_job_steps,
                         .max_queued_jobs = options.max_queued_jobs,
                         .max_jobs_per_client = options.max_jobs_per_client,
                         .keep_finished_for = options.keep_finished_for,

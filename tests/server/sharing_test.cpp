@@ -140,6 +140,43 @@ TEST_F(SharingTest, ASmallJobOfAnotherIdentityStartsWhileOneIdentityHasEightLong
     EXPECT_EQ(alice.watch(id, nullptr).state(), v1::CANCELLED);
 }
 
+// Issue 57 item 7: on a server without tokens everyone is one identity, and its small job waited
+// behind its own long ones (35.6 s behind 4). A short job takes the free runner beyond its
+// identity's cap; the identity's long jobs still do not.
+TEST_F(SharingTest, ASmallJobStartsAtOnceBehindEightLongJobsOfItsOwnIdentity) {
+  start([](ServerOptions& o) { o.max_running_jobs = 4; });
+  Client alice = as(kAliceToken);
+  std::vector<std::string> long_jobs;
+  for (int k = 0; k < 8; ++k) long_jobs.push_back(alice.submit(long_spec()).job_id());
+  const auto running_long = [&] {
+    int running = 0;
+    for (const std::string& id : long_jobs) running += alice.get_job(id).state() == v1::RUNNING;
+    return running;
+  };
+  int running = 0;
+  for (int i = 0; i < 200 && running < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    running = running_long();
+  }
+  ASSERT_EQ(running, 3);
+  const auto submitted = std::chrono::steady_clock::now();
+  const std::string small = alice.submit(small_spec()).job_id();
+  v1::JobState state = v1::QUEUED;
+  while (state == v1::QUEUED && Seconds(std::chrono::steady_clock::now() - submitted).count() < 5) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    state = alice.get_job(small).state();
+  }
+  const double waited = Seconds(std::chrono::steady_clock::now() - submitted).count();
+  RecordProperty("small_job_queue_wait_seconds", std::to_string(waited));
+  EXPECT_NE(state, v1::QUEUED) << "the small job still waits after " << waited << " s";
+  EXPECT_LT(waited, 1.0);
+  EXPECT_EQ(alice.watch(small, nullptr).state(), v1::SUCCEEDED);
+  EXPECT_EQ(running_long(), 3);  // the free runner was the short job's, not a long one's
+  for (const std::string& id : long_jobs) alice.cancel(id);
+  for (const std::string& id : long_jobs)
+    EXPECT_EQ(alice.watch(id, nullptr).state(), v1::CANCELLED);
+}
+
 // The next job to run is the oldest of the identity with the fewest running, whatever the order
 // of submission.
 TEST_F(SharingTest, TheQueueAlternatesBetweenIdentities) {

@@ -3,7 +3,8 @@
 // running at once share oneTBB's worker pool (each runs in its own task arena), so a small job
 // submitted behind a large one starts at once instead of waiting for it. The queue is shared
 // fairly across identities: one identity runs at most max_running_per_client jobs at once, and
-// the next job to run is the oldest queued job of the identity with the fewest running. With a
+// the next job to run is the oldest queued job of the identity with the fewest running; a short
+// job (short_job_steps) may take a free runner beyond its identity's cap. With a
 // durable store, every job is stored before it is acknowledged, checkpointed while it runs,
 // recovered at start and drained (not cancelled) at shutdown.
 #pragma once
@@ -37,6 +38,10 @@ struct JobManagerOptions {
   /// Jobs of one owner running at once; 0: max_running_jobs - 1 (at least 1), so that one runner
   /// is always left for another identity's job.
   int max_running_per_client = 0;
+  /// A short job (estimated trajectory-steps at most this; 0: none is short) may run while its
+  /// owner is at max_running_per_client, on a runner that is free: one such job per owner at a
+  /// time. So a small job starts at once behind its own identity's long ones, as behind others'.
+  double short_job_steps = 1e7;
   int max_queued_jobs = 256;  ///< jobs waiting to run; submit beyond answers QueueFull (>= 1)
   /// Unfinished (queued + running) jobs of one owner; submit beyond answers QueueFull (>= 1).
   int max_jobs_per_client = 64;
@@ -163,11 +168,13 @@ class JobManager {
   struct Queued {
     std::string id;
     std::string owner;
+    bool short_job = false;  ///< at most short_job_steps trajectory-steps
   };
+  bool is_short(const Problem& problem) const;
   void recover();
   void work();
   /// The queued job to run next under the fair-share rule (queue_mutex_ held), or queue_.end()
-  /// when every queued job's owner runs its cap already.
+  /// when every queued job's owner runs its cap already (one more for a short job).
   std::deque<Queued>::iterator next_to_run();
   int running_cap() const;
   /// Evicts finished jobs older than keep_finished_for, until stop().

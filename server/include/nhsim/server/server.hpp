@@ -43,6 +43,9 @@ struct ServerOptions {
   int max_running_jobs = 4;  ///< jobs running at once, sharing the threads
   /// Jobs of one identity running at once; 0: max_running_jobs - 1 (at least 1).
   int max_running_per_client = 0;
+  /// Jobs of at most this many estimated trajectory-steps may run beyond their identity's cap
+  /// on a free runner, one per identity (JobManagerOptions::short_job_steps); 0: none.
+  double short_job_steps = 1e7;
   int max_queued_jobs = 256;     ///< jobs waiting to run
   int max_jobs_per_client = 64;  ///< unfinished (queued + running) jobs of one identity
   /// How long finished jobs (and results) are kept before they are evicted.
