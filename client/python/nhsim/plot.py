@@ -16,13 +16,7 @@ import re
 import numpy as np
 
 from nhsim.results import as_proto, choice_labels
-
-# Systems whose parameters are all dimensionless: time and every observable are too.
-_DIMENSIONLESS = frozenset({"chaotic_quartic", "gearbox", "nonholonomic_particle", "knife_edge"})
-# Systems with SI parameters (kg, m, m/s^2): time in s, energy in J.
-_SI = frozenset({"rolling_disk", "chaplygin_sleigh", "suslov", "chaplygin_sleigh_com",
-                 "snakeboard", "nontwisting_body", "rigid_body", "gyroscopic_top", "four_bar"})
-_ENERGY_OBSERVABLES = frozenset({"energy_error", "kinetic_energy", "potential_energy"})
+from nhsim.units import axis_label, observable_unit, time_unit
 
 # Axis names of the default observables (mathtext).
 _NAMES = {
@@ -32,34 +26,6 @@ _NAMES = {
     "position_constraint_residual": r"position residual $\max_k |g_k(q)|$",
     "velocity_constraint_residual": r"velocity residual $\max_k |(G(q) M^{-1} p)_k|$",
 }
-
-
-def time_unit(system):
-    """The unit of t for a system: "s", "1" (dimensionless) or None (unknown)."""
-    if system in _DIMENSIONLESS:
-        return "1"
-    return "s" if system in _SI else None
-
-
-def observable_unit(system, observable):
-    """The unit of an observable of a system: "J", "1" (dimensionless) or None (unknown).
-    invariant_error[NAME], the change of NAME along a trajectory, has NAME's unit."""
-    if observable.startswith("invariant_error[") and observable.endswith("]"):
-        observable = observable[len("invariant_error["):-1]
-    if system in _DIMENSIONLESS or observable == "relative_energy_error":
-        return "1"
-    if system in _SI and observable in _ENERGY_OBSERVABLES:
-        return "J"
-    return None
-
-
-def _label(text, unit, power=1):
-    """An axis label with its unit: "text [unit]", "(dimensionless)", or the bare text."""
-    if unit is None:
-        return text
-    if unit == "1":
-        return f"{text} (dimensionless)"
-    return f"{text} [{unit}{'²' if power == 2 else ''}]"
 
 
 def _new_axes(ax):
@@ -160,9 +126,9 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
     ax.set_yscale("log")
     if loglog:
         ax.set_xscale("log")
-    ax.set_xlabel(_label("t", time_unit(proto.system)))
+    ax.set_xlabel(axis_label("t", time_unit(proto.system)))
     name = "H(t) - H(0)" if observable == "energy_error" else observable
-    ax.set_ylabel(_label(f"Var[{name}]", observable_unit(proto.system, observable), power=2))
+    ax.set_ylabel(axis_label(f"Var[{name}]", observable_unit(proto.system, observable), power=2))
     title = f"{proto.system}: variance over {proto.n_trajectories} trajectories"
     ax.set_title(title + (" (dashed: a + b t)" if fit else ""), fontsize="medium")
     ax.grid(True, which="major", alpha=0.3)
@@ -229,8 +195,8 @@ def plot_observable(result, observable, ax=None, band=True, log=None, extremes=F
             ax.plot(t, fix(high), color=color, linewidth=0.6, linestyle=":")
     if log:
         ax.set_yscale("log")
-    ax.set_xlabel(_label("t", time_unit(proto.system)))
-    ax.set_ylabel(_label(_NAMES.get(observable, observable),
+    ax.set_xlabel(axis_label("t", time_unit(proto.system)))
+    ax.set_ylabel(axis_label(_NAMES.get(observable, observable),
                          observable_unit(proto.system, observable)))
     shown = "mean, median and 5–95 % band" if band else "mean"
     ax.set_title(f"{proto.system}: {observable}, {shown}", fontsize="medium")
@@ -423,8 +389,8 @@ def plot_seed000_fig2(result, ax=None):
     for k, label, integrator in _picked(proto):
         t, error = _mean(integrator, "energy_error")
         ax.plot(t, _positive(np.abs(error)), **_style(label, integrator, k, None))
-    ax.set_xlabel(_label("t", "1"))
-    ax.set_ylabel(_label(r"$|H(t) - H(0)|$", "1"))
+    ax.set_xlabel(axis_label("t", "1"))
+    ax.set_ylabel(axis_label(r"$|H(t) - H(0)|$", "1"))
     return _finish(ax, "seed 000 Fig. 2: particle, energy error "
                        f"(h = {proto.integrators[0].choice.h:g})", log=True)
 
@@ -458,8 +424,8 @@ def plot_seed000_fig3(result, ax=None, reference="exact"):
         error = np.max([np.abs(_mean(integrator, f"q[{i}]")[1] - exact_q[i])
                         for i in range(3)], axis=0)
         ax.plot(t, _positive(error), **_style(label, integrator, k, None))
-    ax.set_xlabel(_label("t", "1"))
-    ax.set_ylabel(_label(r"error $\max_i |q_i(t) - q_i^{\mathrm{exact}}(t)|$", "1"))
+    ax.set_xlabel(axis_label("t", "1"))
+    ax.set_ylabel(axis_label(r"error $\max_i |q_i(t) - q_i^{\mathrm{exact}}(t)|$", "1"))
     return _finish(ax, "seed 000 Fig. 3: particle, error against eq. (19)", log=True)
 
 
@@ -470,8 +436,8 @@ def _knife_edge_energy(result, ax, figure, title):
     for k, label, integrator in _picked(proto):
         t, error = _mean(integrator, "energy_error")
         ax.plot(t, _positive(np.abs(error)), **_style(label, integrator, k, None, linewidth=0.6))
-    ax.set_xlabel(_label("t", "1"))
-    ax.set_ylabel(_label(r"$|H(t) - H(0)|$", "1"))
+    ax.set_xlabel(axis_label("t", "1"))
+    ax.set_ylabel(axis_label(r"$|H(t) - H(0)|$", "1"))
     epsilon = dict(proto.parameters).get("epsilon", 0.0)
     return _finish(ax, f"{title} (ε = {epsilon:g}, h = {proto.integrators[0].choice.h:g})",
                    log=True)
@@ -538,8 +504,8 @@ def _order_panel(ax, result, reference):
     ax.plot(h_all, 2 * top * (h_all / h_all.max()) ** 2, color="gray", linestyle=":",
             label=r"slope 2 ($\propto h^2$)")
     ax.set_xscale("log")
-    ax.set_xlabel(_label("step h", "1"))
-    ax.set_ylabel(_label(r"error of $(q, p)$ at $t = %g$, max norm"
+    ax.set_xlabel(axis_label("step h", "1"))
+    ax.set_ylabel(axis_label(r"error of $(q, p)$ at $t = %g$, max norm"
                          % as_proto(result).integrators[0].sample_times[-1], "1"))
     _finish(ax, f"order plot (reference {reference} at its finest h)", log=True)
 
@@ -549,8 +515,8 @@ def _trajectory_panel(ax, result, observable, ylabel, title):
     for k, label, integrator in _picked(proto):
         t, values = _mean(integrator, observable)
         ax.plot(t, _positive(values), **_style(label, integrator, k, None, linewidth=0.7))
-    ax.set_xlabel(_label("t", "1"))
-    ax.set_ylabel(_label(ylabel, "1"))
+    ax.set_xlabel(axis_label("t", "1"))
+    ax.set_ylabel(axis_label(ylabel, "1"))
     _finish(ax, title, log=True)
 
 
@@ -594,8 +560,8 @@ def _variance_panel(ax, result, reference_slope=1e-4):
             label=f"reference {reference_slope:g} t")
     ax.plot([], [], color="black", linestyle=(0, (4, 2)), alpha=0.6, label="fit a + b t")
     ax.set_xscale("log")
-    ax.set_xlabel(_label("t", "1"))
-    ax.set_ylabel(_label(r"Var$[H(t) - H(0)]\,/\,h^4$", "1"))
+    ax.set_xlabel(axis_label("t", "1"))
+    ax.set_ylabel(axis_label(r"Var$[H(t) - H(0)]\,/\,h^4$", "1"))
     _finish(ax, f"energy-error variance over {proto.n_trajectories} trajectories / h⁴",
             log=True)
     if lowest and np.isfinite(np.nanmin(lowest)):
@@ -750,8 +716,8 @@ def plot_seed001_fig4(result, extremes=True):
             if extremes and several:
                 ax.plot(t, _positive(high), color=color, linewidth=0.5, alpha=0.6,
                         label=f"{label} (max)")
-        ax.set_xlabel(_label("t", "1"))
-        ax.set_ylabel(_label(ylabel, "1"))
+        ax.set_xlabel(axis_label("t", "1"))
+        ax.set_ylabel(axis_label(ylabel, "1"))
         _finish(ax, log=True, legend=False)
     energy.legend(fontsize="x-small", loc="lower right", ncols=2 if several else 1)
     what = (f", median and max over {proto.n_trajectories} states on the energy shell"
@@ -814,8 +780,8 @@ def plot_seed002_fig2(results, reference=-1, inset=True):
         box.set_yticks([])
         box.set_title("the cusp, 0.24 m × 0.24 m", fontsize="x-small")
         path.indicate_inset_zoom(box, edgecolor="gray")
-    energy.set_xlabel(_label("t", "s"))
-    energy.set_ylabel(_label(r"$|H(t) - H(0)|\,/\,|H(0)|$", "1"))
+    energy.set_xlabel(axis_label("t", "s"))
+    energy.set_ylabel(axis_label(r"$|H(t) - H(0)|\,/\,|H(0)|$", "1"))
     _finish(energy, "relative energy error (first half)", log=True, legend=False)
     energy.set_ylim(top=energy.get_ylim()[1] * 30)  # room for the legend
     energy.legend(fontsize="x-small", loc="upper left", ncols=2)
@@ -856,8 +822,8 @@ def plot_seed002_fig4(result, reference=-1):
     path.set_ylabel(r"$y$ [m]")
     path.set_aspect("equal", adjustable="datalim")
     _finish(path, "board position (square: start, dots: t = T)", legend=False)
-    energy.set_xlabel(_label("t", "s"))
-    energy.set_ylabel(_label(r"$H(t) - H(0)$", "J"))
+    energy.set_xlabel(axis_label("t", "s"))
+    energy.set_ylabel(axis_label(r"$H(t) - H(0)$", "J"))
     _finish(energy, "energy (the controls do work)")
     energy.legend(fontsize="x-small")
     coarse = max(i.choice.h for i in proto.integrators)
@@ -927,7 +893,7 @@ def _lines(result, system, figure, integrator, ax, observable, ylabel, title, lo
         if log:
             values = _positive(np.abs(values))
         ax.plot(t, values, **_style(label, choice, k, None, linewidth=0.5 if log else 1.0))
-    ax.set_xlabel(_label("t", "s"))
+    ax.set_xlabel(axis_label("t", "s"))
     ax.set_ylabel(ylabel)
     if conserved is not None:
         _conserved(ax, drawn, *conserved)
@@ -957,7 +923,7 @@ def _energies(result, system, figure, integrator, ax, title):
                                     (kinetic + potential, "H = T + V", "C2")):
             ax.plot(t, values, color=color, linewidth=1.0, label=name + suffix,
                     linestyle=["-", "--", ":"][k % 3])
-    ax.set_xlabel(_label("t", "s"))
+    ax.set_xlabel(axis_label("t", "s"))
     ax.set_ylabel("energy [J]")
     low, high = ax.get_ylim()
     ax.set_ylim(low, high + 0.2 * (high - low))  # room for the legend
@@ -975,7 +941,7 @@ def _h_increments(result, system, figure, integrator, ax, title, observable="ene
         t, values = _increments(*_mean(choice, observable))
         ax.plot(t, values, **_style(label, choice, k, None, linewidth=0.6))
         step = _sample_step(choice) / choice.choice.h
-    ax.set_xlabel(_label("t", "s"))
+    ax.set_xlabel(axis_label("t", "s"))
     ax.set_ylabel(ylabel)
     per = "per step" if round(step) == 1 else f"per {step:g} steps"
     return _finish(ax, f"{title} ({per})")
@@ -1088,8 +1054,8 @@ def plot_seed003_fig9(result, ax=None, integrator="ggl", observable="phi3"):
         ax.text(0.95, 0.05, f"least-squares slope {slope:.4f}", transform=ax.transAxes,
                 fontsize="small", ha="right")
     ax.set_xscale("log")
-    ax.set_xlabel(_label("step h", "s"))
-    ax.set_ylabel(_label(r"$e = |\varphi_3(t) - \varphi_3(0)|\,/\,\varphi_3(0)$, "
+    ax.set_xlabel(axis_label("step h", "s"))
+    ax.set_ylabel(axis_label(r"$e = |\varphi_3(t) - \varphi_3(0)|\,/\,\varphi_3(0)$, "
                          f"t = {proto.integrators[0].sample_times[-1]:g} s", "1"))
     return _finish(ax, "seed 003 Fig. 9: top, h-convergence", log=True)
 
@@ -1264,7 +1230,7 @@ def plot_seed003_fig23(result, ax=None, integrator="ggl"):
         ax.plot(t[1:], 0.5 * dt * (power[1:] + power[:-1]), color="black", linestyle="--",
                 linewidth=0.8, label=r"dissipated $\int P_v\,dt$ (trapezoidal)" + suffix)
         step = _sample_step(choice) / choice.choice.h
-    ax.set_xlabel(_label("t", "s"))
+    ax.set_xlabel(axis_label("t", "s"))
     ax.set_ylabel("energy per sample interval [J]")
     per = "per step" if round(step) == 1 else f"per {step:g} steps"
     return _finish(ax, f"seed 003 Fig. 23: damped four-bar, dissipated energy ({per})")
@@ -1333,7 +1299,7 @@ def _momenta(result, figure, title, integrator):
                 t, values = _mean(choice, name)
                 ax.plot(t, values, color=_COMPONENT_COLORS[n], linewidth=1.0,
                         linestyle=["-", "--", ":"][k % 3], label=texts[n] + suffix)
-        ax.set_xlabel(_label("t", "s"))
+        ax.set_xlabel(axis_label("t", "s"))
         ax.set_ylabel(f"{what} angular momentum [kg m²/s]")
         _finish(ax, f"{what} angular momentum")
     names = ", ".join(dict.fromkeys(c.choice.integrator for _, _, c in picked))
@@ -1387,8 +1353,8 @@ def _energy_precision(result, precision, figure, title, integrator):
         t, kinetic = _mean(choice, "kinetic_energy")
         lines.append(energy.plot(t, kinetic, **_style(label, choice, k, None))[0])
         drawn.append((label, kinetic))
-    energy.set_xlabel(_label("t", "s"))
-    energy.set_ylabel(_label("kinetic energy K", "J"))
+    energy.set_xlabel(axis_label("t", "s"))
+    energy.set_ylabel(axis_label("kinetic energy K", "J"))
     conserved = _conserved(energy, drawn, "K", "J")
     _finish(energy, "kinetic energy", legend=False)
     if _coincide(energy, lines):
@@ -1422,8 +1388,8 @@ def _energy_precision(result, precision, figure, title, integrator):
                          label="4 (second order)")
         low, high = quotient.get_ylim()
         quotient.set_ylim(min(low, 3.5), max(high, 4.5))
-        quotient.set_xlabel(_label("t", "s"))
-        quotient.set_ylabel(_label(r"$Q = |q_h - q_{h/2}|\,/\,|q_{h/2} - q_{h/4}|$", "1"))
+        quotient.set_xlabel(axis_label("t", "s"))
+        quotient.set_ylabel(axis_label(r"$Q = |q_h - q_{h/2}|\,/\,|q_{h/2} - q_{h/4}|$", "1"))
         h = max(c.choice.h for c in as_proto(precision).integrators)
         _finish(quotient, f"second quotient of precision (h = {h:g} s)")
     else:
@@ -1592,8 +1558,8 @@ def _d3_component(result, component, figure, number, zoom_from=4.0):
     t_final = proto.integrators[0].sample_times[-1]
     for ax, span in ((whole, (0, t_final)), (late, (zoom_from, t_final))):
         ax.set_xlim(*span)
-        ax.set_xlabel(_label("t", "s"))
-        ax.set_ylabel(_label(f"$d_{{3,{component}}}$", "1"))
+        ax.set_xlabel(axis_label("t", "s"))
+        ax.set_ylabel(axis_label(f"$d_{{3,{component}}}$", "1"))
         _finish(ax, f"interval [{span[0]:g}, {span[1]:g}] s", legend=ax is late)
     names = " against ".join(dict.fromkeys(c.choice.integrator for c in proto.integrators))
     fig.suptitle(_case_title(proto, f"seed 004 Fig. {number}: case 1, component {component} "

@@ -5,8 +5,8 @@ per integrator choice, the mean over the trajectories at every sample time with 
     nhsim.plot_summary(result, "energy_error")                 # mean, 5-95 % band
     nhsim.plot_summary(result, "H", band="stderr")             # a custom invariant, ± 1 SE
 
-Axes carry units: t in the system's time unit and the observable in its own, as nhsim.plot
-knows them (SI for the mechanical systems, dimensionless for the model problems), or from a
+Axes carry units: t in the system's time unit and the observable in its own, as nhsim.units
+lists them (SI for the mechanical systems, dimensionless for the model problems), or from a
 custom system's invariants (``custom_system.invariants[].unit``), which a Result from
 Job.result() carries in ``Result.units``; ``units=`` adds or overrides any of them.
 matplotlib is imported only when drawing.
@@ -17,6 +17,7 @@ import pandas as pd
 
 from nhsim.messages import as_proto
 from nhsim.results import choice_labels
+from nhsim.units import axis_label, observable_unit, time_unit
 
 #: The bands of ensemble_summary: the columns (lower, upper) of to_dataframe() around the mean,
 #: and their legend text.
@@ -132,12 +133,11 @@ def plot_summary(result, observable="energy_error", band="quantiles", ax=None, u
     Raises:
         ValueError: as ensemble_summary().
     """
-    from nhsim import plot  # pylint: disable=import-outside-toplevel  (matplotlib on demand)
     proto = as_proto(result)
     frame = ensemble_summary(proto, observable, band)
     known = _units(result, units)
-    t_unit = known.get("t", plot.time_unit(proto.system))
-    y_unit = known.get(observable, plot.observable_unit(proto.system, observable))
+    t_unit = known.get("t", time_unit(proto.system))
+    y_unit = known.get(observable, observable_unit(proto.system, observable))
     if ax is None:
         import matplotlib.pyplot as plt  # pylint: disable=import-outside-toplevel
         _, ax = plt.subplots(figsize=(7, 4.5), layout="constrained")
@@ -146,8 +146,8 @@ def plot_summary(result, observable="energy_error", band="quantiles", ax=None, u
         color = colors[choice]
         ax.plot(rows["t"], rows["mean"], color=color, lw=1.6, label=rows["label"].iloc[0])
         ax.fill_between(rows["t"], rows["lower"], rows["upper"], color=color, alpha=0.2, lw=0)
-    ax.set_xlabel(_label("t", t_unit))
-    ax.set_ylabel(_label(f"mean {observable}", y_unit))
+    ax.set_xlabel(axis_label("t", t_unit))
+    ax.set_ylabel(axis_label(f"mean {observable}", y_unit))
     if logy:
         values = frame[["mean", "lower", "upper"]].to_numpy().ravel()
         values = values[np.isfinite(values)]
@@ -164,11 +164,3 @@ def plot_summary(result, observable="energy_error", band="quantiles", ax=None, u
         ax.set_title(title)
     return ax
 
-
-def _label(text, unit):
-    """"text [unit]", "text (dimensionless)" for "1", or the bare text."""
-    if not unit:
-        return text
-    if unit == "1":
-        return f"{text} (dimensionless)"
-    return f"{text} [{unit}]"
