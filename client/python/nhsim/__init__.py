@@ -25,7 +25,7 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 
 # pylint: disable=wrong-import-position
 from nhsim.catalogue import Parameter, System  # noqa: E402
-from nhsim.client import Client, Job, NhsimError, load_spec  # noqa: E402
+from nhsim.client import Client, Job, NhsimError, load_spec, spec_units  # noqa: E402
 from nhsim.results import (  # noqa: E402
     ConditionalStatisticsWarning,
     Result,
@@ -37,7 +37,7 @@ from nhsim.results import (  # noqa: E402
     to_dataframe,
     variance_ratios_frame,
 )
-from nhsim.summary import ensemble_summary, plot_summary, spec_units  # noqa: E402
+from nhsim.summary import ensemble_summary, plot_summary  # noqa: E402
 from nhsim.table import summary_table  # noqa: E402
 
 __all__ = [

@@ -90,6 +90,24 @@ def load_spec(spec):
     return request
 
 
+def spec_units(spec):
+    """The units a spec gives to observables: {invariant name: unit} of its custom_system's
+    invariants that carry one, and the same for ``invariant_error[NAME]``.
+
+    Args:
+        spec: a dict in the protobuf JSON mapping, a path or JSON text (nhsim.load_spec), or a
+            SubmitEnsembleRequest.
+    Returns:
+        dict str -> str (empty for a catalogue system).
+    """
+    units = {}
+    for invariant in load_spec(spec).custom_system.invariants:
+        if invariant.unit:
+            units[invariant.name] = invariant.unit
+            units[f"invariant_error[{invariant.name}]"] = invariant.unit
+    return units
+
+
 def _unknown_fields(value, descriptor, path):
     """The first key of the dict `value` (and its nested dicts and lists) that is no field of
     the message type `descriptor`: (its path, the type's snake_case field names), or None."""
@@ -449,7 +467,6 @@ class Job:
                              f"job {self.id}: the streamed result does not parse ({error})")
         units = {}
         if self.spec is not None:
-            from nhsim.summary import spec_units  # pylint: disable=import-outside-toplevel
             units = spec_units(self.spec)
         return Result(proto, units)
 

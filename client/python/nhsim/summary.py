@@ -31,25 +31,6 @@ SUMMARY_PLOT_COLUMNS = ["choice", "label", "integrator", "h", "t", "count", "mea
                         "upper"]
 
 
-def spec_units(spec):
-    """The units a spec gives to observables: {invariant name: unit} of its custom_system's
-    invariants that carry one, and the same for ``invariant_error[NAME]``.
-
-    Args:
-        spec: a dict in the protobuf JSON mapping, a path or JSON text (nhsim.load_spec), or a
-            SubmitEnsembleRequest.
-    Returns:
-        dict str -> str (empty for a catalogue system).
-    """
-    from nhsim.client import load_spec  # pylint: disable=import-outside-toplevel
-    units = {}
-    for invariant in load_spec(spec).custom_system.invariants:
-        if invariant.unit:
-            units[invariant.name] = invariant.unit
-            units[f"invariant_error[{invariant.name}]"] = invariant.unit
-    return units
-
-
 def _units(result, units):
     merged = dict(getattr(result, "units", None) or {})
     merged.update(units or {})
