@@ -9,7 +9,7 @@ from nhsim.results import as_proto
 from nhsim.units import axis_label
 
 
-def plot_seed000_fig2(result, ax=None):
+def plot_anahorysimoes2022_fig2(result, ax=None):
     """[AnahorySimoes2022] Fig. 2 (Example 3): the energy error |H(t) - H(0)| of each integrator on
     the nonholonomic particle (examples/particle_fig23.json), log scale.
 
@@ -25,18 +25,18 @@ def plot_seed000_fig2(result, ax=None):
         The Axes. x: t (dimensionless); y: |H(t) - H(0)| (dimensionless).
     """
     proto = as_proto(result)
-    _require(proto, "nonholonomic_particle", "plot_seed000_fig2")
+    _require(proto, "nonholonomic_particle", "plot_anahorysimoes2022_fig2")
     ax = _new_axes(ax)
     for k, label, integrator in _picked(proto):
         t, error = _mean(integrator, "energy_error")
         ax.plot(t, _positive(np.abs(error)), **_style(label, integrator, k, None))
     ax.set_xlabel(axis_label("t", "1"))
     ax.set_ylabel(axis_label(r"$|H(t) - H(0)|$", "1"))
-    return _finish(ax, "seed 000 Fig. 2: particle, energy error "
+    return _finish(ax, "AnahorySimoes2022 Fig. 2: particle, energy error "
                        f"(h = {proto.integrators[0].choice.h:g})", log=True)
 
 
-def plot_seed000_fig3(result, ax=None, reference="exact"):
+def plot_anahorysimoes2022_fig3(result, ax=None, reference="exact"):
     """[AnahorySimoes2022] Fig. 3 (Example 3): the error max_i |q_i(t) - q_i^exact(t)| of each
     method against the closed-form flow eq. (19)-(20) (the result's ``exact`` choice) on the
     nonholonomic particle, from the q[0], q[1], q[2] series of a single trajectory, log scale.
@@ -51,8 +51,8 @@ def plot_seed000_fig3(result, ax=None, reference="exact"):
         The Axes. x: t (dimensionless); y: the max-norm error (dimensionless).
     """
     proto = as_proto(result)
-    _require(proto, "nonholonomic_particle", "plot_seed000_fig3")
-    _single(proto, "plot_seed000_fig3")
+    _require(proto, "nonholonomic_particle", "plot_anahorysimoes2022_fig3")
+    _single(proto, "plot_anahorysimoes2022_fig3")
     exact = _picked(proto, reference)[0][2]
     ax = _new_axes(ax)
     exact_q = [_mean(exact, f"q[{i}]")[1] for i in range(3)]
@@ -67,7 +67,7 @@ def plot_seed000_fig3(result, ax=None, reference="exact"):
         ax.plot(t, _positive(error), **_style(label, integrator, k, None))
     ax.set_xlabel(axis_label("t", "1"))
     ax.set_ylabel(axis_label(r"error $\max_i |q_i(t) - q_i^{\mathrm{exact}}(t)|$", "1"))
-    return _finish(ax, "seed 000 Fig. 3: particle, error against eq. (19)", log=True)
+    return _finish(ax, "AnahorySimoes2022 Fig. 3: particle, error against eq. (19)", log=True)
 
 
 def _knife_edge_energy(result, ax, figure, title):
@@ -84,7 +84,7 @@ def _knife_edge_energy(result, ax, figure, title):
                    log=True)
 
 
-def plot_seed000_fig5(result, ax=None):
+def plot_anahorysimoes2022_fig5(result, ax=None):
     """[AnahorySimoes2022] Fig. 5 (Example 4): the energy error |H(t) - H(0)| of MLA and DLA on the
     knife edge with potential x/2 (examples/knife_edge_fig5.json), log scale: both oscillate without
     drift, MLA about 100 times below DLA.
@@ -92,16 +92,16 @@ def plot_seed000_fig5(result, ax=None):
     Returns:
         The Axes. x: t (dimensionless); y: |H(t) - H(0)| (dimensionless).
     """
-    return _knife_edge_energy(result, ax, "plot_seed000_fig5",
-                              "seed 000 Fig. 5: knife edge")
+    return _knife_edge_energy(result, ax, "plot_anahorysimoes2022_fig5",
+                              "AnahorySimoes2022 Fig. 5: knife edge")
 
 
-def plot_seed000_fig6(result, ax=None):
-    """[AnahorySimoes2022] Fig. 6 (Example 5): as plot_seed000_fig5 on the perturbed knife edge
-    (ε = 0.1, examples/knife_edge_fig6.json): both drift, MLA far less than DLA.
+def plot_anahorysimoes2022_fig6(result, ax=None):
+    """[AnahorySimoes2022] Fig. 6 (Example 5): as plot_anahorysimoes2022_fig5 on the perturbed
+    knife edge (ε = 0.1, examples/knife_edge_fig6.json): both drift, MLA far less than DLA.
 
     Returns:
         The Axes. x: t (dimensionless); y: |H(t) - H(0)| (dimensionless).
     """
-    return _knife_edge_energy(result, ax, "plot_seed000_fig6",
-                              "seed 000 Fig. 6: perturbed knife edge")
+    return _knife_edge_energy(result, ax, "plot_anahorysimoes2022_fig6",
+                              "AnahorySimoes2022 Fig. 6: perturbed knife edge")

@@ -120,7 +120,7 @@ def _variance_panel(ax, result, reference_slope=1e-4):
     ax.legend(fontsize="x-small", loc="lower right")
 
 
-def plot_seed001_fig2(order=None, trajectory=None, variance=None, reference="rk4"):
+def plot_celledoni2019_fig2(order=None, trajectory=None, variance=None, reference="rk4"):
     """[Celledoni2019] Fig. 2 (§4.1, the chaotic quartic system, n = 3, H = 3.06): four panels, each
     drawn from the result it needs (a panel whose result is None is left out).
 
@@ -144,9 +144,10 @@ def plot_seed001_fig2(order=None, trajectory=None, variance=None, reference="rk4
               (variance, "variance")]
     panels = [(as_proto(r), kind) for r, kind in panels if r is not None]
     if not panels:
-        raise ValueError("plot_seed001_fig2 needs at least one of order, trajectory, variance")
+        raise ValueError("plot_celledoni2019_fig2 needs at least one of order, trajectory, "
+                         "variance")
     for proto, _ in panels:
-        _require(proto, "chaotic_quartic", "plot_seed001_fig2")
+        _require(proto, "chaotic_quartic", "plot_celledoni2019_fig2")
     ncols = 2 if len(panels) > 1 else 1
     nrows = (len(panels) + 1) // 2 if len(panels) > 1 else 1
     fig, axes = _subplots(ncols, nrows, width=5.6, height=4.1)
@@ -166,7 +167,7 @@ def plot_seed001_fig2(order=None, trajectory=None, variance=None, reference="rk4
             _variance_panel(ax, proto)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
-    fig.suptitle("seed 001 Fig. 2: chaotic quartic system (n = 3, H = 3.06)")
+    fig.suptitle("Celledoni2019 Fig. 2: chaotic quartic system (n = 3, H = 3.06)")
     return fig
 
 
@@ -181,7 +182,7 @@ def _sleigh_rho(proto, integrator):
             (np.cos(theta) * p[0] + np.sin(theta) * p[1]) / math.sqrt(m))
 
 
-def plot_seed001_fig3(results, integrator=None, t_max=None):
+def plot_celledoni2019_fig3(results, integrator=None, t_max=None):
     """[Celledoni2019] Fig. 3 (§4.2, Prop. 4.1): the Chaplygin sleigh leaving the unstable
     equilibrium for the stable one. Left: the contact point's path (x1, x2), the part with
     t <= t_max; right: (ρ1, ρ2), the momenta in the orthonormal adapted frame, which move on the
@@ -202,8 +203,8 @@ def plot_seed001_fig3(results, integrator=None, t_max=None):
                                     gridspec_kw={"width_ratios": [1.5, 1]})
     styles = ["-", "--", ":", "-."]
     for n, proto in enumerate(protos):
-        _require(proto, "chaplygin_sleigh", "plot_seed001_fig3")
-        _single(proto, "plot_seed001_fig3")
+        _require(proto, "chaplygin_sleigh", "plot_celledoni2019_fig3")
+        _single(proto, "plot_celledoni2019_fig3")
         for _, label, choice in _picked(proto, integrator):
             rho1, rho2 = _sleigh_rho(proto, choice)
             style = {"color": _color(choice.choice.integrator),
@@ -227,12 +228,12 @@ def plot_seed001_fig3(results, integrator=None, t_max=None):
     _finish(rho, "momenta (ρ1, ρ2)", legend=False)
     h = protos[0].integrators[0].choice.h if protos and protos[0].integrators else math.nan
     t_end = protos[0].integrators[0].sample_times[-1] if protos else math.nan
-    fig.suptitle(f"seed 001 Fig. 3: Chaplygin sleigh from the unstable to the stable "
+    fig.suptitle(f"Celledoni2019 Fig. 3: Chaplygin sleigh from the unstable to the stable "
                  f"equilibrium (h = {h:g} s, t ≤ {t_end:g} s; dots: start)")
     return fig
 
 
-def plot_seed001_fig4(result, extremes=True):
+def plot_celledoni2019_fig4(result, extremes=True):
     """[Celledoni2019] Fig. 4 (§4.4): the gearbox driven by an asymmetric pendulum over long times.
     Left: relative energy error |H(t) - H(0)| / |H(0)|; right: the constraint error
     |p1 + sin(q3) p2|; log scales. One colour per method: the median over the ensemble (solid)
@@ -243,7 +244,7 @@ def plot_seed001_fig4(result, extremes=True):
         The matplotlib Figure. Every quantity is dimensionless.
     """
     proto = as_proto(result)
-    _require(proto, "gearbox", "plot_seed001_fig4")
+    _require(proto, "gearbox", "plot_celledoni2019_fig4")
     several = proto.n_trajectories > 1
     fig, ((energy, constraint),) = _subplots(2, width=5.6, height=4.2)
     for ax, observable, ylabel in (
@@ -266,5 +267,5 @@ def plot_seed001_fig4(result, extremes=True):
     energy.legend(fontsize="x-small", loc="lower right", ncols=2 if several else 1)
     what = (f", median and max over {proto.n_trajectories} states on the energy shell"
             if several else "")
-    fig.suptitle(f"seed 001 Fig. 4: gearbox, h = {proto.integrators[0].choice.h:g}{what}")
+    fig.suptitle(f"Celledoni2019 Fig. 4: gearbox, h = {proto.integrators[0].choice.h:g}{what}")
     return fig

@@ -81,7 +81,7 @@ def _momenta(result, figure, title, integrator):
     return fig
 
 
-def plot_seed004_fig1(result, integrator="em"):
+def plot_gebhardt2020_fig1(result, integrator="em"):
     """[Gebhardt2020] Fig. 1 (§6.1, case 1): the spatial angular momentum components (left, they
     oscillate) and the material ones Π¹, Π², Π³ (right: constant, Π³ = 0), from a
     single-trajectory nontwisting_body result with sam_1..3 and Pi1..3
@@ -90,31 +90,31 @@ def plot_seed004_fig1(result, integrator="em"):
     Returns:
         The matplotlib Figure. x: t [s]; y: angular momentum [kg m²/s].
     """
-    return _momenta(result, "plot_seed004_fig1", "seed 004 Fig. 1: case 1, angular momenta",
-                    integrator)
+    return _momenta(result, "plot_gebhardt2020_fig1",
+                    "Gebhardt2020 Fig. 1: case 1, angular momenta", integrator)
 
 
-def plot_seed004_fig4(result, integrator="em"):
-    """[Gebhardt2020] Fig. 4 (§6.2, case 2, a vanishing load): as plot_seed004_fig1; the momenta
-    vary while the load acts (t < 1 s), then the material ones stay constant
+def plot_gebhardt2020_fig4(result, integrator="em"):
+    """[Gebhardt2020] Fig. 4 (§6.2, case 2, a vanishing load): as plot_gebhardt2020_fig1; the
+    momenta vary while the load acts (t < 1 s), then the material ones stay constant
     (examples/nontwisting_case2.json).
 
     Returns:
         The matplotlib Figure.
     """
-    return _momenta(result, "plot_seed004_fig4", "seed 004 Fig. 4: case 2, angular momenta",
-                    integrator)
+    return _momenta(result, "plot_gebhardt2020_fig4",
+                    "Gebhardt2020 Fig. 4: case 2, angular momenta", integrator)
 
 
-def plot_seed004_fig7(result, integrator="em"):
-    """[Gebhardt2020] Fig. 7 (§6.3, case 3): as plot_seed004_fig4 for case 3
+def plot_gebhardt2020_fig7(result, integrator="em"):
+    """[Gebhardt2020] Fig. 7 (§6.3, case 3): as plot_gebhardt2020_fig4 for case 3
     (examples/nontwisting_case3.json).
 
     Returns:
         The matplotlib Figure.
     """
-    return _momenta(result, "plot_seed004_fig7", "seed 004 Fig. 7: case 3, angular momenta",
-                    integrator)
+    return _momenta(result, "plot_gebhardt2020_fig7",
+                    "Gebhardt2020 Fig. 7: case 3, angular momenta", integrator)
 
 
 def _energy_precision(result, precision, figure, title, integrator):
@@ -189,7 +189,7 @@ def _coincide(ax, lines):
     return True
 
 
-def plot_seed004_fig2(result, precision=None, integrator="em"):
+def plot_gebhardt2020_fig2(result, precision=None, integrator="em"):
     """[Gebhardt2020] Fig. 2 (§6.1, case 1): the kinetic energy (left, constant) and the second
     quotient of precision Q(t) (right, ≈ 4; second_quotient of the precision result).
 
@@ -203,28 +203,31 @@ def plot_seed004_fig2(result, precision=None, integrator="em"):
     Returns:
         The matplotlib Figure. K in J; Q dimensionless.
     """
-    return _energy_precision(result, precision, "plot_seed004_fig2",
-                             "seed 004 Fig. 2: case 1, kinetic energy and precision", integrator)
+    return _energy_precision(result, precision, "plot_gebhardt2020_fig2",
+                             "Gebhardt2020 Fig. 2: case 1, kinetic energy and precision",
+                             integrator)
 
 
-def plot_seed004_fig5(result, precision=None, integrator="em"):
-    """[Gebhardt2020] Fig. 5 (§6.2, case 2): as plot_seed004_fig2; K grows while the load acts.
-
-    Returns:
-        The matplotlib Figure.
-    """
-    return _energy_precision(result, precision, "plot_seed004_fig5",
-                             "seed 004 Fig. 5: case 2, kinetic energy and precision", integrator)
-
-
-def plot_seed004_fig8(result, precision=None, integrator="em"):
-    """[Gebhardt2020] Fig. 8 (§6.3, case 3): as plot_seed004_fig2 for case 3.
+def plot_gebhardt2020_fig5(result, precision=None, integrator="em"):
+    """[Gebhardt2020] Fig. 5 (§6.2, case 2): as plot_gebhardt2020_fig2; K grows while the load acts.
 
     Returns:
         The matplotlib Figure.
     """
-    return _energy_precision(result, precision, "plot_seed004_fig8",
-                             "seed 004 Fig. 8: case 3, kinetic energy and precision", integrator)
+    return _energy_precision(result, precision, "plot_gebhardt2020_fig5",
+                             "Gebhardt2020 Fig. 5: case 2, kinetic energy and precision",
+                             integrator)
+
+
+def plot_gebhardt2020_fig8(result, precision=None, integrator="em"):
+    """[Gebhardt2020] Fig. 8 (§6.3, case 3): as plot_gebhardt2020_fig2 for case 3.
+
+    Returns:
+        The matplotlib Figure.
+    """
+    return _energy_precision(result, precision, "plot_gebhardt2020_fig8",
+                             "Gebhardt2020 Fig. 8: case 3, kinetic energy and precision",
+                             integrator)
 
 
 _SPHERE_NOTE = "\n(unit vector, dimensionless; black dot: t = 0)"
@@ -280,7 +283,7 @@ def _d3_sphere(result, ax, figure, title, integrator):
     return ax
 
 
-def plot_seed004_fig3(result, ax=None, integrator="em"):
+def plot_gebhardt2020_fig3(result, ax=None, integrator="em"):
     """[Gebhardt2020] Fig. 3 (§6.1, case 1): the path of the third director d₃ on the unit sphere S²
     (d3_1..3 of a single trajectory): a great circle, a geodesic.
 
@@ -292,29 +295,29 @@ def plot_seed004_fig3(result, ax=None, integrator="em"):
     Returns:
         The 3D Axes.
     """
-    return _d3_sphere(result, ax, "plot_seed004_fig3",
-                      "seed 004 Fig. 3: case 1, $d_3$ on $S^2$" + _SPHERE_NOTE, integrator)
+    return _d3_sphere(result, ax, "plot_gebhardt2020_fig3",
+                      "Gebhardt2020 Fig. 3: case 1, $d_3$ on $S^2$" + _SPHERE_NOTE, integrator)
 
 
-def plot_seed004_fig6(result, ax=None, integrator="em"):
+def plot_gebhardt2020_fig6(result, ax=None, integrator="em"):
     """[Gebhardt2020] Fig. 6 (§6.2, case 2): d₃ on S², again a great circle.
 
     Returns:
         The 3D Axes.
     """
-    return _d3_sphere(result, ax, "plot_seed004_fig6",
-                      "seed 004 Fig. 6: case 2, $d_3$ on $S^2$" + _SPHERE_NOTE, integrator)
+    return _d3_sphere(result, ax, "plot_gebhardt2020_fig6",
+                      "Gebhardt2020 Fig. 6: case 2, $d_3$ on $S^2$" + _SPHERE_NOTE, integrator)
 
 
-def plot_seed004_fig9(result, ax=None, integrator="em"):
+def plot_gebhardt2020_fig9(result, ax=None, integrator="em"):
     """[Gebhardt2020] Fig. 9 (§6.3, case 3): d₃ on S²: off a geodesic while the load turns the axis
     of rotation (t < 1 s), a great circle afterwards.
 
     Returns:
         The 3D Axes.
     """
-    return _d3_sphere(result, ax, "plot_seed004_fig9",
-                      "seed 004 Fig. 9: case 3, $d_3$ on $S^2$" + _SPHERE_NOTE, integrator)
+    return _d3_sphere(result, ax, "plot_gebhardt2020_fig9",
+                      "Gebhardt2020 Fig. 9: case 3, $d_3$ on $S^2$" + _SPHERE_NOTE, integrator)
 
 
 def _d3_component(result, component, figure, number, zoom_from=4.0):
@@ -336,12 +339,12 @@ def _d3_component(result, component, figure, number, zoom_from=4.0):
         ax.set_ylabel(axis_label(f"$d_{{3,{component}}}$", "1"))
         _finish(ax, f"interval [{span[0]:g}, {span[1]:g}] s", legend=ax is late)
     names = " against ".join(dict.fromkeys(c.choice.integrator for c in proto.integrators))
-    fig.suptitle(_case_title(proto, f"seed 004 Fig. {number}: case 1, component {component} "
+    fig.suptitle(_case_title(proto, f"Gebhardt2020 Fig. {number}: case 1, component {component} "
                                     f"of d₃, {names} (h = {proto.integrators[0].choice.h:g} s)"))
     return fig
 
 
-def plot_seed004_fig10(result):
+def plot_gebhardt2020_fig10(result):
     """[Gebhardt2020] Fig. 10 (§6.4): the first component of d₃ for every choice (em and dla of
     examples/nontwisting_case1.json) over [0, t_final] (left) and [4, 5] s (right), where the
     O(h²) phase difference shows.
@@ -349,22 +352,22 @@ def plot_seed004_fig10(result):
     Returns:
         The matplotlib Figure. x: t [s]; y: d₃,₁ (dimensionless).
     """
-    return _d3_component(result, 1, "plot_seed004_fig10", 10)
+    return _d3_component(result, 1, "plot_gebhardt2020_fig10", 10)
 
 
-def plot_seed004_fig11(result):
-    """[Gebhardt2020] Fig. 11 (§6.4): as plot_seed004_fig10 for the second component of d₃.
-
-    Returns:
-        The matplotlib Figure.
-    """
-    return _d3_component(result, 2, "plot_seed004_fig11", 11)
-
-
-def plot_seed004_fig12(result):
-    """[Gebhardt2020] Fig. 12 (§6.4): as plot_seed004_fig10 for the third component of d₃.
+def plot_gebhardt2020_fig11(result):
+    """[Gebhardt2020] Fig. 11 (§6.4): as plot_gebhardt2020_fig10 for the second component of d₃.
 
     Returns:
         The matplotlib Figure.
     """
-    return _d3_component(result, 3, "plot_seed004_fig12", 12)
+    return _d3_component(result, 2, "plot_gebhardt2020_fig11", 11)
+
+
+def plot_gebhardt2020_fig12(result):
+    """[Gebhardt2020] Fig. 12 (§6.4): as plot_gebhardt2020_fig10 for the third component of d₃.
+
+    Returns:
+        The matplotlib Figure.
+    """
+    return _d3_component(result, 3, "plot_gebhardt2020_fig12", 12)

@@ -125,7 +125,7 @@ def _h_increments(result, system, figure, integrator, ax, title, observable="ene
     return _finish(ax, f"{title} ({per})")
 
 
-def plot_seed003_fig3(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig3(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 3 (§5.1): the top's kinetic energy T, potential energy V and H = T + V
     (examples/top_precession.json, a single trajectory).
 
@@ -138,46 +138,46 @@ def plot_seed003_fig3(result, ax=None, integrator="ggl"):
     Returns:
         The Axes. x: t [s]; y: energy [J].
     """
-    return _energies(result, "gyroscopic_top", "plot_seed003_fig3", integrator, ax,
-                     "seed 003 Fig. 3: top, energy quantities")
+    return _energies(result, "gyroscopic_top", "plot_kinon2023_fig3", integrator, ax,
+                     "Kinon2023 Fig. 3: top, energy quantities")
 
 
-def plot_seed003_fig4(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig4(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 4 (§5.1): the top's angular momentum L₃ about e₃ (conserved).
 
     Returns:
         The Axes. x: t [s]; y: L₃ [kg m²/s].
     """
-    return _lines(result, "gyroscopic_top", "plot_seed003_fig4", integrator, ax,
+    return _lines(result, "gyroscopic_top", "plot_kinon2023_fig4", integrator, ax,
                   "L3", r"$L_3$ [kg m²/s]",
-                  "seed 003 Fig. 4: top, angular momentum about $e_3$",
+                  "Kinon2023 Fig. 4: top, angular momentum about $e_3$",
                   conserved=("L₃", "kg m²/s"))
 
 
-def plot_seed003_fig5(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig5(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 5 (§5.1): the top's Hamiltonian increments H(t_{n+1}) - H(t_n) between
     consecutive samples (per step when sampled every step): bounded, no drift.
 
     Returns:
         The Axes. x: t [s]; y: the increment [J].
     """
-    return _h_increments(result, "gyroscopic_top", "plot_seed003_fig5", integrator, ax,
-                         "seed 003 Fig. 5: top, Hamiltonian increments")
+    return _h_increments(result, "gyroscopic_top", "plot_kinon2023_fig5", integrator, ax,
+                         "Kinon2023 Fig. 5: top, Hamiltonian increments")
 
 
-def plot_seed003_fig6(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig6(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 6 (§5.1): the top's angular momentum increments L₃(t_{n+1}) - L₃(t_n):
     round-off.
 
     Returns:
         The Axes. x: t [s]; y: the increment [kg m²/s].
     """
-    return _h_increments(result, "gyroscopic_top", "plot_seed003_fig6", integrator, ax,
-                         "seed 003 Fig. 6: top, $L_3$ increments", observable="L3",
+    return _h_increments(result, "gyroscopic_top", "plot_kinon2023_fig6", integrator, ax,
+                         "Kinon2023 Fig. 6: top, $L_3$ increments", observable="L3",
                          ylabel=r"$L_3(t_{n+1}) - L_3(t_n)$ [kg m²/s]")
 
 
-def plot_seed003_fig7(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig7(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 7 (§5.1): the position-level constraints of the top. The paper draws each
     of the nine g_k; nhsim returns their maximum max_k |g_k(q)| (position_constraint_residual),
     log scale: round-off for ggl.
@@ -186,13 +186,13 @@ def plot_seed003_fig7(result, ax=None, integrator="ggl"):
         The Axes. x: t [s]; y: max_k |g_k(q)|, mixed units as in the paper: the
         orthonormality constraints are dimensionless, the fixed tip's in m.
     """
-    return _lines(result, "gyroscopic_top", "plot_seed003_fig7", integrator, ax,
+    return _lines(result, "gyroscopic_top", "plot_kinon2023_fig7", integrator, ax,
                   "position_constraint_residual",
                   r"$\max_k |g_k(q)|$ (dimensionless; m for the tip)",
-                  "seed 003 Fig. 7: top, position-level constraints", log=True)
+                  "Kinon2023 Fig. 7: top, position-level constraints", log=True)
 
 
-def plot_seed003_fig8(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig8(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 8 (§5.1): the velocity-level constraints of the top at the step ends,
     max_k |(G(q) M⁻¹ p)_k| (velocity_constraint_residual; the paper draws each k): not zero,
     since ggl enforces them at the intermediate point only (eq. (41e)).
@@ -200,13 +200,13 @@ def plot_seed003_fig8(result, ax=None, integrator="ggl"):
     Returns:
         The Axes. x: t [s]; y: max_k |(G M⁻¹ p)_k| [1/s; m/s for the tip].
     """
-    return _lines(result, "gyroscopic_top", "plot_seed003_fig8", integrator, ax,
+    return _lines(result, "gyroscopic_top", "plot_kinon2023_fig8", integrator, ax,
                   "velocity_constraint_residual",
                   r"$\max_k |(G(q) M^{-1} p)_k|$ [1/s; m/s for the tip]",
-                  "seed 003 Fig. 8: top, velocity-level constraints at the step ends")
+                  "Kinon2023 Fig. 8: top, velocity-level constraints at the step ends")
 
 
-def plot_seed003_fig9(result, ax=None, integrator="ggl", observable="phi3"):
+def plot_kinon2023_fig9(result, ax=None, integrator="ggl", observable="phi3"):
     """[Kinon2023] Fig. 9 (§5.1): h-convergence, the relative error
     e = |φ₃(t_final) - φ₃(0)| / φ₃(0) (eq. (69); φ₃(0) = 0.0375 m is the exact steady value)
     against h, log-log, with a slope-1 guide (examples/top_convergence.json).
@@ -214,7 +214,7 @@ def plot_seed003_fig9(result, ax=None, integrator="ggl", observable="phi3"):
     Returns:
         The Axes. x: h [s]; y: e (dimensionless).
     """
-    proto, picked = _ggl_series(result, "gyroscopic_top", "plot_seed003_fig9", integrator)
+    proto, picked = _ggl_series(result, "gyroscopic_top", "plot_kinon2023_fig9", integrator)
     ax = _new_axes(ax)
     h, e = [], []
     for _, _, choice in picked:
@@ -235,19 +235,19 @@ def plot_seed003_fig9(result, ax=None, integrator="ggl", observable="phi3"):
     ax.set_xlabel(axis_label("step h", "s"))
     ax.set_ylabel(axis_label(r"$e = |\varphi_3(t) - \varphi_3(0)|\,/\,\varphi_3(0)$, "
                          f"t = {proto.integrators[0].sample_times[-1]:g} s", "1"))
-    return _finish(ax, "seed 003 Fig. 9: top, h-convergence", log=True)
+    return _finish(ax, "Kinon2023 Fig. 9: top, h-convergence", log=True)
 
 
-def plot_seed003_fig10(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig10(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 10 (§5.1): the height φ₃ of the top's centre of mass, which oscillates
     about the steady-precession value φ₃(0) = 0.0375 m (dotted).
 
     Returns:
         The Axes. x: t [s]; y: φ₃ [m].
     """
-    ax = _lines(result, "gyroscopic_top", "plot_seed003_fig10", integrator, ax,
+    ax = _lines(result, "gyroscopic_top", "plot_kinon2023_fig10", integrator, ax,
                 "phi3", r"$\varphi_3$ [m]",
-                "seed 003 Fig. 10: top, height of the centre of mass")
+                "Kinon2023 Fig. 10: top, height of the centre of mass")
     proto = as_proto(result)
     start = _mean(_picked(proto, integrator)[0][2], "phi3")[1][0]
     ax.axhline(start, color="black", linestyle=":", linewidth=1.0,
@@ -256,73 +256,73 @@ def plot_seed003_fig10(result, ax=None, integrator="ggl"):
     return ax
 
 
-def plot_seed003_fig12(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig12(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 12 (§5.2): the 1-coordinate x₄ of joint P₄ of the double four-bar linkage
     (examples/four_bar.json).
 
     Returns:
         The Axes. x: t [s]; y: x₄ [m].
     """
-    return _lines(result, "four_bar", "plot_seed003_fig12", integrator, ax,
-                  "x4", r"$x_4$ [m]", "seed 003 Fig. 12: 1-coordinate of P₄")
+    return _lines(result, "four_bar", "plot_kinon2023_fig12", integrator, ax,
+                  "x4", r"$x_4$ [m]", "Kinon2023 Fig. 12: 1-coordinate of P₄")
 
 
-def plot_seed003_fig13(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig13(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 13 (§5.2): the 1-velocity v₄ of joint P₄.
 
     Returns:
         The Axes. x: t [s]; y: v₄ [m/s].
     """
-    return _lines(result, "four_bar", "plot_seed003_fig13", integrator, ax,
-                  "v4x", r"$v_4$ [m/s]", "seed 003 Fig. 13: 1-velocity of P₄")
+    return _lines(result, "four_bar", "plot_kinon2023_fig13", integrator, ax,
+                  "v4x", r"$v_4$ [m/s]", "Kinon2023 Fig. 13: 1-velocity of P₄")
 
 
-def plot_seed003_fig14(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig14(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 14 (§5.2): the linkage's kinetic energy T, potential energy V and
     H = T + V.
 
     Returns:
         The Axes. x: t [s]; y: energy [J].
     """
-    return _energies(result, "four_bar", "plot_seed003_fig14", integrator, ax,
-                     "seed 003 Fig. 14: four-bar linkage, energy quantities")
+    return _energies(result, "four_bar", "plot_kinon2023_fig14", integrator, ax,
+                     "Kinon2023 Fig. 14: four-bar linkage, energy quantities")
 
 
-def plot_seed003_fig15(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig15(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 15 (§5.2): the linkage's angular momentum L (eq. (75)), not conserved
     under gravity.
 
     Returns:
         The Axes. x: t [s]; y: L [kg m²/s].
     """
-    return _lines(result, "four_bar", "plot_seed003_fig15", integrator, ax,
+    return _lines(result, "four_bar", "plot_kinon2023_fig15", integrator, ax,
                   "L", r"$L$ [kg m²/s]",
-                  "seed 003 Fig. 15: four-bar linkage, angular momentum")
+                  "Kinon2023 Fig. 15: four-bar linkage, angular momentum")
 
 
-def plot_seed003_fig16(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig16(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 16 (§5.2): the linkage's Hamiltonian increments H(t_{n+1}) - H(t_n)
     (per step when sampled every step; the paper: of order 1e-3 and stable).
 
     Returns:
         The Axes. x: t [s]; y: the increment [J].
     """
-    return _h_increments(result, "four_bar", "plot_seed003_fig16", integrator, ax,
-                         "seed 003 Fig. 16: four-bar, Hamiltonian increments")
+    return _h_increments(result, "four_bar", "plot_kinon2023_fig16", integrator, ax,
+                         "Kinon2023 Fig. 16: four-bar, Hamiltonian increments")
 
 
-def plot_seed003_fig17(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig17(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 17 (§5.2): the increments of the angular momentum L.
 
     Returns:
         The Axes. x: t [s]; y: the increment [kg m²/s].
     """
-    return _h_increments(result, "four_bar", "plot_seed003_fig17", integrator, ax,
-                         "seed 003 Fig. 17: four-bar, angular momentum increments",
+    return _h_increments(result, "four_bar", "plot_kinon2023_fig17", integrator, ax,
+                         "Kinon2023 Fig. 17: four-bar, angular momentum increments",
                          observable="L", ylabel=r"$L(t_{n+1}) - L(t_n)$ [kg m²/s]")
 
 
-def plot_seed003_fig18(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig18(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 18 (§5.2): bar 1's internal (rigidity) constraints on position level,
     max of |g^int_1| over its three (g_int_b1; the paper draws each), log scale: satisfied to
     the Newton tolerance.
@@ -330,63 +330,63 @@ def plot_seed003_fig18(result, ax=None, integrator="ggl"):
     Returns:
         The Axes. x: t [s]; y: max |g^int_1(q)| (dimensionless: unit directors).
     """
-    return _lines(result, "four_bar", "plot_seed003_fig18", integrator, ax,
+    return _lines(result, "four_bar", "plot_kinon2023_fig18", integrator, ax,
                   "g_int_b1", r"$\max |g^{\mathrm{int}}_1(q)|$ (dimensionless)",
-                  "seed 003 Fig. 18: bar 1, internal constraints, position level", log=True,
+                  "Kinon2023 Fig. 18: bar 1, internal constraints, position level", log=True,
                   envelope=_WINDOWS)
 
 
-def plot_seed003_fig19(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig19(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 19 (§5.2): bar 1's internal constraints on velocity level at the step ends
     (gv_int_b1, the max over the three): small, larger near the singular configurations.
 
     Returns:
         The Axes. x: t [s]; y: max |G^int_1 q'| [1/s].
     """
-    return _lines(result, "four_bar", "plot_seed003_fig19", integrator, ax,
+    return _lines(result, "four_bar", "plot_kinon2023_fig19", integrator, ax,
                   "gv_int_b1", r"$\max |G^{\mathrm{int}}_1(q)\,\dot q|$ [1/s]",
-                  "seed 003 Fig. 19: bar 1, internal constraints, velocity level", log=True,
+                  "Kinon2023 Fig. 19: bar 1, internal constraints, velocity level", log=True,
                   envelope=_WINDOWS)
 
 
-def plot_seed003_fig20(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig20(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 20 (§5.2): the external constraint of joint P₄ (eq. (74b)) on position
     level (g_ext_p4, the max over its two components), log scale.
 
     Returns:
         The Axes. x: t [s]; y: max |g^ext_4(q)| [m].
     """
-    return _lines(result, "four_bar", "plot_seed003_fig20", integrator, ax,
+    return _lines(result, "four_bar", "plot_kinon2023_fig20", integrator, ax,
                   "g_ext_p4", r"$\max |g^{\mathrm{ext}}_4(q)|$ [m]",
-                  "seed 003 Fig. 20: joint P₄, external constraint, position level", log=True,
+                  "Kinon2023 Fig. 20: joint P₄, external constraint, position level", log=True,
                   envelope=_WINDOWS)
 
 
-def plot_seed003_fig21(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig21(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 21 (§5.2): the external constraint of joint P₄ on velocity level
     (gv_ext_p4): exact at the step ends too, its Jacobian being constant.
 
     Returns:
         The Axes. x: t [s]; y: max |G^ext_4 q'| [m/s].
     """
-    return _lines(result, "four_bar", "plot_seed003_fig21", integrator, ax,
+    return _lines(result, "four_bar", "plot_kinon2023_fig21", integrator, ax,
                   "gv_ext_p4", r"$\max |G^{\mathrm{ext}}_4\,\dot q|$ [m/s]",
-                  "seed 003 Fig. 21: joint P₄, external constraint, velocity level", log=True,
+                  "Kinon2023 Fig. 21: joint P₄, external constraint, velocity level", log=True,
                   envelope=_WINDOWS)
 
 
-def plot_seed003_fig22(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig22(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 22 (§5.2): T, V and H = T + V of the damped linkage (dampers η = 0.5 N s/m,
     examples/four_bar_damped.json): H decays.
 
     Returns:
         The Axes. x: t [s]; y: energy [J].
     """
-    return _energies(result, "four_bar", "plot_seed003_fig22", integrator, ax,
-                     "seed 003 Fig. 22: damped four-bar linkage, energy quantities")
+    return _energies(result, "four_bar", "plot_kinon2023_fig22", integrator, ax,
+                     "Kinon2023 Fig. 22: damped four-bar linkage, energy quantities")
 
 
-def plot_seed003_fig23(result, ax=None, integrator="ggl"):
+def plot_kinon2023_fig23(result, ax=None, integrator="ggl"):
     """[Kinon2023] Fig. 23 (§5.2): the energy lost between consecutive samples,
     -(H(t_{n+1}) - H(t_n)), beside the dissipated energy of the dampers over the same interval,
     the trapezoidal sum of the dissipated power P_v = v·C v (dissipated_power). Per step when
@@ -395,7 +395,7 @@ def plot_seed003_fig23(result, ax=None, integrator="ggl"):
     Returns:
         The Axes. x: t [s]; y: energy per sample interval [J].
     """
-    _, picked = _ggl_series(result, "four_bar", "plot_seed003_fig23", integrator)
+    _, picked = _ggl_series(result, "four_bar", "plot_kinon2023_fig23", integrator)
     ax = _new_axes(ax)
     for k, label, choice in picked:
         t, error = _mean(choice, "energy_error")
@@ -411,4 +411,4 @@ def plot_seed003_fig23(result, ax=None, integrator="ggl"):
     ax.set_xlabel(axis_label("t", "s"))
     ax.set_ylabel("energy per sample interval [J]")
     per = "per step" if round(step) == 1 else f"per {step:g} steps"
-    return _finish(ax, f"seed 003 Fig. 23: damped four-bar, dissipated energy ({per})")
+    return _finish(ax, f"Kinon2023 Fig. 23: damped four-bar, dissipated energy ({per})")

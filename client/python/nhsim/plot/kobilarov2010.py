@@ -10,7 +10,7 @@ from nhsim.results import as_proto
 from nhsim.units import axis_label
 
 
-def plot_seed002_fig2(results, reference=-1, inset=True):
+def plot_kobilarov2010_fig2(results, reference=-1, inset=True):
     """[Kobilarov2010] Fig. 2 (§6.1): the Chaplygin sleigh about its centre of mass. Left: the skate
     paths (x_s, y_s), the "heart", with a close-up of the cusp; right: the relative energy
     error |H(t) - H(0)| / |H(0)| of each method, log scale.
@@ -31,8 +31,8 @@ def plot_seed002_fig2(results, reference=-1, inset=True):
     fig, ((path, energy),) = _subplots(2, width=5.6, height=4.6)
     zoom = None
     for n, proto in enumerate(protos):
-        _require(proto, "chaplygin_sleigh_com", "plot_seed002_fig2")
-        _single(proto, "plot_seed002_fig2")
+        _require(proto, "chaplygin_sleigh_com", "plot_kobilarov2010_fig2")
+        _single(proto, "plot_kobilarov2010_fig2")
         ref = _reference_index(proto, reference)
         for k, label, integrator in _picked(proto):
             style = _style(label, integrator, k, ref)
@@ -67,11 +67,11 @@ def plot_seed002_fig2(results, reference=-1, inset=True):
     _finish(energy, "relative energy error (first half)", log=True, legend=False)
     energy.set_ylim(top=energy.get_ylim()[1] * 30)  # room for the legend
     energy.legend(fontsize="x-small", loc="upper left", ncols=2)
-    fig.suptitle("seed 002 Fig. 2: Chaplygin sleigh about the centre of mass")
+    fig.suptitle("Kobilarov2010 Fig. 2: Chaplygin sleigh about the centre of mass")
     return fig
 
 
-def plot_seed002_fig4(result, reference=-1):
+def plot_kobilarov2010_fig4(result, reference=-1):
     """[Kobilarov2010] Fig. 4 (§6.2): the snakeboard with the controls u_ψ = cos(20πt),
     u_φ = sin(2πt), N = 128 steps over T = 10 s. Left: the board's path (x, y) = (q[3], q[4]);
     right: the energy error H(t) - H(0), which includes the work of the controls.
@@ -86,8 +86,8 @@ def plot_seed002_fig4(result, reference=-1):
         The matplotlib Figure. x, y in m; energy in J.
     """
     proto = as_proto(result)
-    _require(proto, "snakeboard", "plot_seed002_fig4")
-    _single(proto, "plot_seed002_fig4")
+    _require(proto, "snakeboard", "plot_kobilarov2010_fig4")
+    _single(proto, "plot_kobilarov2010_fig4")
     ref = _reference_index(proto, reference)
     fig, ((path, energy),) = _subplots(2, width=5.6, height=4.4)
     for k, label, integrator in _picked(proto):
@@ -109,6 +109,6 @@ def plot_seed002_fig4(result, reference=-1):
     _finish(energy, "energy (the controls do work)")
     energy.legend(fontsize="x-small")
     coarse = max(i.choice.h for i in proto.integrators)
-    fig.suptitle(f"seed 002 Fig. 4: snakeboard, h = {coarse:g} s "
+    fig.suptitle(f"Kobilarov2010 Fig. 4: snakeboard, h = {coarse:g} s "
                  f"(N = {round(proto.integrators[0].sample_times[-1] / coarse)})")
     return fig
