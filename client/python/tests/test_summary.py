@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import nhsim
+import nhsim.units
 
 from conftest import EXAMPLES, make_small_spec
 
@@ -78,3 +79,21 @@ def test_a_custom_invariant_carries_its_unit(contact):
     assert ax.get_ylabel() == "mean L [kg m^2/s]" and ax.get_xlabel() == "t [s]"
     frame = nhsim.ensemble_summary(result, "H")
     assert np.allclose(frame["mean"], 1.0, atol=0.2)  # 8 states on the shell H = 1
+
+
+def test_units_agree_with_the_catalogue(server):
+    """nhsim.units lists t's and the energy's unit by system name (the catalogue serves only the
+    parameters' units): every catalogue system is listed, the dimensionless ones have only
+    dimensionless parameters and the SI ones only SI units."""
+    with nhsim.Client(server.address) as client:
+        systems = client.systems()["name"]
+        units = client.parameters().groupby("system")["unit"].apply(set)
+    si = {"kg", "m", "s", "N", "kg m^2", "m/s^2", "N s/m"}
+    for system in systems:
+        known = units.get(system, set())
+        if nhsim.units.time_unit(system) == "1":
+            assert known <= {"1"}, system
+        else:
+            assert nhsim.units.time_unit(system) == "s", f"{system} has no time unit"
+            assert known and known <= si, (system, known)
+            assert nhsim.units.observable_unit(system, "energy_error") == "J"
