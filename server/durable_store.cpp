@@ -270,7 +270,7 @@ DurableStore::ResultLocation DurableStore::locate_result(const std::string& id) 
                           "SELECT seq, result_bytes, result_sha256, result IS NULL FROM jobs "
                           "WHERE id = ?");
   query.bind(1, id);
-  if (!query.executeStep()) throw std::runtime_error("job " + id + " is not stored");
+  if (!query.executeStep()) throw ResultGone("job_id: job " + id + " is not stored (deleted)");
   if (query.getColumn(3).getInt() != 0) throw std::runtime_error("job " + id + " has no result");
   ResultLocation where;
   where.rowid = query.getColumn(0).getInt64();
@@ -329,17 +329,20 @@ void DurableStore::read_result_pieces(
       sqlite3_blob* handle = nullptr;
       {
         const std::lock_guard lock(mutex_);
-        if (start > 0) locate_result(id);  // throws where the job was deleted meanwhile
+        if (start > 0) locate_result(id);  // ResultGone where the job was deleted meanwhile
         handle = open_result(id, where);
       }
       for (std::size_t offset = 0; offset < batch.size(); offset += piece) {
         const std::size_t n = std::min(piece, batch.size() - offset);
         const std::lock_guard lock(mutex_);  // per piece: writers are not held up by a read
-        if (sqlite3_blob_read(handle, batch.data() + offset, static_cast<int>(n),
-                              static_cast<int>(start + static_cast<std::int64_t>(offset))) !=
-            SQLITE_OK) {
+        const int read =
+            sqlite3_blob_read(handle, batch.data() + offset, static_cast<int>(n),
+                              static_cast<int>(start + static_cast<std::int64_t>(offset)));
+        if (read != SQLITE_OK) {
           const std::string message = sqlite3_errmsg(db_->getHandle());
           sqlite3_blob_close(handle);
+          // SQLITE_ABORT: the row changed under the handle, i.e. the job was deleted meanwhile.
+          if (read == SQLITE_ABORT) locate_result(id);  // throws ResultGone if so
           throw DamagedRecord("the stored result of job " + id + " cannot be read: " + message);
         }
       }

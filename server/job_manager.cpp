@@ -257,7 +257,7 @@ void JobManager::read_result_pieces(
     const JobRecord& record, std::size_t piece,
     const std::function<bool(std::string_view, std::int64_t)>& each) {
   if (!record.result && durable_) {
-    const Reading reading(*this, record.id);  // not evicted or deleted while it is read
+    const Reading reading(*this, record.id);  // not evicted while it is read
     durable_->read_result_pieces(record.id, piece, each);
     return;
   }
@@ -424,7 +424,7 @@ void JobManager::stop() {
   });
 }
 
-Removal JobManager::remove(const std::string& id) {
+Removal JobManager::remove(const std::string& id, bool while_read) {
   const auto record = store_.get(id);
   if (!record) {
     const std::lock_guard lock(quarantine_mutex_);
@@ -435,10 +435,10 @@ Removal JobManager::remove(const std::string& id) {
   }
   if (!is_terminal(record->state)) return Removal::kNotFinished;
   {
-    // Under readers_mutex_: a read either registered before (the job stays until it ends) or
-    // finds the job gone, never a job half removed.
+    // Under readers_mutex_: a read either registered before (the job stays until it ends,
+    // unless deleted while read) or finds the job gone, never a job half removed.
     const std::lock_guard lock(readers_mutex_);
-    if (readers_.contains(id)) return Removal::kBeingRead;
+    if (readers_.contains(id) && !while_read) return Removal::kBeingRead;
     persist("its removal", id, [&] { durable_->erase(id); });
     if (!store_.erase(id)) return Removal::kNotFound;  // removed meanwhile
   }

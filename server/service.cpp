@@ -166,6 +166,8 @@ grpc::Status EnsembleServiceImpl::read_stored(const std::string& id, Read&& read
     return read();
   } catch (const JobGone& e) {
     return {grpc::StatusCode::NOT_FOUND, e.what()};
+  } catch (const ResultGone& e) {  // deleted while it was read
+    return {grpc::StatusCode::NOT_FOUND, e.what()};
   } catch (const DamagedRecord& e) {
     log_job(id, "", std::string("job ") + id + ": " + e.what(), LogLevel::kError);
     return {grpc::StatusCode::DATA_LOSS, e.what()};
@@ -669,7 +671,7 @@ grpc::Status EnsembleServiceImpl::DeleteJob(grpc::ServerContext* context,
         missing(request->job_id(), who).error_code() != grpc::StatusCode::DATA_LOSS) {
       return not_found(request->job_id());  // a quarantined job of the caller's is forgotten
     }
-    switch (jobs_.remove(request->job_id())) {
+    switch (jobs_.remove(request->job_id(), /*while_read=*/true)) {
       case Removal::kRemoved:
         log_job(request->job_id(), who.identity, "job " + request->job_id() + " deleted");
         return grpc::Status::OK;

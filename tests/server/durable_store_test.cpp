@@ -80,6 +80,30 @@ TEST_F(DurableStoreTest, AReaderThatStopsReadingDoesNotPinTheWal) {
   EXPECT_EQ(store.read_result("job39"), std::string(std::size_t{1} << 20, 'r'));
 }
 
+// Issue 57 item 3: DeleteJob now removes a job whose result is being read; the read, which holds
+// no transaction between its batches, then ends with ResultGone (NOT_FOUND), not a damaged-record
+// or server error.
+TEST_F(DurableStoreTest, AResultDeletedWhileItIsReadEndsTheReadWithResultGone) {
+  DurableStore store(dir_);
+  store.insert(queued_job("big"));
+  store.finish(finished_job("big", std::size_t{8} << 20));
+  std::size_t served = 0;
+  try {
+    store.read_result_pieces("big", std::size_t{1} << 19,
+                             [&](std::string_view piece, std::int64_t) {
+                               if (served == 0) store.erase("big");
+                               served += piece.size();
+                               return true;
+                             });
+    ADD_FAILURE() << "the read of a deleted result ended without an error";
+  } catch (const ResultGone& e) {
+    EXPECT_NE(std::string(e.what()).find("big"), std::string::npos) << e.what();
+  }
+  EXPECT_GT(served, 0u);
+  EXPECT_LT(served, std::size_t{8} << 20);
+  EXPECT_THROW(store.read_result("big"), ResultGone);
+}
+
 TEST_F(DurableStoreTest, WhatIsWrittenIsReadBackAfterReopening) {
   {
     DurableStore store(dir_);

@@ -61,6 +61,13 @@ class DamagedRecord : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Thrown by the result reads when the job is not stored, or was deleted while its result was
+/// being read: gRPC NOT_FOUND.
+class ResultGone : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct DurableStoreOptions {
   /// Take an empty or different database in a directory whose store-id names another store
   /// (nhsimd --accept-new-store), instead of refusing to start.

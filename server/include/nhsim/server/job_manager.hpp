@@ -82,7 +82,8 @@ class JobGone : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// What remove() found. kBeingRead: a result read is in progress (eviction tries again later).
+/// What remove() found. kBeingRead: a result read is in progress (eviction tries again later;
+/// a DeleteJob removes it all the same).
 enum class Removal { kRemoved, kNotFound, kNotFinished, kBeingRead };
 
 /// Owns the job stores and the worker. A job accepted is a job answered: whatever the executor
@@ -126,8 +127,10 @@ class JobManager {
   std::optional<nhsim::v1::Job> cancel(const std::string& id, const std::string& by = "server");
 
   /// Removes a finished job and its result (memory and durable store), or forgets a
-  /// quarantined one.
-  Removal remove(const std::string& id);
+  /// quarantined one. A job whose result is being read is kBeingRead (eviction tries again
+  /// later) unless `while_read` (DeleteJob): then it goes at once, a read from memory ends as it
+  /// began and a read from the durable store ends with ResultGone (NOT_FOUND) at its next batch.
+  Removal remove(const std::string& id, bool while_read = false);
 
   /// The serialized EnsembleResult of a job that has one (record.has_result): from memory, or
   /// read from the durable store and checked against its checksum. Throws DamagedRecord when
