@@ -1055,9 +1055,9 @@ TEST_F(ServiceTest, JobThreadsRunBelowThePriorityOfTheThreadsThatAnswer) {
 
 TEST_F(ServiceTest, CancelOfAQueuedJobEndsItAtOnceWithoutResult) {
   // Two long jobs run (the most one identity runs at once with max_running_jobs = 3); the
-  // third job waits.
+  // third, long too (a short one would take the free runner), waits.
   const v1::Job running[] = {client_->submit(long_spec()), client_->submit(long_spec())};
-  const v1::Job queued = client_->submit(small_spec());
+  const v1::Job queued = client_->submit(long_spec());
   const v1::Job cancelled = client_->cancel(queued.job_id());
   // The first jobs run for long: the third is still queued (or was just picked up, in which
   // case it ends CANCELLED when the core returns).
