@@ -8,11 +8,11 @@
 // is compiled with -ffp-contract=off), so a trajectory's states, samples and statistics do not
 // depend on whether it ran in a lane, on the lane width or on the instruction set. The ensemble
 // runner uses lanes where a (system, integrator) pair has them: si_dla and rk4 on the systems of
-// lanes::MethodLaneSystems (core/src/lanes/lane_block.hpp: the chaotic quartic with n = 2 and 5
-// and six more), from the integrators' own code over Lane<W, Isa> (nhsim/lane.hpp); on the
-// chaotic quartic with n = 3, si_dla, rk2, nh_rattle, nh_rattle_projected, rk4, the discrete
-// gradient methods gonzalez, avf, midpoint and itoh_abe, i_dla, spark2, dla, gonzalez_f and
-// avf_f, from hand-written kernels; everything else runs one trajectory at a time.
+// lanes::MethodLaneSystems (core/src/lanes/lane_block.hpp: the chaotic quartic with n = 2, 3
+// and 5 and six more), from the integrators' own code over Lane<W, Isa> (nhsim/lane.hpp); on the
+// chaotic quartic with n = 3, rk2, nh_rattle, nh_rattle_projected, the discrete gradient methods
+// gonzalez, avf, midpoint and itoh_abe, i_dla, spark2, dla, gonzalez_f and avf_f, from
+// hand-written kernels; everything else runs one trajectory at a time.
 #pragma once
 
 #include <Eigen/Dense>

@@ -1,6 +1,7 @@
-// Internal: the lane kernels of the chaotic quartic system (n = 3, [Celledoni2019] §4.1): si_dla,
-// rk2, nh_rattle, nh_rattle_projected and rk4 advancing W trajectories at once, one SIMD lane each,
-// structure of arrays.
+// Internal: the lane kernels of the chaotic quartic system (n = 3, [Celledoni2019] §4.1): rk2,
+// nh_rattle and nh_rattle_projected advancing W trajectories at once, one SIMD lane each, structure
+// of arrays, and the system's functions the implicit methods' kernels share. (si_dla and rk4 run
+// the integrators' own code over lanes: method_lanes.hpp.)
 //
 // Included by one translation unit per instruction set (kernels_<isa>.cpp), each compiled with
 // its own -m flags and -ffp-contract=off. Everything here has internal linkage (an anonymous
@@ -8,12 +9,11 @@
 // shared with another by the linker.
 //
 // Same bits as the scalar path: each lane performs the scalar stepper's floating-point
-// operations (core/include/nhsim/integrators/si_dla.hpp, rk2.hpp, nh_rattle.hpp,
-// nh_rattle_projected.hpp, rk4.hpp and systems/chaotic_quartic.hpp) in the same order, as the
-// same IEEE operations (+, -, *, /, each correctly rounded; no fused multiply-add:
-// -ffp-contract=off), so every lane's state is the scalar state bit for bit whatever W and the
-// instruction set. Where Eigen evaluates an expression in an order of its own, the comment says
-// which.
+// operations (core/include/nhsim/integrators/rk2.hpp, nh_rattle.hpp, nh_rattle_projected.hpp
+// and systems/chaotic_quartic.hpp) in the same order, as the same IEEE operations (+, -, *, /,
+// each correctly rounded; no fused multiply-add: -ffp-contract=off), so every lane's state is the
+// scalar state bit for bit whatever W and the instruction set. Where Eigen evaluates an expression
+// in an order of its own, the comment says which.
 #pragma once
 
 #include <cstdint>
@@ -102,46 +102,6 @@ inline void canonical_steps(double* q_io, double* p_io, std::int64_t k, const St
     store<W>(q_io + j * W, q[j]);
     store<W>(p_io + j * W, p[j]);
   }
-}
-
-/// si_dla on the chaotic quartic system, k steps of size h of W lanes: q and p are [7][W].
-/// SiDlaMethod<ChaoticQuartic<3>>::step_impl with M = I, one constraint, and the affine solve
-/// (kSiDlaConstraintAffine): x = (x, w_1..w_3, z_1..z_3).
-template <int W>
-void si_dla_steps(double* q_io, double* p_io, std::int64_t k, double h) {
-  using D = typename Lanes<W>::D;
-  const double half_h = 0.5 * h;
-  const double half_h2 = 0.5 * h * h;
-  const D zero = D{} + 0.0, one = D{} + 1.0;
-  canonical_steps<W>(q_io, p_io, k, [&](D* q, D* p) {
-    D qh[7], g[7], pt[7], q1[7];
-    for (int j = 0; j < 7; ++j) qh[j] = q[j] + half_h * p[j];
-    grad_potential<W>(qh, g);
-    for (int j = 0; j < 7; ++j) pt[j] = p[j] - h * g[j];
-    // mu(q_h) = (1, 0, 0, 0, w_h); lambda = 0: q_1 = q_h + h/2 p_t
-    for (int j = 0; j < 7; ++j) q1[j] = qh[j] + half_h * pt[j];
-    // c = mu(q_1) p_t and the Jacobian h mu(q_1) mu(q_h)^T (ChaoticQuartic::constraint_value)
-    D c = pt[0];
-    D m = one;
-    for (int i = 0; i < 3; ++i) {
-      c += q1[1 + i] * pt[4 + i];
-      m += q1[1 + i] * qh[1 + i];
-    }
-    const D jac = h * m;
-    const D lam = zero - c / jac;
-    // p = p_t + h mu_h^T lambda and q = q_1 + (h^2/2) mu_h^T lambda: Eigen evaluates
-    // s * (mu^T * lambda) as (s * mu^T) * lambda, including the structural zeros of mu_h.
-    p[0] = pt[0] + (h * 1.0) * lam;
-    q[0] = q1[0] + (half_h2 * 1.0) * lam;
-    for (int i = 1; i < 4; ++i) {
-      p[i] = pt[i] + (h * 0.0) * lam;
-      q[i] = q1[i] + (half_h2 * 0.0) * lam;
-    }
-    for (int i = 0; i < 3; ++i) {
-      p[4 + i] = pt[4 + i] + (h * qh[1 + i]) * lam;
-      q[4 + i] = q1[4 + i] + (half_h2 * qh[1 + i]) * lam;
-    }
-  });
 }
 
 /// The sums (s0, s1) of the two halves of packets Start .. Start + Len - 1 of e (packet k is
@@ -400,39 +360,6 @@ inline void reduced_rhs(const typename Lanes<W>::D* z, typename Lanes<W>::D* out
   kappa<W>(z, k);
   reduced_gradient<W>(z, k, g);
   apply_pi<W>(z, k, g, out);
-}
-
-/// rk4 on the reduced ODE, k steps of size h of W lanes: zeta is [13][W] (Rk4Method::step).
-template <int W>
-void rk4_steps(double* zeta_io, std::int64_t k, double h) {
-  using D = typename Lanes<W>::D;
-  D z[13];
-  for (int j = 0; j < 13; ++j) load<W>(z[j], zeta_io + j * W);
-  const double half_h = 0.5 * h;
-  const double sixth_h = h / 6.0;
-  for (std::int64_t s = 0; s < k; ++s) {
-    // k1 + 2 k2 + 2 k3 + k4 summed as it goes, in Eigen's order ((k1 + 2 k2) + 2 k3) + k4: four
-    // arrays live instead of six.
-    D kk[13], acc[13], t[13];
-    reduced_rhs<W>(z, kk);
-    for (int j = 0; j < 13; ++j) {
-      acc[j] = kk[j];
-      t[j] = z[j] + half_h * kk[j];
-    }
-    reduced_rhs<W>(t, kk);
-    for (int j = 0; j < 13; ++j) {
-      acc[j] = acc[j] + 2.0 * kk[j];
-      t[j] = z[j] + half_h * kk[j];
-    }
-    reduced_rhs<W>(t, kk);
-    for (int j = 0; j < 13; ++j) {
-      acc[j] = acc[j] + 2.0 * kk[j];
-      t[j] = z[j] + h * kk[j];
-    }
-    reduced_rhs<W>(t, kk);
-    for (int j = 0; j < 13; ++j) z[j] = z[j] + sixth_h * (acc[j] + kk[j]);
-  }
-  for (int j = 0; j < 13; ++j) store<W>(zeta_io + j * W, z[j]);
 }
 
 }  // namespace

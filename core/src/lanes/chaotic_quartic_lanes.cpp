@@ -1,17 +1,18 @@
-// Lane steppers of the chaotic quartic system (n = 3): si_dla, rk2, nh_rattle,
-// nh_rattle_projected and rk4 (nhsim/lanes.hpp), and the factory of all its lane steppers (the
-// implicit methods' are in chaotic_quartic_discrete_gradient_lanes.cpp,
-// chaotic_quartic_canonical_newton_lanes.cpp and chaotic_quartic_dla_lanes.cpp). The state lives
-// here, in structure of arrays; the steps are the kernels of the chosen instruction set
-// (kernels_<isa>.cpp); what a lane reports is read as chaotic_quartic_lane_stepper.hpp says.
+// Lane steppers of the chaotic quartic system (n = 3): rk2, nh_rattle and nh_rattle_projected
+// (nhsim/lanes.hpp), and the factory of all its lane steppers (si_dla's and rk4's are the
+// integrators' own code, method_lanes.hpp; the implicit methods' are in
+// chaotic_quartic_discrete_gradient_lanes.cpp, chaotic_quartic_canonical_newton_lanes.cpp and
+// chaotic_quartic_dla_lanes.cpp). The state lives here, in structure of arrays; the steps are the
+// kernels of the chosen instruction set (kernels_<isa>.cpp); what a lane reports is read as
+// chaotic_quartic_lane_stepper.hpp says.
 #include "chaotic_quartic_lanes.hpp"
 
 #include "chaotic_quartic_lane_stepper.hpp"
 #include "kernels.hpp"
 #include "lane_rows.hpp"
+#include "method_lane_steppers.hpp"
 #include "nhsim/controls.hpp"
 #include "nhsim/integrators/nh_common.hpp"
-#include "nhsim/integrators/reduced_state.hpp"
 #include "nhsim/stepper.hpp"
 
 namespace nhsim {
@@ -19,7 +20,6 @@ namespace {
 
 using Sys = ChaoticQuartic<3>;
 using VecQ = Sys::VecQ;
-using VecZ = Sys::VecZ;
 using lanes::LaneRows;
 
 const lanes::ChaoticQuarticKernels& kernel_table(LaneIsa isa) {
@@ -53,7 +53,7 @@ class ExplicitCanonicalLanes : public lanes::CanonicalStateLanes {
   std::int64_t last_k_ = 0;
 };
 
-/// si_dla and rk2: the state is (q, p) alone.
+/// rk2: the state is (q, p) alone.
 class CanonicalLanes final : public ExplicitCanonicalLanes {
  public:
   CanonicalLanes(const Sys& sys, double h, int width, lanes::CanonicalKernel kernel)
@@ -136,40 +136,18 @@ class NhRattleProjectedLanes final : public lanes::ChaoticQuarticLaneStepper {
   mutable ConstraintWorkspace<Sys> w_;
 };
 
-/// rk4: the reduced state zeta = (q, rho) on D*, as Rk4Method keeps it.
-class Rk4Lanes final : public lanes::ReducedStateLanes {
- public:
-  Rk4Lanes(const Sys& sys, double h, int width, lanes::Rk4Kernel kernel)
-      : ReducedStateLanes(sys, width), h_(h), kernel_(kernel) {}
-  void set_state(int lane, const Eigen::VectorXd& q, const Eigen::VectorXd& p) override {
-    VecZ z;
-    zeta_from_canonical(sys_, VecQ(q), VecQ(p), z);  // Rk4Method::set_canonical
-    zeta_.put(lane, 0, z);
-  }
-  void advance(std::int64_t k) override {
-    kernel_(zeta_.row(0), k, h_);
-    last_k_ = k;
-  }
-  AdvanceResult result(int lane) const override { return explicit_result(finite(lane), last_k_); }
-
- private:
-  double h_;
-  lanes::Rk4Kernel kernel_;
-  std::int64_t last_k_ = 0;
-};
-
 }  // namespace
 
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings) {
+  if (choice.integrator == "si_dla" || choice.integrator == "rk4") {
+    return make_method_lanes(sys, choice, settings);
+  }
   const LaneSettings s = resolve_lane_settings(settings);
   if (s.isa == LaneIsa::kOff) return nullptr;
   const lanes::ChaoticQuarticKernels& k = kernel_table(s.isa);
   const int w = lanes::width_index(s.width);
-  if (choice.integrator == "si_dla") {
-    return std::make_unique<CanonicalLanes>(sys, choice.h, s.width, k.si_dla[w]);
-  }
   if (choice.integrator == "rk2") {
     return std::make_unique<CanonicalLanes>(sys, choice.h, s.width, k.rk2[w]);
   }
@@ -180,8 +158,6 @@ std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>&
     return std::make_unique<NhRattleProjectedLanes>(sys, choice.h, s.width,
                                                     k.nh_rattle_projected[w]);
   }
-  if (choice.integrator == "rk4")
-    return std::make_unique<Rk4Lanes>(sys, choice.h, s.width, k.rk4[w]);
   if (choice.integrator == "gonzalez") {
     return make_chaotic_quartic_discrete_gradient_lanes(sys, choice, s.width, k.gonzalez[w]);
   }

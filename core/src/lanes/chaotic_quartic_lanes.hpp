@@ -13,13 +13,14 @@ namespace nhsim {
 /// A lane stepper of `choice` (si_dla, rk2, nh_rattle, nh_rattle_projected, rk4, gonzalez, avf,
 /// midpoint, itoh_abe, i_dla, spark2, dla, gonzalez_f or avf_f; h = choice.h) on `sys` with the
 /// resolved `settings` (resolve_lane_settings()); nullptr for another integrator or lanes off.
-/// Throws std::invalid_argument as resolve_lane_settings() does.
+/// si_dla and rk4 are the integrators' own code over lanes (method_lanes.hpp), the others
+/// hand-written kernels. Throws std::invalid_argument as resolve_lane_settings() does.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<3>& sys,
                                                         const IntegratorChoice& choice,
                                                         const LaneSettings& settings);
 
 /// Lanes of `choice` on the dynamic-size system at n = 2 and 5 (si_dla, rk4: the integrators' own
-/// code over lanes, chaotic_quartic_method_lanes.cpp), as make_chaotic_quartic_lanes at n = 3;
+/// code over lanes, method_lanes.cpp), as make_chaotic_quartic_lanes at n = 3;
 /// nullptr for another n or integrator.
 std::unique_ptr<LaneStepper> make_chaotic_quartic_lanes(const ChaoticQuartic<Eigen::Dynamic>& sys,
                                                         const IntegratorChoice& choice,

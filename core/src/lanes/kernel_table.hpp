@@ -25,9 +25,6 @@ constexpr void fill(nhsim::lanes::DiscreteGradientKernel (&table)[3]) {
 /// This translation unit's kernels.
 constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   nhsim::lanes::ChaoticQuarticKernels k{};
-  k.si_dla[0] = &si_dla_steps<2>;
-  k.si_dla[1] = &si_dla_steps<4>;
-  k.si_dla[2] = &si_dla_steps<8>;
   k.rk2[0] = &rk2_steps<2>;
   k.rk2[1] = &rk2_steps<4>;
   k.rk2[2] = &rk2_steps<8>;
@@ -37,9 +34,6 @@ constexpr nhsim::lanes::ChaoticQuarticKernels chaotic_quartic_kernel_table() {
   k.nh_rattle_projected[0] = &nh_rattle_projected_steps<2>;
   k.nh_rattle_projected[1] = &nh_rattle_projected_steps<4>;
   k.nh_rattle_projected[2] = &nh_rattle_projected_steps<8>;
-  k.rk4[0] = &rk4_steps<2>;
-  k.rk4[1] = &rk4_steps<4>;
-  k.rk4[2] = &rk4_steps<8>;
   fill<GonzalezLaneGradient>(k.gonzalez);
   fill<AvfLaneGradient>(k.avf);
   fill<MidpointLaneGradient>(k.midpoint);

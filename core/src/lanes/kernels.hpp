@@ -7,8 +7,8 @@
 
 namespace nhsim::lanes {
 
-/// si_dla or rk2 on the chaotic quartic system (n = 3), a method whose state is the canonical
-/// (q, p) alone: k steps of size h of W lanes; q, p [7][W].
+/// rk2 on the chaotic quartic system (n = 3), a method whose state is the canonical (q, p) alone:
+/// k steps of size h of W lanes; q, p [7][W].
 using CanonicalKernel = void (*)(double* q, double* p, std::int64_t k, double h);
 /// nh_rattle on the chaotic quartic system (n = 3): k steps of size h of W lanes; q, p [7][W] and
 /// lambda [W], the multiplier of the last step.
@@ -17,8 +17,6 @@ using NhRattleKernel = void (*)(double* q, double* p, double* lambda, std::int64
 /// q, p_half [7][W] (p_k-1/2, or p_0 before a lane's first step) and stepped [W] (0 before it).
 using NhRattleProjectedKernel = void (*)(double* q, double* p_half, double* stepped, std::int64_t k,
                                          double h);
-/// rk4 on its reduced ODE: k steps of size h of W lanes; zeta [13][W].
-using Rk4Kernel = void (*)(double* zeta, std::int64_t k, double h);
 
 /// The state of W lanes of a discrete gradient method (gonzalez, avf, midpoint, itoh_abe),
 /// structure of arrays
@@ -89,11 +87,9 @@ inline constexpr double kItohAbeQuotientThreshold = 0.1;
 
 /// The kernels of one instruction set, [0], [1], [2] for W = 2, 4, 8.
 struct ChaoticQuarticKernels {
-  CanonicalKernel si_dla[3];
   CanonicalKernel rk2[3];
   NhRattleKernel nh_rattle[3];
   NhRattleProjectedKernel nh_rattle_projected[3];
-  Rk4Kernel rk4[3];
   DiscreteGradientKernel gonzalez[3];
   DiscreteGradientKernel avf[3];
   DiscreteGradientKernel midpoint[3];

@@ -28,12 +28,12 @@ namespace nhsim::lanes {
 enum class LaneMethodId { kSiDla, kRk4 };
 
 /// The system types with lanes from the integrators' own code (the chaotic quartic's n = 2 and 5
-/// step the catalogue's dynamic-size system), the user-defined systems with a constant mass
-/// matrix among them: both fixed sizes and the dynamic one.
+/// step the catalogue's dynamic-size system, n = 3 its own type), the user-defined systems with a
+/// constant mass matrix among them: both fixed sizes and the dynamic one.
 using MethodLaneSystems =
-    std::tuple<ChaoticQuartic<2>, ChaoticQuartic<5>, NonholonomicParticle, KnifeEdge, Gearbox,
-               ChaplyginSleigh, Suslov, RollingDisk, CustomSystem<3, 1>, CustomSystem<7, 1>,
-               CustomSystem<Eigen::Dynamic, Eigen::Dynamic>>;
+    std::tuple<ChaoticQuartic<2>, ChaoticQuartic<3>, ChaoticQuartic<5>, NonholonomicParticle,
+               KnifeEdge, Gearbox, ChaplyginSleigh, Suslov, RollingDisk, CustomSystem<3, 1>,
+               CustomSystem<7, 1>, CustomSystem<Eigen::Dynamic, Eigen::Dynamic>>;
 
 template <class S, class Systems>
 struct InTuple;

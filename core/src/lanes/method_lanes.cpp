@@ -1,7 +1,6 @@
 // Lane steppers from the integrators' own code (method_lanes.hpp) for every system type of
 // lanes::MethodLaneSystems, and for the chaotic quartic's dynamic-size catalogue type at n = 2
-// and 5, stepped as ChaoticQuartic<2> and <5>. (At n = 3 the hand-written kernels are faster
-// still, docs/performance-lanes.md, and step instead.)
+// and 5, stepped as ChaoticQuartic<2> and <5> (n = 3 is the catalogue's ChaoticQuartic<3>).
 #include "method_lanes.hpp"
 
 #include "chaotic_quartic_lanes.hpp"

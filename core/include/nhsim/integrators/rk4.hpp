@@ -28,15 +28,7 @@ class Rk4Method {
   static_assert(!has_controls<S> && !has_loads<S>, "the reduced ODE has no term for forces");
 
   Rk4Method(const S& sys, double h, NewtonSettings /*unused*/)
-      : sys_(sys),
-        h_(h),
-        z_(sys.nz()),
-        k1_(sys.nz()),
-        k2_(sys.nz()),
-        k3_(sys.nz()),
-        k4_(sys.nz()),
-        t_(sys.nz()),
-        g_(sys.nz()) {}
+      : sys_(sys), h_(h), z_(sys.nz()), acc_(sys.nz()), kk_(sys.nz()), t_(sys.nz()), g_(sys.nz()) {}
 
   void set_canonical(const VecQ& q, const VecQ& p) { zeta_from_canonical(sys_, q, p, z_); }
   void canonical(VecQ& q, VecQ& p) const { canonical_from_zeta(sys_, z_, q, p); }
@@ -47,34 +39,44 @@ class Rk4Method {
   auto state() const { return std::tie(z_); }
 
   StepStatus step(double& /*residual*/) {
+    advance_by(1);
+    return StepStatus::kOk;
+  }
+  /// k steps at once: at a fixed size the state stays in locals (registers, over lanes) from one
+  /// step to the next.
+  void advance_by(std::int64_t k) {
     if constexpr (S::NZ == Eigen::Dynamic) {
-      step_impl(z_, k1_, k2_, k3_, k4_, t_, g_);
+      for (std::int64_t i = 0; i < k; ++i) step_impl(z_, acc_, kk_, t_, g_);
     } else {
-      // Fixed size: work on locals the compiler can keep in registers (members written through
-      // references might alias the state, forcing every value through memory).
-      VecZ z = z_, k1, k2, k3, k4, t, g;
-      step_impl(z, k1, k2, k3, k4, t, g);
+      // Locals the compiler can keep in registers (members written through references might
+      // alias the state, forcing every value through memory).
+      VecZ z = z_, acc, kk, t, g;
+      for (std::int64_t i = 0; i < k; ++i) step_impl(z, acc, kk, t, g);
       z_ = z;
     }
-    return StepStatus::kOk;
   }
 
  private:
-  EIGEN_STRONG_INLINE void step_impl(VecZ& z, VecZ& k1, VecZ& k2, VecZ& k3, VecZ& k4, VecZ& t,
-                                     VecZ& g) const {
-    sys_.reduced_rhs(z, g, k1);
-    t = z + (0.5 * h_) * k1;
-    sys_.reduced_rhs(t, g, k2);
-    t = z + (0.5 * h_) * k2;
-    sys_.reduced_rhs(t, g, k3);
-    t = z + h_ * k3;
-    sys_.reduced_rhs(t, g, k4);
-    z += (h_ / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+  /// One step. k1 + 2 k2 + 2 k3 + k4 is summed as the stages come, in the order of the whole
+  /// expression, ((k1 + 2 k2) + 2 k3) + k4: four vectors live instead of six. Inlined into the
+  /// loop over steps, whose locals then cannot alias.
+  EIGEN_ALWAYS_INLINE void step_impl(VecZ& z, VecZ& acc, VecZ& kk, VecZ& t, VecZ& g) const {
+    sys_.reduced_rhs(z, g, kk);
+    acc = kk;
+    t = z + (0.5 * h_) * kk;
+    sys_.reduced_rhs(t, g, kk);
+    acc += 2.0 * kk;
+    t = z + (0.5 * h_) * kk;
+    sys_.reduced_rhs(t, g, kk);
+    acc += 2.0 * kk;
+    t = z + h_ * kk;
+    sys_.reduced_rhs(t, g, kk);
+    z += (h_ / 6.0) * (acc + kk);
   }
 
   const S& sys_;
   double h_;
-  VecZ z_, k1_, k2_, k3_, k4_, t_, g_;
+  VecZ z_, acc_, kk_, t_, g_;
 };
 
 template <class S>
