@@ -7,7 +7,7 @@
 // functions (`Sleef_cinz_*d1_u10purec`, Debian's libsleef-dev; [Shibata2020]), written in C
 // without FMA and bitwise the same on every platform, whatever the CPU or GLIBC_TUNABLES.
 // Accuracy: within 1.0 ulp (u10; hypot 0.5); sqrt stays IEEE's correctly rounded one. Cost per
-// call on these machines: docs/performance.md "CPU-independent elementary functions".
+// call on these machines: docs/performance-math.md.
 //
 // The complex overloads serve the complex-step derivative (nhsim/complex_step.hpp) and the
 // custom-system tape at complex arguments; they are the textbook formulas in these functions.

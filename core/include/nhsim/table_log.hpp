@@ -1,7 +1,7 @@
 // log x in IEEE operations only, for the quantile sketch's bucket index (nhsim/quantiles.hpp),
 // which takes one log per value beyond 400 values a cell: as fast as glibc's log and a fifth of
-// dmath::log's cost (docs/performance.md), and like it the same bits on every CPU (+ - * / only,
-// on a table made by dmath::log).
+// dmath::log's cost (docs/performance-math.md), and like it the same bits on every CPU (+ - * /
+// only, on a table made by dmath::log).
 #pragma once
 
 #include <array>
