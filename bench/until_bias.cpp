@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
       const nhsim::Problem problem(heavy_tailed_spec(static_cast<std::uint64_t>(r) + 1, target));
       const nhsim::EnsembleResult stopped = nhsim::run_ensemble(problem, options);
       const std::int64_t m_planned = stopped.until.trajectories_used;
+      const std::int64_t plan = stopped.until.trajectories_planned;  // reported only
       // Rounds in index order: the sequential rule's stop and the reference's count.
       const std::int64_t m_reference = reference_rounds * nhsim::kUntilRound;
       nhsim::PartialResult prefix;
@@ -130,10 +131,10 @@ int main(int argc, char** argv) {
         m = end;
         if (m_sequential == 0 && (nhsim::until_reached(problem, prefix) || m == cap)) {
           m_sequential = m;
-          b_sequential = drift(nhsim::finish_until(problem, prefix));
+          b_sequential = drift(nhsim::finish_until(problem, prefix, plan));
         }
-        if (m == m_reference) b_reference = drift(nhsim::finish_until(problem, prefix));
-        if (m == m_planned && drift(nhsim::finish_until(problem, prefix)) != drift(stopped)) {
+        if (m == m_reference) b_reference = drift(nhsim::finish_until(problem, prefix, plan));
+        if (m == m_planned && drift(nhsim::finish_until(problem, prefix, plan)) != drift(stopped)) {
           std::fprintf(stderr, "seed %d: run_ensemble's b differs from its prefix's\n", r + 1);
           return 1;
         }

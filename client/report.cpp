@@ -424,8 +424,8 @@ std::string summary_table(const v1::EnsembleResult& result) {
   if (result.has_until()) {
     const v1::UntilOutcome& u = result.until();
     out << "until: " << (u.reached() ? "every precision target held" : "stopped at the cap")
-        << " after " << u.trajectories_used() << " of " << u.trajectories_cap()
-        << " trajectories; relative standard errors:";
+        << " after " << u.trajectories_used() << " of " << u.trajectories_cap() << " trajectories ("
+        << u.trajectories_planned() << " planned from the pilot); relative standard errors:";
     for (double r : u.relative_stderr()) out << ' ' << format_double("%.3g", r);
     out << '\n';
   }

@@ -141,13 +141,13 @@ class LocalExecutor final : public Executor {
     RunOptions pilot;
     pilot.threads = threads_;
     pilot.cancel = &job.halt;
-    const std::int64_t planned = m < n ? until_planned_count(job.problem, pilot) : n;
+    const std::int64_t planned = until_planned_count(job.problem, pilot);
     if (job.halt.load()) {
       if (job.cancel.load()) return finish_cancelled(job.problem, std::move(done), threads_);
       throw Interrupted();  // the checkpoint, if any, is unchanged
     }
     if (m >= planned && until_reached(job.problem, done)) {
-      return finish_until(job.problem, done, threads_);
+      return finish_until(job.problem, done, planned, threads_);
     }
     auto last_checkpoint = Clock::now();
     while (m < n) {
@@ -181,7 +181,7 @@ class LocalExecutor final : public Executor {
         last_checkpoint = Clock::now();
       }
     }
-    return finish_until(job.problem, std::move(done), threads_);
+    return finish_until(job.problem, std::move(done), planned, threads_);
   }
 
   /// Trajectories for checkpoint_seconds of work at the rate of `trajectories` in `seconds`; at

@@ -260,6 +260,7 @@ v1::EnsembleResult to_proto(const EnsembleResult& result) {
     until->set_reached(result.until.reached);
     until->set_trajectories_used(result.until.trajectories_used);
     until->set_trajectories_cap(result.until.trajectories_cap);
+    until->set_trajectories_planned(result.until.trajectories_planned);
     copy_into(result.until.relative_stderr, until->mutable_relative_stderr());
   }
   for (const SweepCaseResult& c : result.cases) {

@@ -938,15 +938,18 @@ std::int64_t until_planned_count(const Problem& problem, const RunOptions& optio
   return std::min(n, static_cast<std::int64_t>(std::ceil(rounds)) * kUntilRound);
 }
 
-EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads) {
-  return finish_until(Problem(spec), std::move(prefix), threads);
+EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, std::int64_t planned,
+                            int threads) {
+  return finish_until(Problem(spec), std::move(prefix), planned, threads);
 }
 
-EnsembleResult finish_until(const Problem& problem, PartialResult prefix, int threads) {
+EnsembleResult finish_until(const Problem& problem, PartialResult prefix, std::int64_t planned,
+                            int threads) {
   const EnsembleSpec& spec = problem.spec();
   UntilOutcome until;
   until.requested = spec.until.active();
   until.trajectories_cap = trajectory_count(spec);
+  until.trajectories_planned = planned;
   until.reached = until_reached(problem, prefix, &until.relative_stderr);
   until.trajectories_used = prefix_end(prefix);
   prefix.n_trajectories = until.trajectories_used;
@@ -992,7 +995,7 @@ EnsembleResult run_ensemble(const Problem& problem, const RunOptions& options) {
     }
     if (m >= planned && until_reached(problem, done)) break;
   }
-  return finish_until(problem, std::move(done), options.threads);
+  return finish_until(problem, std::move(done), planned, options.threads);
 }
 
 }  // namespace nhsim

@@ -83,6 +83,8 @@ TEST(Until, RunsThePlannedCountThenStopsAtTheFirstRoundWhereEveryTargetHolds) {
   const std::int64_t m = r1.until.trajectories_used;
   EXPECT_EQ(r2.until.trajectories_used, m);
   EXPECT_EQ(r1.until.trajectories_cap, 20000);
+  EXPECT_EQ(r1.until.trajectories_planned, planned);
+  EXPECT_EQ(r2.until.trajectories_planned, planned);
   EXPECT_EQ(r1.n_trajectories, m);
   EXPECT_EQ(m % kUntilRound, 0);
   EXPECT_GE(m, planned);

@@ -252,9 +252,10 @@ def summary_table(result):
     if proto.HasField("until"):
         until = proto.until
         text += (f"until: {'every precision target held' if until.reached else 'stopped at the cap'}"
-                 f" after {until.trajectories_used} of {until.trajectories_cap} trajectories; "
-                 f"relative standard errors:" + "".join(f" {r:.3g}" for r in until.relative_stderr)
-                 + "\n")
+                 f" after {until.trajectories_used} of {until.trajectories_cap} trajectories"
+                 f" ({until.trajectories_planned} planned from the pilot);"
+                 f" relative standard errors:"
+                 + "".join(f" {r:.3g}" for r in until.relative_stderr) + "\n")
     if proto.cancelled:
         integrators = [i for case in proto.cases for i in case.result.integrators]
         not_run = sum(i.trajectories_cancelled for i in integrators or proto.integrators)

@@ -204,10 +204,12 @@ struct VarianceRatio {
 
 /// How a run to a requested precision ended (EnsembleSpec::until).
 struct UntilOutcome {
-  bool requested = false;               ///< the spec had targets
-  bool reached = false;                 ///< every target held (else the cap stopped it)
-  std::int64_t trajectories_used = 0;   ///< = EnsembleResult::n_trajectories
-  std::int64_t trajectories_cap = 0;    ///< the initial conditions' count
+  bool requested = false;              ///< the spec had targets
+  bool reached = false;                ///< every target held (else the cap stopped it)
+  std::int64_t trajectories_used = 0;  ///< = EnsembleResult::n_trajectories
+  std::int64_t trajectories_cap = 0;   ///< the initial conditions' count
+  /// The count planned from the pilot (until_planned_count): no target was looked at before it.
+  std::int64_t trajectories_planned = 0;
   std::vector<double> relative_stderr;  ///< per target, when the run stopped (NaN: undefined)
 };
 
@@ -433,10 +435,13 @@ bool until_reached(const EnsembleSpec& spec, const PartialResult& prefix,
 /// Deterministic like run_ensemble. Throws SpecError on an invalid spec or a sweep.
 std::int64_t until_planned_count(const Problem& problem, const RunOptions& options = {});
 
-/// The result of a run to a requested precision over `prefix` (a partial covering [0, m)): the
-/// statistics of the first m trajectories, with result.until filled in. Throws as finish().
-EnsembleResult finish_until(const Problem& problem, PartialResult prefix, int threads = 0);
-EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, int threads = 0);
+/// The result of a run to a requested precision over `prefix` (a partial covering [0, m)) that
+/// planned `planned` trajectories (until_planned_count): the statistics of the first m
+/// trajectories, with result.until filled in. Throws as finish().
+EnsembleResult finish_until(const Problem& problem, PartialResult prefix, std::int64_t planned,
+                            int threads = 0);
+EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, std::int64_t planned,
+                            int threads = 0);
 
 /// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})); with `until`, rounds
 /// of kUntilRound trajectories up to the planned count (until_planned_count) and on until the
