@@ -95,6 +95,28 @@ constexpr const char* kNameFieldIsTheServers =
     "custom_system.name: set by the server when a spec names a registered system; leave it "
     "empty";
 
+/// Sets the request's `parameters` on the registered definition `definition` of `name`, where the
+/// job's system takes them from; "" on success, else the refusal naming the field.
+std::string set_registered_parameters(const google::protobuf::Map<std::string, double>& parameters,
+                                      const std::string& name, v1::CustomSystem& definition) {
+  for (const auto& entry : parameters) {
+    const std::string& key = entry.first;
+    const double value = entry.second;
+    auto* defined = definition.mutable_parameters();
+    const auto found = std::find_if(defined->begin(), defined->end(),
+                                    [&](const v1::CustomParameter& p) { return p.name() == key; });
+    if (found == defined->end()) {
+      std::string known;
+      for (const auto& p : *defined) known += (known.empty() ? "" : ", ") + p.name();
+      return "parameters." + key + ": the registered system '" + name +
+             "' has no such parameter; its parameters: " + (known.empty() ? "none" : known);
+    }
+    if (!std::isfinite(value)) return "parameters." + key + ": must be finite";
+    found->set_value(value);
+  }
+  return "";
+}
+
 }  // namespace
 
 EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& systems,
@@ -357,8 +379,14 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
       if (auto system = systems_.find(who.identity, request->system())) {
         resolved = *request;
         resolved->clear_system();
+        resolved->clear_parameters();
         *resolved->mutable_custom_system() = std::move(system->definition);
         resolved->mutable_custom_system()->set_name(system->name);  // the job's system
+        if (const std::string why = set_registered_parameters(request->parameters(), system->name,
+                                                              *resolved->mutable_custom_system());
+            !why.empty()) {
+          return reject(grpc::StatusCode::INVALID_ARGUMENT, why, who);
+        }
       }
     }
     std::string key;

@@ -2,6 +2,7 @@
 // in-process nhsimd with tokens for alice and bob: a system is its owner's only, runs by name
 // with the bits of the same definition sent inline, survives a restart on the same data
 // directory, and every bad request answers its exact code with the field.
+#include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +88,25 @@ std::vector<std::string> names(const v1::ListSystemsResponse& list) {
   std::vector<std::string> out;
   for (const auto& s : list.systems()) out.push_back(s.name());
   return out;
+}
+
+/// Clears what differs between runs of the same bits: the job id, the system's name, timings.
+void clear_names_and_timings(v1::EnsembleResult& r) {
+  r.clear_job_id();
+  r.clear_system();
+  for (auto& choice : *r.mutable_integrators()) {
+    choice.clear_wall_seconds();
+    choice.clear_steps_per_second();
+  }
+}
+
+/// Whether two results hold the same values, a NaN (an undefined growth fit) equal to a NaN.
+bool same_bits(const v1::EnsembleResult& a, const v1::EnsembleResult& b) {
+  google::protobuf::util::DefaultFieldComparator nan_equal;
+  nan_equal.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.set_field_comparator(&nan_equal);
+  return differencer.Compare(a, b);
 }
 
 bool has(const std::vector<std::string>& v, const std::string& x) {
@@ -175,15 +196,31 @@ TEST_F(RegisteredSystemsTest, ARegisteredSystemRunsByNameForItsOwnerOnly) {
   EXPECT_EQ(by_name.integrators(0).trajectories_ok(), 4);
   EXPECT_EQ(by_name.system(), "contact");
   EXPECT_EQ(by_value.system(), "custom_system");
-  for (auto* r : {&by_name, &by_value}) {
-    r->clear_job_id();
-    r->clear_system();
-    for (auto& choice : *r->mutable_integrators()) {
-      choice.clear_wall_seconds();
-      choice.clear_steps_per_second();
-    }
-  }
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(by_name, by_value));
+  for (auto* r : {&by_name, &by_value}) clear_names_and_timings(*r);
+  EXPECT_TRUE(same_bits(by_name, by_value));
+
+  // Its parameters are set as a catalogue system's: the same bits as the definition sent inline
+  // with that value; a name it does not have is refused with the field and the known names.
+  v1::SubmitEnsembleRequest stiffer = spec_of("contact");
+  (*stiffer.mutable_parameters())["epsilon"] = 0.75;
+  v1::CustomSystem stiffer_definition = contact_oscillator();
+  stiffer_definition.mutable_parameters(0)->set_value(0.75);
+  v1::EnsembleResult set_by_name = run(alice, stiffer);
+  v1::EnsembleResult set_by_value = run(alice, spec_of("", &stiffer_definition));
+  EXPECT_EQ(set_by_name.parameters().at("epsilon"), 0.75);
+  for (auto* r : {&set_by_name, &set_by_value}) clear_names_and_timings(*r);
+  EXPECT_TRUE(same_bits(set_by_name, set_by_value));
+  EXPECT_FALSE(same_bits(set_by_name, by_name));
+  v1::SubmitEnsembleRequest unknown = spec_of("contact");
+  (*unknown.mutable_parameters())["k"] = 0.2;
+  const auto [unknown_code, unknown_message] = status_of([&] { alice.submit(unknown); });
+  EXPECT_EQ(unknown_code, grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(unknown_message,
+            "parameters.k: the registered system 'contact' has no such parameter; its "
+            "parameters: epsilon");
+  (*unknown.mutable_parameters()).clear();
+  (*unknown.mutable_parameters())["epsilon"] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(status_of([&] { alice.submit(unknown); }).second, "parameters.epsilon: must be finite");
 
   // Bob does not have it: to him it is an unknown system.
   const auto [code, message] = status_of([&] { bob.submit(spec_of("contact")); });
