@@ -8,7 +8,6 @@ EnsembleResult). Exit status: 0 success, 1 an error, 2 a job that ended FAILED o
 """
 
 import argparse
-import os
 import sys
 
 import nhsim
@@ -77,7 +76,7 @@ def _parser():
 
     submit = commands.add_parser("submit", help="submit a spec; --wait for its result")
     submit.add_argument("spec", help="spec file (JSON), as examples/*.json")
-    submit.add_argument("--server", default=os.environ.get("NHSIM_SERVER", "127.0.0.1:50051"),
+    submit.add_argument("--server", default=None,
                         help="host:port (default: $NHSIM_SERVER or 127.0.0.1:50051)")
     submit.add_argument("--token-file", help="file holding the bearer token "
                                              "(default: the environment variable NHSIM_TOKEN)")

@@ -167,7 +167,8 @@ class Client:
     """A connection to nhsimd (nhsim.v1.EnsembleService).
 
     Args:
-        address: "host:port" of the server.
+        address: "host:port" of the server; None = the environment variable NHSIM_SERVER, if
+            set, else 127.0.0.1:50051 (as the nhsim CLI).
         token: the bearer token; None = the environment variable NHSIM_TOKEN, if set. Sent as
             the metadata ``authorization: Bearer <token>`` on every call.
         tls: True for TLS with the system's CA certificates (also implied by tls_ca/tls_cert).
@@ -179,8 +180,10 @@ class Client:
     Use as a context manager, or call close(), to release the channel.
     """
 
-    def __init__(self, address=_DEFAULT_ADDRESS, token=None, tls=False, tls_ca=None,
+    def __init__(self, address=None, token=None, tls=False, tls_ca=None,
                  tls_cert=None, tls_key=None, timeout=60):
+        if address is None:
+            address = os.environ.get("NHSIM_SERVER") or _DEFAULT_ADDRESS
         if token is None:
             token = os.environ.get("NHSIM_TOKEN")
         token = token.strip() if token else None

@@ -369,6 +369,10 @@ def test_tokens(token_server, small_spec, monkeypatch):
     monkeypatch.setenv("NHSIM_TOKEN", token)
     with nhsim.Client(server.address) as client:  # the token from the environment
         assert [j.id for j in client.jobs()] == [job.id]
+    monkeypatch.setenv("NHSIM_SERVER", server.address)
+    with nhsim.Client() as client:  # the address from the environment too
+        assert client.address == server.address
+        assert [j.id for j in client.jobs()] == [job.id]
 
 
 def test_tls(tls_files, tmp_path):
