@@ -67,12 +67,21 @@ std::string token_line(std::string_view token, const std::string& identity, bool
 }
 
 TokenTable TokenTable::load(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  // A directory opens as an empty stream; it is what `docker compose` (short volume syntax) and
+  // `docker run -v` create where the host file to mount is missing.
+  std::error_code ignored;
+  if (fs::is_directory(path, ignored)) {
+    throw std::runtime_error("--tokens-file " + path.string() +
+                             ": is a directory, not a tokens file (container runtimes create an "
+                             "empty one where the host file to mount is missing): remove it, "
+                             "make the file with `nhsim token NAME --append FILE`, mount that");
+  }
   std::ifstream in(path);
   if (!in) {
     throw std::runtime_error("--tokens-file " + path.string() + ": " + std::strerror(errno));
   }
   // Whoever can write this file can make themselves an admin.
-  namespace fs = std::filesystem;
   const fs::perms mode = fs::status(path).permissions();
   if ((mode & (fs::perms::group_write | fs::perms::others_write)) != fs::perms::none) {
     char octal[8];

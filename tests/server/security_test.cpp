@@ -453,6 +453,23 @@ TEST(Auth, ATokensFileOthersCanWriteIsRefused) {
   fs::remove_all(pattern, ignored);
 }
 
+// Issue 61 item 9: where the host file is missing, docker creates a directory at the mount
+// point; nhsimd said only "no tokens".
+TEST(Auth, ATokensFileThatIsADirectoryIsNamedSo) {
+  char pattern[] = "/tmp/nhsim-tokens-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  try {
+    (void)wire::TokenTable::load(pattern);
+    ADD_FAILURE() << "loaded a directory as a tokens file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(std::string("--tokens-file ") + pattern +
+                                    ": is a directory, not a tokens file"));
+    EXPECT_THAT(e.what(), HasSubstr("nhsim token NAME --append FILE"));
+  }
+  std::error_code ignored;
+  fs::remove_all(pattern, ignored);
+}
+
 TEST(Auth, TokensFilesAreCheckedLineByLine) {
   const std::string hash(64, 'a');
   const wire::TokenTable table = wire::TokenTable::parse(
