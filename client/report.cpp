@@ -83,6 +83,13 @@ std::string growth_caveat(const v1::VarianceGrowth& g, std::int64_t trajectories
                   static_cast<long long>(g.batches()));
     return text;
   }
+  if (g.exponent_lower() > kMaxLinearGrowthExponent) {
+    std::snprintf(text, sizeof text,
+                  "the variance grows faster than a + b t allows (exponent %.2f +- %.2f, 95 %% "
+                  "interval %.2f-%.2f): b is a secant's slope over the span, not a drift",
+                  g.exponent(), g.exponent_stderr(), g.exponent_lower(), g.exponent_upper());
+    return text;
+  }
   const double relative = std::abs(g.b_stderr() / g.b());
   if (relative <= kMaxGrowthRelativeError) return {};
   std::snprintf(text, sizeof text,

@@ -121,6 +121,19 @@ TEST(ClientReport, AGrowthDriftIsMarkedUnlessItsStandardErrorIsSmall) {
   EXPECT_EQ(summarize(result)[0].growth_caveat,
             "relative standard error 50 %: more trajectories, or a variance that does not grow "
             "(exponent 0.90 +- 0.10)");
+  // Issue 61 item 4: an exponent whose interval lies above 1 (rk4 on the demo's states:
+  // 1.35 +- 0.05) is growth that a + b t cannot follow, however small b's standard error.
+  g->set_b_stderr(6.25e-11);
+  g->set_exponent(1.35);
+  g->set_exponent_stderr(0.05);
+  g->set_exponent_lower(1.24);
+  g->set_exponent_upper(1.47);
+  EXPECT_EQ(summarize(result)[0].growth_caveat,
+            "the variance grows faster than a + b t allows (exponent 1.35 +- 0.05, 95 % interval "
+            "1.24-1.47): b is a secant's slope over the span, not a drift");
+  g->set_exponent_lower(0.99);  // an interval that holds the model's 1
+  EXPECT_EQ(summarize(result)[0].growth_caveat, "");
+  g->set_b_stderr(3.125e-10);
   // Two trajectories, two batches: a fit, but no standard error (served as NaN, never 0).
   g->set_b_stderr(std::numeric_limits<double>::quiet_NaN());
   EXPECT_EQ(summarize(result)[0].growth_caveat,

@@ -22,6 +22,7 @@ HEADERS = {
 }
 
 _MAX_GROWTH_RELATIVE_ERROR = 0.25  # client/include/nhsim/client/report.hpp
+_MAX_LINEAR_GROWTH_EXPONENT = 1.0  # likewise: a + b t (a, b >= 0) grows at most like t^1
 
 
 def _g(value):
@@ -76,14 +77,21 @@ def _residual_header(name):
             "velocity_constraint_residual": "max vel resid"}.get(name, "max " + name)
 
 
-def _caveat(growth, ok):
+def growth_caveat(growth, trajectories_ok):
+    """Why the variance growth fit `growth` (a VarianceGrowth) gives no drift b, as the
+    CLI's "?" notes say it; "" where b is determined (and for fewer than two successful
+    trajectories, where the table's "-" says it). The plots draw no fit where this is set."""
     if growth.samples < 2 or growth.batches < 2:
-        if ok < 2:
+        if trajectories_ok < 2:
             return ""
         return f"no fit: {growth.samples} sample times, {growth.batches} non-empty batches"
     if not math.isfinite(growth.b_stderr):
         return (f"no standard error: leaving out one of the {growth.batches} batches leaves fewer "
                 f"than two trajectories; more trajectories")
+    if growth.exponent_lower > _MAX_LINEAR_GROWTH_EXPONENT:
+        return (f"the variance grows faster than a + b t allows (exponent {growth.exponent:.2f} "
+                f"+- {growth.exponent_stderr:.2f}, 95 % interval {growth.exponent_lower:.2f}-"
+                f"{growth.exponent_upper:.2f}): b is a secant's slope over the span, not a drift")
     relative = abs(growth.b_stderr / growth.b) if growth.b else math.inf
     if relative <= _MAX_GROWTH_RELATIVE_ERROR:
         return ""
@@ -141,7 +149,7 @@ def _rows(proto, energy, residuals):
                         b_h4_se = _finite(growth.b_stderr / h ** 4)
                         stop = b_h4 is None
                     if not stop:
-                        caveat = _caveat(growth, integrator.trajectories_ok)
+                        caveat = growth_caveat(growth, integrator.trajectories_ok)
             if caveat:
                 caveats.append(f"? b/h^4 of {integrator.choice.integrator} (h {_g(h)}): "
                                f"{caveat}")

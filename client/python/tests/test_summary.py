@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import nhsim
+import nhsim.plot
+import nhsim.table
 import nhsim.units
 
 from conftest import EXAMPLES, make_small_spec
@@ -97,3 +99,34 @@ def test_units_agree_with_the_catalogue(server):
             assert nhsim.units.time_unit(system) == "s", f"{system} has no time unit"
             assert known and known <= si, (system, known)
             assert nhsim.units.observable_unit(system, "energy_error") == "J"
+
+
+def test_growth_faster_than_the_model_allows_is_flagged_and_not_drawn(variance):
+    """Issue 61 item 4: rk4's exponent on the demo's states is 1.35 +- 0.05 (interval 1.24-1.47),
+    growth that a + b t cannot follow: the table marks b with "?" and says why, the plot's legend
+    marks it too and draws no fit for it."""
+    proto = type(variance.proto)()
+    proto.CopyFrom(variance.proto)
+    flagged = []
+    for integrator in proto.integrators:
+        growth = next(s for s in integrator.observables
+                      if s.observable == "energy_error").variance_growth
+        if integrator.choice.integrator == "rk4":
+            growth.b, growth.b_stderr = 1e-13, 1e-14
+            growth.exponent, growth.exponent_stderr = 1.35, 0.05
+            growth.exponent_lower, growth.exponent_upper = 1.24, 1.47
+        if nhsim.table.growth_caveat(growth, integrator.trajectories_ok):
+            flagged.append(integrator.choice.integrator)
+    assert "rk4" in flagged
+    table = nhsim.summary_table(nhsim.Result(proto))
+    assert ("? b/h^4 of rk4 (h 0.05): the variance grows faster than a + b t allows (exponent "
+            "1.35 +- 0.05, 95 % interval 1.24-1.47): b is a secant's slope over the span, not a "
+            "drift") in table.splitlines()
+    row = next(line for line in table.splitlines() if line.startswith("rk4 "))
+    assert "?" in row
+    ax = nhsim.plot.plot_energy_variance(nhsim.Result(proto))
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [("?" in text) for text in legend] == [
+        i.choice.integrator in flagged for i in proto.integrators]
+    fits = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert len(fits) == len(proto.integrators) - len(flagged)

@@ -39,8 +39,9 @@ struct SummaryRow {
   /// (fewer than two sample times or batches: one trajectory, for one).
   std::optional<double> growth_b_over_h4;
   std::optional<double> growth_b_over_h4_stderr;
-  /// Why b is not well determined (kMaxGrowthRelativeError), or why an ensemble of two or more
-  /// trajectories has no fit; empty otherwise. The table marks b with "?" and prints this under
+  /// Why b is not well determined (kMaxGrowthRelativeError) or not a drift
+  /// (kMaxLinearGrowthExponent), or why an ensemble of two or more trajectories has no fit;
+  /// empty otherwise. The table marks b with "?" and prints this under
   /// it.
   std::string growth_caveat;
   /// One per residual_observables(result), in that order.
@@ -57,6 +58,11 @@ std::vector<std::string> residual_observables(const nhsim::v1::EnsembleResult& r
 
 /// b is reported as determined only with a relative standard error of at most this.
 inline constexpr double kMaxGrowthRelativeError = 0.25;
+
+/// Var = a + b t with a, b >= 0 grows at most like t^1 (its log-log slope bt / (a + bt) is at
+/// most 1): where the exponent's 95 % interval lies wholly above 1, the variance grows faster
+/// than the model allows (a comes out negative, b is a secant's slope) and b is marked.
+inline constexpr double kMaxLinearGrowthExponent = 1.0;
 
 /// The summary rows of `result`, one per integrator choice, in the result's order.
 std::vector<SummaryRow> summarize(const nhsim::v1::EnsembleResult& result);

@@ -9,6 +9,7 @@ from nhsim.plot._common import _arrays, _missing, _positive, _series
 from nhsim.plot._paper import (_color, _finish, _mean, _picked, _require, _single, _style,
                                _subplots)
 from nhsim.results import as_proto
+from nhsim.table import growth_caveat
 from nhsim.units import axis_label
 
 
@@ -66,7 +67,7 @@ def _trajectory_panel(ax, result, observable, ylabel, title):
 
 def _variance_panel(ax, result, reference_slope=1e-4):
     """Var(H - H0) / h^4 per choice, with the growth model a + b t (dashed black) where b is
-    significant; curves at round-off (the discrete gradients, 20 decades below) are named in a
+    significant and unflagged (nhsim.table.growth_caveat); curves at round-off (the discrete gradients, 20 decades below) are named in a
     note instead of stretching the axis over them."""
     proto = as_proto(result)
     steps = sorted({i.choice.h for i in proto.integrators})
@@ -88,7 +89,8 @@ def _variance_panel(ax, result, reference_slope=1e-4):
         style = styles[steps.index(h) % len(styles)] if len(steps) > 1 else "-"
         growth = series.variance_growth
         significant = (series.HasField("variance_growth") and growth.samples >= 2
-                       and growth.b > 2 * growth.b_stderr)
+                       and growth.b > 2 * growth.b_stderr
+                       and not growth_caveat(growth, integrator.trajectories_ok))
         if significant:
             name += f": b/h⁴ {growth.b / h ** 4:.2g} ± {growth.b_stderr / h ** 4:.1g}"
         ax.plot(t[keep], _positive(scaled), linestyle=style, linewidth=1.0,

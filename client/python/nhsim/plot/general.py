@@ -11,6 +11,7 @@ import numpy as np
 from nhsim.plot._common import (_arrays, _choices_with, _missing, _new_axes, _positive,
                                 _wants_log)
 from nhsim.results import as_proto
+from nhsim.table import growth_caveat
 from nhsim.units import axis_label, observable_unit, time_unit
 
 
@@ -35,7 +36,9 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
         ax: the Axes to draw into; None = a new figure.
         observable: the series whose variance is drawn (default energy_error).
         fit: also draw the growth model a + b t (variance_growth, dashed, over the sample times
-            of its fit) and give b / h⁴ with its standard error in the legend.
+            of its fit) and give b / h⁴ with its standard error in the legend; where the
+            summary table marks b with "?" (nhsim.table.growth_caveat) the legend does too and
+            no fit is drawn.
         loglog: log t axis too (t = 0 is left out); False = linear t, log variance.
 
     Returns:
@@ -46,16 +49,20 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
     if not choices:
         raise _missing(proto, observable)
     ax = _new_axes(ax)
+    drawn = 0
     for label, integrator, series in choices:
         t, (variance,) = _arrays(integrator, series, ["variance"])
         if loglog:
             t, variance = t[t > 0], variance[t > 0]
         growth = series.variance_growth
         has_fit = fit and series.HasField("variance_growth") and growth.samples >= 2
+        flagged = has_fit and growth_caveat(growth, integrator.trajectories_ok) != ""
         h4 = integrator.choice.h ** 4
-        note = (f", b/h⁴ = {growth.b / h4:.3g} ± {growth.b_stderr / h4:.2g}" if has_fit else "")
+        note = (f", b/h⁴ = {growth.b / h4:.3g}{'?' if flagged else ''} ± "
+                f"{growth.b_stderr / h4:.2g}" if has_fit else "")
         (line,) = ax.plot(t, _positive(variance), label=f"{label}{note}")
-        if has_fit:
+        if has_fit and not flagged:  # "?": the table's note says why b is no drift
+            drawn += 1
             t_fit = t[(t >= growth.t_min) & (t <= growth.t_max)]
             ax.plot(t_fit, _positive(growth.a + growth.b * t_fit), linestyle="--",
                     linewidth=0.8, color=line.get_color())
@@ -66,7 +73,7 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
     name = "H(t) - H(0)" if observable == "energy_error" else observable
     ax.set_ylabel(axis_label(f"Var[{name}]", observable_unit(proto.system, observable), power=2))
     title = f"{proto.system}: variance over {proto.n_trajectories} trajectories"
-    ax.set_title(title + (" (dashed: a + b t)" if fit else ""), fontsize="medium")
+    ax.set_title(title + (" (dashed: a + b t)" if drawn else ""), fontsize="medium")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
     return ax
