@@ -67,8 +67,8 @@ def _trajectory_panel(ax, result, observable, ylabel, title):
 
 def _variance_panel(ax, result, reference_slope=1e-4):
     """Var(H - H0) / h^4 per choice, with the growth model a + b t (dashed black) where b is
-    significant and unflagged (nhsim.table.growth_caveat); curves at round-off (the discrete gradients, 20 decades below) are named in a
-    note instead of stretching the axis over them."""
+    significant and unmarked (nhsim.table.growth_caveat); curves at round-off (the discrete
+    gradients, 20 decades below) are named in a note instead of stretching the axis over them."""
     proto = as_proto(result)
     steps = sorted({i.choice.h for i in proto.integrators})
     styles = ["-", "--", ":", "-."]
