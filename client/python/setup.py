@@ -1,4 +1,4 @@
-"""Builds the nhsim package with its gRPC stubs (see pyproject.toml for the metadata).
+"""Builds the nhsim package with its gRPC stubs (setup.cfg holds the metadata).
 
 build_py runs protoc with grpc_python_plugin on proto/nhsim/v1/*.proto (two directories up,
 which pip's in-tree build reaches) and writes nhsim/v1/*_pb2.py and *_pb2_grpc.py into the

@@ -11,7 +11,7 @@ draw it with matplotlib::
     stats = result.to_dataframe()                        # one row per choice x observable x t
     nhsim.plot_summary(result, "energy_error")           # mean and 5-95 % band per integrator
 
-Install it with ``pip install --no-build-isolation --no-index ./client/python`` (docs/python.md),
+Install it with ``pip install ./client/python`` (docs/python.md),
 which generates the protobuf and gRPC modules (package ``nhsim.v1``) from proto/nhsim/v1. In a
 build tree they are in ``build/client/python/stubs`` instead, which may then be on sys.path
 beside client/python. ``nhsim.plot`` is imported on its own, and matplotlib only when drawing.
