@@ -41,8 +41,7 @@ struct SummaryRow {
   std::optional<double> growth_b_over_h4_stderr;
   /// Why b is not well determined (kMaxGrowthRelativeError) or not a drift
   /// (kMaxLinearGrowthExponent), or why an ensemble of two or more trajectories has no fit;
-  /// empty otherwise. The table marks b with "?" and prints this under
-  /// it.
+  /// empty otherwise. The table marks b with "?" and prints this under it.
   std::string growth_caveat;
   /// One per residual_observables(result), in that order.
   std::vector<ResidualMax> max_residuals;
