@@ -13,7 +13,7 @@
 //   nhsim [--server ADDR] delete JOB
 //   nhsim convergence RESULT.json [--reference INTEGRATOR]
 //   nhsim run SPEC.json|- [--shard I/N | --trajectories LO:HI] [--out PART] [--json FILE]
-//             [--csv FILE] [--threads T]
+//             [--csv FILE] [--threads T] [--progress auto|json]
 //   nhsim merge PART... [--out PART] [--json FILE] [--csv FILE] [--threads T]
 //   nhsim token IDENTITY [--admin] [--append TOKENS_FILE]
 //
@@ -121,7 +121,8 @@ std::string run_name(const std::string& spec_file, const nhsim::TrajectoryRange&
 /// nhsim run: the spec's trajectories (all, or one shard) in this process.
 void run_local(const std::string& spec_file, const std::string& shard,
                const std::string& trajectories, int threads, const std::string& out_file,
-               const std::string& json_file, const std::string& csv_file, bool json_output) {
+               const std::string& json_file, const std::string& csv_file, bool json_output,
+               bool json_progress) {
   const v1::SubmitEnsembleRequest spec = nhsim::client::load_spec(spec_file);
   const std::int64_t n = nhsim::client::trajectory_count(spec);
   const bool until = spec.until().targets_size() > 0;
@@ -148,23 +149,32 @@ void run_local(const std::string& spec_file, const std::string& shard,
     if (!file.empty()) nhsim::client::check_writable(file);
   }
   const bool tty = isatty(fileno(stderr)) != 0;
-  nhsim::client::ProgressPrinter progress(stderr, tty, run_name(spec_file, range, n));
+  nhsim::client::ProgressPrinter printer(stderr, tty, run_name(spec_file, range, n));
+  nhsim::client::JsonProgress json_lines(stderr);
   v1::Job job;
   job.set_state(v1::RUNNING);
   job.set_system(spec.system());
   const auto show = [&](std::int64_t done, std::int64_t total) {
+    if (json_progress) {
+      json_lines.update(done, total);
+      return;
+    }
     job.set_trajectories_done(done);
     job.set_trajectories_total(total);
-    progress.update(job);
+    printer.update(job);
+  };
+  const auto finish_progress = [&] {
+    json_lines.finish();
+    printer.finish();
   };
   if (until) {
     const v1::EnsembleResult result = nhsim::client::run_until(spec, threads, show);
-    progress.finish();
+    finish_progress();
     report(result, json_file, csv_file, json_output);
     return;
   }
   const v1::PartialResult partial = nhsim::client::run_range(spec, range, threads, show);
-  progress.finish();
+  finish_progress();
   report_partial(partial, out_file, json_file, csv_file, threads, json_output);
 }
 
@@ -360,6 +370,14 @@ int main(int argc, char** argv) {
   run->add_option("--threads", threads, "threads (0: all cores)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  std::string progress_format = "auto";
+  run->add_option("--progress", progress_format,
+                  "auto: a bar on a terminal, plain lines otherwise; json: for programs, one "
+                  "JSON object per line on stderr, {\"trajectories_done\": D, "
+                  "\"trajectories_total\": T} (at most 5 a second, and the last), or on an "
+                  "error {\"error\": {\"code\": \"INVALID_ARGUMENT\", \"message\": M}}")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "json"}));
 
   std::vector<std::string> part_files;
   auto* merge = app.add_subcommand(
@@ -411,8 +429,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (run->parsed()) {
-      run_local(spec_file, shard, trajectories, threads, out_file, json_file, csv_file,
-                json_output);
+      run_local(spec_file, shard, trajectories, threads, out_file, json_file, csv_file, json_output,
+                progress_format == "json");
       return 0;
     }
     if (merge->parsed()) {
@@ -504,7 +522,14 @@ int main(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
-    std::cerr << "nhsim: " << e.what() << '\n';
+    if (run->parsed() && progress_format == "json") {
+      // The code the server would answer: a bad spec or option is an invalid argument.
+      const bool invalid = dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
+      std::cerr << nhsim::client::json_error_line(invalid ? "INVALID_ARGUMENT" : "UNKNOWN",
+                                                  e.what());
+    } else {
+      std::cerr << "nhsim: " << e.what() << '\n';
+    }
     return kError;
   }
   return 0;

@@ -1,6 +1,10 @@
 #include "nhsim/client/progress.hpp"
 
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "nhsim/client/report.hpp"
@@ -79,6 +83,52 @@ void ProgressPrinter::finish() {
     std::fflush(out_);
     drawn_ = false;
   }
+}
+
+namespace {
+
+/// `value` as one line of JSON (protobuf's printer does the escaping).
+std::string json_line(const google::protobuf::Struct& value) {
+  std::string json;
+  const auto status = google::protobuf::util::MessageToJsonString(value, &json);
+  if (!status.ok())
+    throw std::runtime_error("JSON printing failed: " + std::string(status.message()));
+  return json + '\n';
+}
+
+}  // namespace
+
+void JsonProgress::write(std::int64_t done, std::int64_t total) {
+  google::protobuf::Struct line;
+  auto& fields = *line.mutable_fields();
+  fields["trajectories_done"].set_number_value(static_cast<double>(done));  // exact below 2^53
+  fields["trajectories_total"].set_number_value(static_cast<double>(total));
+  std::fputs(json_line(line).c_str(), out_);
+  std::fflush(out_);
+}
+
+void JsonProgress::update(std::int64_t done, std::int64_t total,
+                          std::chrono::steady_clock::time_point now) {
+  if (written_ && now - *written_ < interval_) {
+    held_.emplace(done, total);
+    return;
+  }
+  write(done, total);
+  written_ = now;
+  held_.reset();
+}
+
+void JsonProgress::finish() {
+  if (held_) write(held_->first, held_->second);
+  held_.reset();
+}
+
+std::string json_error_line(std::string_view code, std::string_view message) {
+  google::protobuf::Struct error;
+  auto& fields = *(*error.mutable_fields())["error"].mutable_struct_value()->mutable_fields();
+  fields["code"].set_string_value(std::string(code));
+  fields["message"].set_string_value(std::string(message));
+  return json_line(error);
 }
 
 }  // namespace nhsim::client

@@ -1,5 +1,8 @@
-// client/progress.cpp: plain progress lines off a TTY, a redrawn bar on one.
+// client/progress.cpp: plain progress lines off a TTY, a redrawn bar on one, JSON lines for
+// programs (nhsim run --progress json).
 #include <gmock/gmock.h>
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -109,6 +112,56 @@ TEST(ClientProgress, ANamedRunStartsItsLinesWithTheName) {
             "trajectories\n");
   EXPECT_THAT(printed(true, {job(v1::RUNNING, 50)}, "run tiny.json"),
               ::testing::StartsWith("\rrun tiny.json  [###############"));
+}
+
+/// What JsonProgress writes for (done, total) updates at the given milliseconds, then finish().
+std::string json_printed(const std::vector<std::pair<int, std::int64_t>>& updates) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&buffer, &size);
+  {
+    JsonProgress progress(out);  // at most one line per 200 ms
+    const auto start = std::chrono::steady_clock::now();
+    for (const auto& [ms, done] : updates) {
+      progress.update(done, 10, start + std::chrono::milliseconds(ms));
+    }
+    progress.finish();
+  }
+  std::fclose(out);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+/// One JSON line parsed back (protobuf's parser; the order of the fields is free).
+google::protobuf::Struct parsed(const std::string& line) {
+  google::protobuf::Struct value;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(line, &value).ok()) << line;
+  return value;
+}
+
+TEST(ClientProgress, JsonLinesAreThrottledAndEndWithTheLastCount) {
+  const auto all = lines_of(json_printed({{0, 0}, {50, 1}, {100, 2}, {250, 3}, {300, 4}}));
+  // The first; the one 250 ms after it; the one held back, written by finish().
+  ASSERT_EQ(all.size(), 3U);
+  const double expected[] = {0, 3, 4};
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const auto fields = parsed(all[k]).fields();
+    ASSERT_EQ(fields.size(), 2U) << all[k];
+    EXPECT_EQ(fields.at("trajectories_done").number_value(), expected[k]);
+    EXPECT_EQ(fields.at("trajectories_total").number_value(), 10);
+  }
+  // Nothing held back: finish() writes nothing more.
+  EXPECT_EQ(lines_of(json_printed({{0, 10}})).size(), 1U);
+}
+
+TEST(ClientProgress, JsonErrorLinesEscapeTheMessage) {
+  const std::string message = "integrators[0].h: must be \"finite\"\n";
+  const std::string line = json_error_line("INVALID_ARGUMENT", message);
+  ASSERT_EQ(line.find('\n'), line.size() - 1) << line;  // one line
+  const auto error = parsed(line).fields().at("error").struct_value().fields();
+  EXPECT_EQ(error.at("code").string_value(), "INVALID_ARGUMENT");
+  EXPECT_EQ(error.at("message").string_value(), message);
 }
 
 TEST(ClientProgress, EtaText) {

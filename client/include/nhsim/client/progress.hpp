@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "nhsim/v1/ensemble.pb.h"
@@ -47,6 +48,33 @@ class ProgressPrinter {
   std::optional<std::chrono::steady_clock::time_point> started_;
   std::int64_t done_at_start_ = 0;
 };
+
+/// `nhsim run --progress json`: the progress as JSON lines on `out` (not owned), for programs
+/// (the Python package's nhsim.run): {"trajectories_done": D, "trajectories_total": T} at most
+/// every `interval` and always the last, with finish(); error_line() instead on an error.
+class JsonProgress {
+ public:
+  explicit JsonProgress(
+      std::FILE* out, std::chrono::steady_clock::duration interval = std::chrono::milliseconds(200))
+      : out_(out), interval_(interval) {}
+  void update(std::int64_t done, std::int64_t total,
+              std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
+  /// Writes the last count if update() held it back.
+  void finish();
+
+ private:
+  void write(std::int64_t done, std::int64_t total);
+
+  std::FILE* out_;
+  std::chrono::steady_clock::duration interval_;
+  std::optional<std::chrono::steady_clock::time_point> written_;
+  std::optional<std::pair<std::int64_t, std::int64_t>> held_;
+};
+
+/// The line {"error": {"code": CODE, "message": MESSAGE}} (newline-terminated) that ends a
+/// `--progress json` stream on an error; `code` is a gRPC status code name, e.g.
+/// "INVALID_ARGUMENT" (a bad spec or option), as the server would answer.
+std::string json_error_line(std::string_view code, std::string_view message);
 
 /// Seconds as the ETA shows them: "45s", "12m05s", "3h07m".
 std::string eta_text(double seconds);
