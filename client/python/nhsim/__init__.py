@@ -11,6 +11,10 @@ draw it with matplotlib::
     stats = result.to_dataframe()                        # one row per choice x observable x t
     nhsim.plot_summary(result, "energy_error")           # mean and 5-95 % band per integrator
 
+Without a server, ``nhsim.run(spec)`` runs the ensemble in a child ``nhsim run`` process (the
+same result bits); ``with nhsim.local_server() as client:`` starts an nhsimd on a loopback port
+for the service's features and stops it at the end (nhsim.local finds the binaries).
+
 Install it with ``pip install ./client/python`` (docs/python.md),
 which generates the protobuf and gRPC modules (package ``nhsim.v1``) from proto/nhsim/v1. In a
 build tree they are in ``build/client/python/stubs`` instead, which may then be on sys.path
@@ -26,6 +30,7 @@ __path__ = pkgutil.extend_path(__path__, __name__)
 # pylint: disable=wrong-import-position
 from nhsim.catalogue import Parameter, System  # noqa: E402
 from nhsim.client import Client, Job, NhsimError, load_spec, spec_units  # noqa: E402
+from nhsim.local import LocalServer, find_binary, local_server, run  # noqa: E402
 from nhsim.results import (  # noqa: E402
     ConditionalStatisticsWarning,
     Result,
@@ -44,6 +49,7 @@ __all__ = [
     "Client",
     "ConditionalStatisticsWarning",
     "Job",
+    "LocalServer",
     "NhsimError",
     "Parameter",
     "Result",
@@ -51,10 +57,13 @@ __all__ = [
     "ensemble_summary",
     "failure_warnings",
     "failures_frame",
+    "find_binary",
     "load_result",
     "load_spec",
+    "local_server",
     "observables_frame",
     "plot_summary",
+    "run",
     "spec_units",
     "summary_frame",
     "summary_table",

@@ -7,58 +7,24 @@ The binaries come from the environment (ctest sets them): NHSIMD (build/server/n
 import json
 import os
 import pathlib
-import re
 import shutil
-import signal
 import subprocess
-import time
 
 import pytest
 
+from nhsim.local import LocalServer
+
 _ROOT = pathlib.Path(__file__).resolve().parents[3]
-NHSIMD = os.environ.get("NHSIMD", str(_ROOT / "build/server/nhsimd"))
 NHSIM = os.environ.get("NHSIM", str(_ROOT / "build/client/nhsim"))
 EXAMPLES = pathlib.Path(os.environ.get("NHSIM_EXAMPLES", _ROOT / "examples"))
 
 
-class Server:
-    """An nhsimd process. ``address`` is "127.0.0.1:PORT"; ``log`` the path of its stderr."""
+class Server(LocalServer):
+    """An nhsimd (nhsim.LocalServer: ``address`` "127.0.0.1:PORT", ``log`` its stderr's path)
+    on 2 threads, logging to `directory`/nhsimd.log."""
 
     def __init__(self, directory, *flags):
-        self.log = directory / "nhsimd.log"
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(  # pylint: disable=consider-using-with
-                [NHSIMD, "--listen", "127.0.0.1:0", "--metrics", "", "--in-memory",
-                 "--threads", "2", *flags],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-        self.address = self._wait_for_port()
-
-    def _wait_for_port(self, timeout=20.0):
-        """The port from nhsimd's first log line, a JSON object with
-        "msg": "listening on 127.0.0.1:PORT, ..."."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            text = self.log.read_text(encoding="utf-8", errors="replace")
-            if "\n" in text:
-                first = json.loads(text.split("\n", 1)[0])
-                match = re.match(r"listening on (127\.0\.0\.1:\d+)", first.get("msg", ""))
-                assert match, f"nhsimd's first log line is not 'listening on': {first}"
-                return match.group(1)
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.02)
-        self.stop()
-        raise RuntimeError(f"nhsimd did not start: {self.log.read_text(errors='replace')}")
-
-    def stop(self):
-        """SIGTERM to the pid, SIGKILL after 10 s."""
-        if self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        super().__init__(threads=2, flags=flags, log=directory / "nhsimd.log")
 
 
 @pytest.fixture(scope="session")

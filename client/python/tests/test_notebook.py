@@ -1,5 +1,6 @@
 """docs/notebooks/variance.ipynb executed headless (nbclient, an IPython kernel of this Python)
-against a real nhsimd: it runs, shows the job's progress and a figure, and its checks hold."""
+with nhsim.run and no server: it runs, shows the run's progress and a figure, and its checks
+hold. The kernel finds the nhsim binary through $NHSIM (set by ctest)."""
 
 import os
 import pathlib
@@ -29,7 +30,7 @@ def _text(output):
 
 
 @pytest.fixture(scope="module")
-def executed(server, tmp_path_factory):
+def executed(tmp_path_factory):
     """The notebook after a headless run, in a scratch directory (it must write nothing)."""
     directory = tmp_path_factory.mktemp("notebook")
     # The notebook's kernel "nhsim", installed as docs/python.md says (there with --user), for
@@ -37,7 +38,7 @@ def executed(server, tmp_path_factory):
     subprocess.run([sys.executable, "-m", "ipykernel", "install", "--prefix", str(directory),
                     "--name", "nhsim"], check=True, capture_output=True)
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    env = dict(os.environ, NHSIM_SERVER=server.address, NHSIM_EXAMPLES=str(EXAMPLES),
+    env = dict(os.environ, NHSIM_EXAMPLES=str(EXAMPLES),
                JUPYTER_PATH=str(directory / "share" / "jupyter"), PYTHONDONTWRITEBYTECODE="1")
     env.pop("MPLBACKEND", None)  # Agg would hide the figure: the kernel's inline backend
     old = dict(os.environ)
@@ -64,14 +65,14 @@ def test_the_notebook_runs_with_its_kernel(executed):
 
 def test_the_progress_shows_in_the_notebook(executed):
     notebook, _ = executed
-    watch = next(c for c in notebook.cells if "job.watch()" in c.source)
-    text = "".join(_text(o) for o in watch.outputs)
+    run = next(c for c in notebook.cells if "nhsim.run(spec)" in c.source)
+    text = "".join(_text(o) for o in run.outputs)
     # tqdm.auto's bar (a widget with ipywidgets, else text on the cell's stderr) and the final
-    # line on stdout, which stays in the saved notebook either way.
-    assert "job " in text and "trajectories" in text, watch.outputs
-    assert "128/128 trajectories (100 %), SUCCEEDED" in text, text
-    streams = [o for o in watch.outputs if o.get("output_type") == "stream"]
-    assert any(o["name"] == "stdout" for o in streams), watch.outputs
+    # line on stdout, which stays in the saved notebook either way: 32 trajectories x 4
+    # integrators.
+    assert "run: 128/128 trajectories (100 %), SUCCEEDED" in text, text
+    streams = [o for o in run.outputs if o.get("output_type") == "stream"]
+    assert any(o["name"] == "stdout" for o in streams), run.outputs
 
 
 def test_the_notebook_draws_and_checks(executed):
