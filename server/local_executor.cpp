@@ -1,5 +1,7 @@
 // The local executor: the core on this machine's oneTBB pool, in chunks of trajectories, with a
-// checkpoint after the chunk that completes checkpoint_seconds of work since the last one.
+// checkpoint after the chunk that completes checkpoint_seconds of work since the last one. Each
+// chunk runs on the job's share of the pool's threads at its start: a job running alone gets
+// every job's threads, so one identity uses the whole machine when nobody else runs.
 // Associative partial results make the chunking invisible: any chunking, and any resume point,
 // gives the bits of one run_ensemble().
 #include <sys/resource.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <thread>
@@ -41,6 +44,7 @@ class LocalExecutor final : public Executor {
   LocalExecutor(int threads, double checkpoint_seconds, int concurrent_jobs)
       : threads_(threads),
         checkpoint_seconds_(checkpoint_seconds),
+        concurrent_jobs_(std::max(1, concurrent_jobs)),
         workers_(tbb::global_control::max_allowed_parallelism,
                  worker_pool_size(threads, concurrent_jobs)) {}
 
@@ -48,6 +52,7 @@ class LocalExecutor final : public Executor {
 
   EnsembleResult run(const JobRun& job) override {
     run_at_job_priority();  // the job manager's thread computes in the job's arena too
+    const RunningJob running(running_);
     if (job.problem.spec().until.active()) return run_until(job);
     const std::int64_t n = trajectory_count(job.problem.spec());
     const std::int64_t choices = choice_count(job.problem.spec());
@@ -61,23 +66,27 @@ class LocalExecutor final : public Executor {
       for (const TrajectoryRange& r : done.ranges) covered += r.end - r.begin;
     }
     // The first chunk is one block of trajectories per thread: it measures the rate. Each later
-    // chunk is what that rate, over all chunks so far, gives for checkpoint_seconds of work, and
-    // takes the rest of the gap when less than half a chunk would be left. A chunk ends when its
-    // slowest block does, with the other cores idle, so a job runs in as few chunks as its
-    // checkpoints need (more, smaller chunks measured slower). A checkpoint is written
-    // once checkpoint_seconds have passed since the last (each is a few MB with fsync).
-    const int threads = threads_ > 0 ? threads_ : cores();
-    std::int64_t chunk = 8 * std::max(threads, 1);
-    double chunk_seconds = 0.0;           // the wall time of the chunks run so far
+    // chunk is what that rate per thread, over all chunks so far, gives for checkpoint_seconds of
+    // work on the chunk's threads, and takes the rest of the gap when less than half a chunk
+    // would be left. A chunk ends when its slowest block does, with the other cores idle, so a
+    // job runs in as few chunks as its checkpoints need (more, smaller chunks measured slower).
+    // A checkpoint is written once checkpoint_seconds have passed since the last (each is a few
+    // MB with fsync).
+    double thread_seconds = 0.0;          // wall seconds x threads of the chunks run so far
     std::int64_t chunk_trajectories = 0;  // and their trajectories
     auto last_checkpoint = Clock::now();
     bool unsaved = false;  // chunks merged into `done` since the last checkpoint
     for (const TrajectoryRange& gap : uncovered(done.ranges, n)) {
       for (std::int64_t begin = gap.begin; begin < gap.end;) {
+        const int threads = chunk_threads();
+        const int used = threads > 0 ? threads : cores();
+        const std::int64_t chunk = chunk_trajectories == 0
+                                       ? 8 * std::int64_t{used}
+                                       : next_chunk(thread_seconds, chunk_trajectories, used);
         std::int64_t end = std::min(gap.end, begin + chunk);
         if (2 * (gap.end - end) < chunk) end = gap.end;
         RunOptions options;
-        options.threads = threads_;
+        options.threads = threads;
         options.cancel = &job.halt;
         const std::int64_t base = covered * choices;
         if (job.progress) {
@@ -111,9 +120,8 @@ class LocalExecutor final : public Executor {
           last_checkpoint = Clock::now();
           unsaved = false;
         }
-        chunk_seconds += seconds;
+        thread_seconds += seconds * used;
         chunk_trajectories += end - begin;
-        chunk = next_chunk(chunk_seconds, chunk_trajectories);
         begin = end;
       }
     }
@@ -139,7 +147,7 @@ class LocalExecutor final : public Executor {
           "prefix of whole rounds");
     }
     RunOptions pilot;
-    pilot.threads = threads_;
+    pilot.threads = chunk_threads();
     pilot.cancel = &job.halt;
     const std::int64_t planned = until_planned_count(job.problem, pilot);
     if (job.halt.load()) {
@@ -153,7 +161,7 @@ class LocalExecutor final : public Executor {
     while (m < n) {
       const std::int64_t end = std::min(n, m + kUntilRound);
       RunOptions options;
-      options.threads = threads_;
+      options.threads = chunk_threads();
       options.cancel = &job.halt;
       if (job.progress) {
         options.progress = [&, base = m * choices](std::int64_t d, std::int64_t) {
@@ -184,30 +192,62 @@ class LocalExecutor final : public Executor {
     return finish_until(job.problem, std::move(done), planned, threads_);
   }
 
-  /// Trajectories for checkpoint_seconds of work at the rate of `trajectories` in `seconds`; at
-  /// least 8 (one lane batch), at most 2^40.
-  std::int64_t next_chunk(double seconds, std::int64_t trajectories) const {
+  /// Trajectories for checkpoint_seconds of work on `threads` threads at the rate of
+  /// `trajectories` in `thread_seconds` (wall seconds x threads); at least 8 (one lane batch),
+  /// at most 2^40.
+  std::int64_t next_chunk(double thread_seconds, std::int64_t trajectories, int threads) const {
     constexpr double kMin = 8.0, kMax = 1099511627776.0;
-    const double rate = static_cast<double>(trajectories) / std::max(seconds, 1e-9);
+    const double rate =
+        static_cast<double>(trajectories) * threads / std::max(thread_seconds, 1e-9);
     return static_cast<std::int64_t>(std::clamp(checkpoint_seconds_ * rate, kMin, kMax));
+  }
+
+  /// Counts a job in running_ while it runs.
+  class RunningJob {
+   public:
+    explicit RunningJob(std::atomic<int>& running) : running_(running) { ++running_; }
+    ~RunningJob() { --running_; }
+    RunningJob(const RunningJob&) = delete;
+    RunningJob& operator=(const RunningJob&) = delete;
+
+   private:
+    std::atomic<int>& running_;
+  };
+
+  /// The threads of a job's next chunk: its share of the threads of concurrent_jobs_ jobs
+  /// (job_share_threads). The bits do not depend on it.
+  /// At most the pool's current limit (another global_control in the process may lower it):
+  /// an arena that asks for more makes oneTBB print a warning into the log.
+  int chunk_threads() const {
+    const int share = job_share_threads(threads_, concurrent_jobs_, running_.load());
+    const auto limit = static_cast<int>(
+        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+    return share > 0 ? std::min(share, std::max(limit, 1)) : share;
   }
 
   static int cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
-  /// oneTBB's max_allowed_parallelism for `concurrent_jobs` jobs of `threads` threads each: a
-  /// job's own thread computes in its arena, so it needs threads - 1 workers.
+  /// oneTBB's max_allowed_parallelism (threads, the calling one included) for
+  /// `concurrent_jobs` jobs of `threads` threads each, or one job of all their threads.
   static std::size_t worker_pool_size(int threads, int concurrent_jobs) {
     const int per_job = threads > 0 ? threads : cores();
-    return static_cast<std::size_t>(std::max(1, concurrent_jobs) * (per_job - 1) + 1);
+    return static_cast<std::size_t>(std::max(1, concurrent_jobs) * per_job);
   }
 
   int threads_;
   double checkpoint_seconds_;
+  int concurrent_jobs_;
+  std::atomic<int> running_{0};  // jobs in run()
   tbb::global_control workers_;
   JobThreadPriority priority_;
 };
 
 }  // namespace
+
+int job_share_threads(int threads, int concurrent_jobs, int running) {
+  if (threads <= 0) return 0;  // every job has all cores already
+  return threads * std::max(1, concurrent_jobs / std::max(1, running));
+}
 
 std::vector<TrajectoryRange> uncovered(const std::vector<TrajectoryRange>& covered,
                                        std::int64_t n) {

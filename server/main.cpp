@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
   app.add_option("--metrics", options.metrics,
                  "Prometheus metrics address host:port, GET /metrics (empty: none)")
       ->capture_default_str();
-  app.add_option("--threads", options.threads, "oneTBB threads per job (0: all cores)")
+  app.add_option("--threads", options.threads,
+                 "oneTBB threads per job (0: all cores); a job running alone takes "
+                 "every runner's")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   app.add_option("--max-running-jobs", options.max_running_jobs,

@@ -1,7 +1,8 @@
 // The local executor's chunks and checkpoints: a job shorter than checkpoint_seconds runs in two
 // chunks (the first measures the rate) and writes no checkpoint; past the interval, one follows
 // each chunk but the last; a shutdown keeps the chunks finished before it in one last checkpoint.
-// The result is the bits of one run_ensemble() whatever the chunking.
+// The result is the bits of one run_ensemble() whatever the chunking. A job running alone takes
+// the threads of every job the pool is sized for.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -42,8 +43,10 @@ std::int64_t covered(const PartialResult& partial) {
 /// One job through a local executor of 2 threads; records the chunks and checkpoints.
 class LocalExecutorTest : public ::testing::Test {
  protected:
-  EnsembleResult run(double checkpoint_seconds, int halt_after_chunks = 0) {
-    const std::unique_ptr<Executor> executor = make_local_executor(2, checkpoint_seconds);
+  EnsembleResult run(double checkpoint_seconds, int halt_after_chunks = 0, int threads = 2,
+                     int concurrent_jobs = 1) {
+    const std::unique_ptr<Executor> executor =
+        make_local_executor(threads, checkpoint_seconds, concurrent_jobs);
     JobRun job{.id = id_,
                .owner = owner_,
                .request = request_,
@@ -110,6 +113,26 @@ TEST_F(LocalExecutorTest, AShutdownKeepsTheChunksFinishedBeforeIt) {
   EXPECT_THROW(run(3600.0, 2), Interrupted);
   ASSERT_EQ(chunks_.size(), 2u);
   EXPECT_EQ(checkpoints_, std::vector<std::int64_t>{chunks_[0]});
+}
+
+TEST_F(LocalExecutorTest, AJobRunningAloneTakesEveryJobsThreads) {
+  // A pool for 2 jobs of 1 thread: alone, the job's first chunk is one block for each of 2
+  // threads, as on an executor for one job of 2 threads.
+  EXPECT_EQ(run(3600.0, 0, 1, 2).integrators.at(0).trajectories_ok, 300);
+  EXPECT_EQ(chunks_, (std::vector<std::int64_t>{16, 284}));
+  chunks_.clear();
+  run(3600.0, 0, 1, 1);
+  EXPECT_EQ(chunks_, (std::vector<std::int64_t>{8, 292}));
+}
+
+TEST(JobShareThreads, IsTheJobsShareOfThePool) {
+  EXPECT_EQ(job_share_threads(2, 2, 1), 4);  // alone on a pool for 2 jobs: both jobs' threads
+  EXPECT_EQ(job_share_threads(2, 2, 2), 2);
+  EXPECT_EQ(job_share_threads(2, 4, 1), 8);
+  EXPECT_EQ(job_share_threads(2, 4, 2), 4);
+  EXPECT_EQ(job_share_threads(2, 4, 3), 2);  // floor(4 / 3) = 1 share
+  EXPECT_EQ(job_share_threads(3, 1, 1), 3);
+  EXPECT_EQ(job_share_threads(0, 4, 1), 0);  // 0: all cores, already
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ inline constexpr int kJobThreadNice = 10;
 /// Runs jobs in this process on `threads` oneTBB threads per job (0: all cores), in chunks of
 /// trajectories of about `checkpoint_seconds` of work each (shorter at the start), with a
 /// checkpoint after each chunk that ends `checkpoint_seconds` or more after the last one, and
-/// one of the finished chunks when a shutdown interrupts the job.
+/// one of the finished chunks when a shutdown interrupts the job. A chunk that starts while
+/// fewer than `concurrent_jobs` jobs run takes a larger share (job_share_threads).
 /// Allows oneTBB enough worker threads that each of `concurrent_jobs` jobs running at once
 /// gets its `threads`: the operating system then shares the cores equally among the jobs
 /// (with oneTBB's default pool, one worker per core beyond the first, two jobs on two cores
@@ -77,6 +78,12 @@ inline constexpr int kJobThreadNice = 10;
 /// at nice kJobThreadNice, below the gRPC threads that answer health checks and RPCs.
 std::unique_ptr<Executor> make_local_executor(int threads, double checkpoint_seconds = 5.0,
                                               int concurrent_jobs = 1);
+
+/// The oneTBB threads of a job's next chunk when `running` jobs (this one included) run on a
+/// pool sized for `concurrent_jobs` jobs of `threads` threads each: threads x
+/// floor(concurrent_jobs / running), at least `threads`; 0 (all cores) for threads = 0. A job
+/// running alone gets every job's threads (one identity then uses the whole machine).
+int job_share_threads(int threads, int concurrent_jobs, int running);
 
 /// The trajectory ranges of [0, n) that `covered` (sorted, disjoint) leaves out.
 std::vector<nhsim::TrajectoryRange> uncovered(const std::vector<nhsim::TrajectoryRange>& covered,
