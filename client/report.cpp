@@ -652,6 +652,7 @@ std::string job_status(const v1::Job& job, const std::string& done) {
   std::string status = v1::JobState_Name(job.state()) + " " + done + "/" +
                        std::to_string(job.trajectories_total()) + " trajectories";
   if (job.cancel_requested() && job.state() == v1::RUNNING) status += " (cancelling)";
+  if (!job.waiting_reason().empty()) status += " (waits: " + job.waiting_reason() + ")";
   if (!job.error().empty()) status += ": " + job.error();
   return status;
 }
@@ -689,7 +690,7 @@ std::string jobs_table(const std::vector<v1::Job>& jobs,
   if (jobs.empty()) return {};  // nothing on stdout: scripts test for an empty list
   std::vector<std::vector<std::string>> cells = {
       {"job", "state", "done", "system", "age", "label"}};
-  std::string errors;
+  std::string notes;  // errors and why queued jobs wait, under the table
   for (const v1::Job& job : jobs) {
     const bool cancelling = job.cancel_requested() && job.state() == v1::RUNNING;
     cells.push_back(
@@ -697,9 +698,12 @@ std::string jobs_table(const std::vector<v1::Job>& jobs,
          std::to_string(job.trajectories_done()) + "/" + std::to_string(job.trajectories_total()),
          job.system(), age_text(job.created_time(), now),
          short_label(job.label(), kJobsLabelWidth)});
-    if (!job.error().empty()) errors += "job " + job.job_id() + ": " + job.error() + "\n";
+    if (!job.error().empty()) notes += "job " + job.job_id() + ": " + job.error() + "\n";
+    if (!job.waiting_reason().empty()) {
+      notes += "job " + job.job_id() + " waits: " + job.waiting_reason() + "\n";
+    }
   }
-  return aligned(cells, {true, true, false, true, false, true}) + errors;
+  return aligned(cells, {true, true, false, true, false, true}) + notes;
 }
 
 }  // namespace nhsim::client

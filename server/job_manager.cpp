@@ -522,6 +522,29 @@ int JobManager::running_cap() const {
   return std::max(options_.max_running_jobs - 1, 1);
 }
 
+std::string JobManager::waiting_reason(const std::string& id) {
+  const std::lock_guard lock(queue_mutex_);
+  const auto queued =
+      std::find_if(queue_.begin(), queue_.end(), [&](const Queued& q) { return q.id == id; });
+  if (queued == queue_.end()) return {};
+  const int cap = running_cap();
+  const auto mine = std::count_if(running_.begin(), running_.end(), [&](const auto& running) {
+    return running.second == queued->owner;
+  });
+  if (mine >= cap + (queued->short_job ? 1 : 0)) {
+    return "its identity " + queued->owner + " runs " + std::to_string(mine) +
+           (mine == 1 ? " job" : " jobs") + ", the most one identity runs at once (" +
+           (queued->short_job ? "a short job beyond " : "") + "--max-running-per-client " +
+           std::to_string(cap) + ")";
+  }
+  const auto ahead = queued - queue_.begin();
+  if (static_cast<int>(running_.size()) >= options_.max_running_jobs) {
+    return "every runner is busy (--max-running-jobs " + std::to_string(options_.max_running_jobs) +
+           "); " + std::to_string(ahead) + (ahead == 1 ? " job" : " jobs") + " queued before it";
+  }
+  return "starting";
+}
+
 bool JobManager::is_short(const Problem& problem) const {
   return estimate_cost(problem).trajectory_steps <= options_.short_job_steps;
 }

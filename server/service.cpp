@@ -488,6 +488,12 @@ std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
   return {};
 }
 
+v1::Job EnsembleServiceImpl::job_message(const JobRecord& record) const {
+  v1::Job job = to_job(record);
+  if (record.state == v1::QUEUED) job.set_waiting_reason(jobs_.waiting_reason(record.id));
+  return job;
+}
+
 grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
                                          const v1::GetJobRequest* request, v1::Job* response) {
   return authorized(context, [&](const wire::Caller& who) {
@@ -495,7 +501,7 @@ grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
     if (grpc::Status status = named_job(request->job_id(), who, record); !status.ok()) {
       return status;
     }
-    *response = to_job(record);
+    *response = job_message(record);
     return grpc::Status::OK;
   });
 }
@@ -518,7 +524,7 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
       if (!record) return not_found(id);
       if (record->version != seen) {
         seen = record->version;
-        if (!writer->Write(to_job(*record))) {
+        if (!writer->Write(job_message(*record))) {
           return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
         }
         if (is_terminal(record->state)) return grpc::Status::OK;
@@ -681,7 +687,8 @@ grpc::Status EnsembleServiceImpl::ListJobs(grpc::ServerContext* context,
     // one job): labels are free text, so a page of many jobs could outgrow a message.
     std::size_t bytes = 0;
     for (; k < total && response->jobs_size() < page; ++k) {
-      v1::Job job = k < jobs.size() ? to_job(jobs[k]) : quarantined_job(damaged[k - jobs.size()]);
+      v1::Job job =
+          k < jobs.size() ? job_message(jobs[k]) : quarantined_job(damaged[k - jobs.size()]);
       bytes += job.ByteSizeLong() + 8;  // + the field's tag and length
       if (response->jobs_size() > 0 && bytes > kMaxPageBytes) break;
       *response->add_jobs() = std::move(job);

@@ -340,8 +340,13 @@ TEST(ClientReport, JobsTableShowsSystemLabelStateAndAge) {
   jobs[2].set_state(v1::FAILED);
   jobs[2].set_system("suslov");
   jobs[2].set_error("spec: bad");
+  jobs.emplace_back();
+  jobs[3].set_job_id("11111111111111111111111111111111");
+  jobs[3].set_state(v1::QUEUED);
+  jobs[3].set_system("suslov");
+  jobs[3].set_waiting_reason("every runner is busy (--max-running-jobs 2); 1 job queued before it");
   const auto all = lines_of(jobs_table(jobs, now));
-  ASSERT_EQ(all.size(), 5U);
+  ASSERT_EQ(all.size(), 7U);
   EXPECT_EQ(
       all[0],
       "job                               state                    done  system                  "
@@ -359,7 +364,15 @@ TEST(ClientReport, JobsTableShowsSystemLabelStateAndAge) {
       all[3],
       "00000000000000000000000000000000  FAILED                    0/0  suslov                "
       "     -");
-  EXPECT_EQ(all[4], "job 00000000000000000000000000000000: spec: bad");
+  EXPECT_THAT(all[4], ::testing::StartsWith("11111111111111111111111111111111  QUEUED  "));
+  // Under the table: each failed job's error, and why each queued job waits.
+  EXPECT_EQ(all[5], "job 00000000000000000000000000000000: spec: bad");
+  EXPECT_EQ(all[6],
+            "job 11111111111111111111111111111111 waits: every runner is busy "
+            "(--max-running-jobs 2); 1 job queued before it");
+  EXPECT_EQ(job_line(jobs[3]),  // as `nhsim watch` and `submit --wait` show it
+            "job 11111111111111111111111111111111 QUEUED 0/0 trajectories (waits: every runner is "
+            "busy (--max-running-jobs 2); 1 job queued before it)");
   EXPECT_EQ(jobs_table({}, now), "");  // no header for no jobs: `nhsim jobs` prints nothing
 }
 

@@ -197,6 +197,13 @@ TEST_F(SharingTest, TheQueueAlternatesBetweenIdentities) {
   ASSERT_EQ(alice.get_job(alice_jobs[1]).state(), v1::RUNNING);
   for (int k = 0; k < 2; ++k) alice_jobs.push_back(alice.submit(long_spec()).job_id());
   const std::string bob_job = bob.submit(long_spec()).job_id();
+  // Issue 61 item 8: `nhsim jobs` did not say why a job waits.
+  EXPECT_EQ(alice.get_job(alice_jobs[2]).waiting_reason(),
+            "its identity alice runs 2 jobs, the most one identity runs at once "
+            "(--max-running-per-client 2)");
+  EXPECT_EQ(bob.get_job(bob_job).waiting_reason(),
+            "every runner is busy (--max-running-jobs 2); 2 jobs queued before it");
+  EXPECT_EQ(alice.get_job(alice_jobs[0]).waiting_reason(), "");  // running
   // One of alice's running jobs ends: the runner goes to bob, not to alice's older third job.
   alice.cancel(alice_jobs[0]);
   alice.watch(alice_jobs[0], nullptr);

@@ -406,6 +406,12 @@ class Job:
         return self.proto.error
 
     @property
+    def waiting_reason(self):
+        """While QUEUED, why the job has not started, as of the last refresh ("" otherwise),
+        e.g. "every runner is busy (--max-running-jobs 2); 1 job queued before it"."""
+        return self.proto.waiting_reason
+
+    @property
     def finished(self):
         """True once the job is SUCCEEDED, FAILED or CANCELLED."""
         return self.state in TERMINAL_STATES

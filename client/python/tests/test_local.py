@@ -6,6 +6,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -128,3 +129,22 @@ def test_local_server_that_cannot_start_says_why(tmp_path):
     with pytest.raises(RuntimeError, match="nhsimd did not start: .*--no-such-flag"):
         nhsim.LocalServer(flags=("--no-such-flag",))
 
+
+def test_a_queued_job_says_why_it_waits(small_spec):
+    small_spec["initial_conditions"]["energy_shell"]["count"] = 1000
+    small_spec["t_final"] = 1e4  # minutes of work: cancelled below
+    flags = ("--max-running-jobs", "1", "--short-job-steps", "0")
+    with nhsim.local_server(threads=1, flags=flags) as client:
+        first, second = client.submit(small_spec), client.submit(small_spec)
+        try:
+            for _ in range(1000):
+                if first.refresh().state == "RUNNING":
+                    break
+                time.sleep(0.01)
+            assert first.state == "RUNNING" and first.waiting_reason == ""
+            assert second.refresh().waiting_reason == (
+                "its identity anonymous runs 1 job, the most one identity runs at once "
+                "(--max-running-per-client 1)")
+        finally:
+            first.cancel()
+            second.cancel()

@@ -120,7 +120,7 @@ std::string systems_table(const nhsim::v1::ListSystemsResponse& systems);
 /// The integrators with order, properties, requirements and Newton defaults.
 std::string integrators_table(const nhsim::v1::ListIntegratorsResponse& integrators);
 
-/// "<STATE> <done>/<total> trajectories[ (cancelling)][: error]".
+/// "<STATE> <done>/<total> trajectories[ (cancelling)][ (waits: reason)][: error]".
 std::string job_status(const nhsim::v1::Job& job);
 
 /// job_status() with `done` in place of the job's trajectories_done.
@@ -131,7 +131,8 @@ std::string job_line(const nhsim::v1::Job& job);
 
 /// The job list of `nhsim jobs`: a header, then one line per job, "job state done/total system
 /// age label" (age since created_time at `now`, as eta_text() writes it; the label on one line,
-/// cut after kJobsLabelWidth characters), then the error of each failed job; empty for no jobs.
+/// cut after kJobsLabelWidth characters), then the error of each failed job and why each queued
+/// job waits ("job <id> waits: <waiting_reason>"); empty for no jobs.
 std::string jobs_table(const std::vector<nhsim::v1::Job>& jobs,
                        std::chrono::system_clock::time_point now);
 

@@ -155,6 +155,9 @@ class JobManager {
   /// write failed (each call then probes the store with a small write, and a success clears
   /// it); empty when all is well.
   std::string problem();
+  /// Why the queued job `id` has not started (v1::Job.waiting_reason); empty when it is not
+  /// queued.
+  std::string waiting_reason(const std::string& id);
   /// How long the oldest job still queued has waited since its submission [s]; 0 with none.
   double oldest_queued_seconds();
   /// Why the executor cannot run `spec` (Executor::refuses); empty when it can.

@@ -123,6 +123,8 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
                                                const wire::Caller& who);
   /// Why `name` cannot be registered (not an identifier, a catalogue name); empty when it can.
   static std::string unregistrable(const std::string& name);
+  /// The Job message of `record`, with its waiting_reason while it is queued.
+  nhsim::v1::Job job_message(const JobRecord& record) const;
   /// The job, if `who` may see it.
   std::optional<JobRecord> visible_job(const std::string& id, const wire::Caller& who) const;
   /// The job `given` names for `who`, into `record`: the job with that id, else the one job
