@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 
 from nhsim._stubs import ensemble_pb2, ensemble_pb2_grpc
 from nhsim.catalogue import System, integrators_frame, parameters_frame, systems_frame
-from nhsim.progress import Progress
+from nhsim.progress import Progress, mode_of
 from nhsim.results import Result
 
 #: The states after which a job never changes again.
@@ -438,15 +438,9 @@ class Job:
         Raises:
             NhsimError: NOT_FOUND for an unknown job, DEADLINE_EXCEEDED after `timeout`.
         """
-        if progress is True:
-            mode = "auto"
-        elif not progress:
-            mode = "none"
-        else:
-            mode = progress
         request = ensemble_pb2.WatchJobRequest(job_id=self.id)
         updates = 0
-        with Progress(f"job {self.id[:8]}", mode) as shown:
+        with Progress(f"job {self.id[:8]}", mode_of(progress)) as shown:
             for update in self._client._stream(  # pylint: disable=protected-access
                     "WatchJob", request, timeout):
                 self.proto = update

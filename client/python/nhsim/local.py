@@ -22,7 +22,7 @@ from google.protobuf import json_format
 
 from nhsim.client import Client, NhsimError, load_spec, spec_units
 from nhsim.messages import read_result_message
-from nhsim.progress import Progress
+from nhsim.progress import Progress, mode_of
 from nhsim.results import Result
 
 #: binary -> (environment variable, its directory in a build tree)
@@ -72,12 +72,6 @@ def find_binary(name):
         f"install it (cmake --install build), or set {variable} to the binary's path")
 
 
-def _progress_mode(progress):
-    if progress is True:
-        return "auto"
-    return progress or "none"
-
-
 def _error_from(stderr_lines, returncode):
     """The NhsimError of a failed ``nhsim run``: its {"error": ...} line, else its stderr."""
     for line in reversed(stderr_lines):
@@ -120,7 +114,7 @@ def run(spec, threads=0, progress=True):
     stderr_lines = []
     with tempfile.TemporaryDirectory(prefix="nhsim-run-") as directory:
         path = pathlib.Path(directory) / "result.json"
-        with open(path, "wb") as out, Progress("run", _progress_mode(progress)) as shown:
+        with open(path, "wb") as out, Progress("run", mode_of(progress)) as shown:
             child = subprocess.Popen(  # pylint: disable=consider-using-with
                 command, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, text=True)
             try:

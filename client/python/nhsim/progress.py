@@ -21,6 +21,14 @@ import warnings
 TEXT_INTERVAL = 5.0
 
 
+def mode_of(progress):
+    """The Progress mode of a ``progress`` argument (Job.watch, nhsim.run): True -> "auto",
+    False or None -> "none", a mode name as it is."""
+    if progress is True:
+        return "auto"
+    return progress or "none"
+
+
 def in_notebook():
     """True inside a Jupyter (IPython) kernel, where a cell's output is a notebook's."""
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
