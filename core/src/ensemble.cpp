@@ -265,6 +265,33 @@ class TrajectoryRun {
   std::string reason_;
 };
 
+/// Adds one block's trajectory-steps to RunOptions::steps: those taken, once at least
+/// kStepsPerReport have gathered, and at the block's end the rest of its trajectories x n_steps
+/// (trajectories that failed, were cancelled or could not start count as done).
+class StepReporter {
+ public:
+  StepReporter(const ChoiceRun& run, std::int64_t trajectories)
+      : counter_(run.options.steps), owed_(trajectories * run.n_steps) {}
+  ~StepReporter() {
+    if (counter_ != nullptr) counter_->fetch_add(owed_ - reported_, std::memory_order_relaxed);
+  }
+  StepReporter(const StepReporter&) = delete;
+  StepReporter& operator=(const StepReporter&) = delete;
+
+  void took(std::int64_t steps) {
+    pending_ += steps;
+    if (counter_ != nullptr && pending_ >= kStepsPerReport) {
+      counter_->fetch_add(pending_, std::memory_order_relaxed);
+      reported_ += pending_;
+      pending_ = 0;
+    }
+  }
+
+ private:
+  std::atomic<std::int64_t>* counter_;
+  std::int64_t owed_, reported_ = 0, pending_ = 0;
+};
+
 /// The steps of sample interval k (from sample k - 1 to sample k).
 std::int64_t interval_steps(const ChoiceRun& run, std::int64_t k) {
   return sample_step(k, run.choice.sample_every, run.n_samples, run.n_steps) -
@@ -274,7 +301,7 @@ std::int64_t interval_steps(const ChoiceRun& run, std::int64_t k) {
 /// Trajectory i with one Stepper.
 void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eigen::VectorXd& q,
                     Eigen::VectorXd& p, std::vector<double>& samples, std::int64_t block_size,
-                    BlockOutcome& block) {
+                    BlockOutcome& block, StepReporter& steps) {
   TrajectoryRun t(run, i, samples, block_size, block);
   if (!t.draw_initial_state(q, p)) return;
   stepper.set_state(q, p);
@@ -290,6 +317,7 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
       const std::int64_t piece = std::min(left, kStepsPerCancelCheck);
       const AdvanceResult r = stepper.advance(piece);
       t.took(r.steps_done);
+      steps.took(r.steps_done);
       left -= piece;
       if (r.status != StepStatus::kOk) t.fail(failure_reason(r));
     }
@@ -305,7 +333,8 @@ void run_trajectory(const ChoiceRun& run, std::int64_t i, Stepper& stepper, Eige
 /// lane records into its own outcome, appended to `block` in index order, so that the block holds
 /// what the scalar path's would.
 void run_lanes(const ChoiceRun& run, std::int64_t i0, int n, LaneStepper& lanes, Eigen::VectorXd& q,
-               Eigen::VectorXd& p, std::vector<std::vector<double>>& samples, BlockOutcome& block) {
+               Eigen::VectorXd& p, std::vector<std::vector<double>>& samples, BlockOutcome& block,
+               StepReporter& steps) {
   std::vector<BlockOutcome> outcomes(static_cast<std::size_t>(n));
   std::vector<std::unique_ptr<TrajectoryRun>> runs;
   std::vector<LaneView> views;
@@ -354,6 +383,7 @@ void run_lanes(const ChoiceRun& run, std::int64_t i0, int n, LaneStepper& lanes,
         if (!t.running()) continue;
         const AdvanceResult r = lanes.result(l);
         t.took(r.steps_done);
+        steps.took(r.steps_done);
         if (r.status != StepStatus::kOk) t.fail(failure_reason(r));
       }
     }
@@ -376,6 +406,7 @@ std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
   const int nq = run.prepared.model->nq();
   Eigen::VectorXd q(nq), p(nq);
   const std::int64_t i0 = b, i1 = std::min(run.range.end, i0 + run.block);
+  StepReporter steps(run, i1 - i0);
   if (std::unique_ptr<LaneStepper> lanes =
           run.lanes.isa == LaneIsa::kOff
               ? nullptr
@@ -391,7 +422,7 @@ std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
         block->cancelled += n;
         continue;
       }
-      run_lanes(run, i, n, *lanes, q, p, samples, *block);
+      run_lanes(run, i, n, *lanes, q, p, samples, *block, steps);
     }
     return block;
   }
@@ -402,7 +433,7 @@ std::unique_ptr<BlockOutcome> run_block(const ChoiceRun& run, std::int64_t b) {
       ++block->cancelled;
       continue;
     }
-    run_trajectory(run, i, *stepper, q, p, samples, i1 - i0, *block);
+    run_trajectory(run, i, *stepper, q, p, samples, i1 - i0, *block, steps);
   }
   return block;
 }
@@ -889,6 +920,15 @@ EnsembleSpec first_trajectories(const EnsembleSpec& spec, std::int64_t m) {
   return s;
 }
 
+/// The statistics of the first m trajectories from `prefix`, a partial covering [0, m): the first
+/// m trajectories are a spec of their own (counts and output selections cut), checked once more
+/// here; the run itself used `problem`.
+EnsembleResult finish_first(const Problem& problem, PartialResult prefix, int threads) {
+  const std::int64_t m = prefix_end(prefix);
+  prefix.n_trajectories = m;
+  return finish(first_trajectories(problem.spec(), m), std::move(prefix), threads);
+}
+
 /// The relative standard error of `target` over the trajectories of `partial`.
 double relative_stderr_over(const PreparedSpec& pr, const PreparedTarget& target,
                             const PartialResult& partial) {
@@ -926,6 +966,7 @@ std::int64_t until_planned_count(const Problem& problem, const RunOptions& optio
   if (n <= kUntilMinRounds * kUntilRound) return n;
   RunOptions quiet = options;
   quiet.progress = nullptr;
+  quiet.steps = nullptr;
   const PartialResult pilot = run_partial(problem, {n - kUntilRound, n}, quiet);
   const PreparedSpec& pr = problem.prepared();
   double rounds = static_cast<double>(kUntilMinRounds);
@@ -952,12 +993,14 @@ EnsembleResult finish_until(const Problem& problem, PartialResult prefix, std::i
   until.trajectories_planned = planned;
   until.reached = until_reached(problem, prefix, &until.relative_stderr);
   until.trajectories_used = prefix_end(prefix);
-  prefix.n_trajectories = until.trajectories_used;
-  // The first m trajectories are a spec of their own (counts and output selections cut), checked
-  // once more here; the run itself used `problem`.
-  EnsembleResult result =
-      finish(first_trajectories(spec, until.trajectories_used), prefix, threads);
+  EnsembleResult result = finish_first(problem, std::move(prefix), threads);
   result.until = std::move(until);
+  return result;
+}
+
+EnsembleResult finish_prefix(const Problem& problem, PartialResult prefix, int threads) {
+  EnsembleResult result = finish_first(problem, std::move(prefix), threads);
+  result.partial = true;
   return result;
 }
 

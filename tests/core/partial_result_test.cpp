@@ -3,6 +3,8 @@
 // together are refused with the reason.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "nhsim/ensemble.hpp"
@@ -114,6 +116,74 @@ TEST(PartialResult, FinishCancelledCountsWhatIsNotCoveredAsCancelled) {
   EXPECT_EQ(nothing.integrators[0].observables[0].count.back(), 0);
   merge_partial(parts[0], parts[1]);
   EXPECT_FALSE(finish_cancelled(spec, parts[0]).cancelled);  // everything covered
+}
+
+TEST(PartialResult, APrefixFinishesToTheResultOfItsFirstTrajectories) {
+  // A running job's live view: the first 200 of 450 trajectories, done in two pieces, give
+  // bit for bit what a spec of 200 gives, marked partial; a partial with a gap is refused.
+  const EnsembleSpec spec = variance_spec();
+  std::vector<PartialResult> parts = shards(spec, {0, 120, 200, 450});
+  merge_partial(parts[0], parts[1]);
+  const EnsembleResult so_far = finish_prefix(Problem(spec), parts[0], 2);
+  EXPECT_TRUE(so_far.partial);
+  EXPECT_FALSE(so_far.cancelled);
+  EXPECT_EQ(so_far.n_trajectories, 200);
+  EnsembleSpec first = spec;
+  std::get<EnergyShellGenerator>(first.initial_conditions).count = 200;
+  EnsembleResult whole = run_ensemble(first, two_threads());
+  EXPECT_FALSE(whole.partial);
+  whole.partial = true;
+  test::expect_bit_identical(so_far, whole);
+  EXPECT_THROW((void)finish_prefix(Problem(spec), parts[2], 2), PartialMismatch);
+}
+
+TEST(PartialResult, StepsAddUpToEveryTrajectorysStepsFailedOnesIncluded) {
+  // rk4 at h = 2.5 fails on some states: their remaining steps count as done.
+  EnsembleSpec spec = variance_spec();
+  std::get<EnergyShellGenerator>(spec.initial_conditions).count = 40;
+  spec.integrators[3].h = 2.5;
+  std::atomic<std::int64_t> steps{0};
+  RunOptions options = two_threads();
+  options.steps = &steps;
+  const EnsembleResult result = run_ensemble(spec, options);
+  std::int64_t expected = 0, taken = 0;
+  for (const IntegratorResult& ir : result.integrators) {
+    expected += 40 * ir.n_steps;
+    taken += ir.steps_completed;
+  }
+  ASSERT_LT(taken, expected) << "no trajectory failed: the test checks nothing";
+  EXPECT_EQ(steps.load(), expected);
+  EXPECT_EQ(steps.load(), static_cast<std::int64_t>(estimate_cost(spec).trajectory_steps));
+}
+
+TEST(PartialResult, StepsAdvanceWithinALongTrajectory) {
+  // One trajectory of 4e6 steps: a watcher sees steps counted before it ends.
+  EnsembleSpec spec = variance_spec();
+  std::get<EnergyShellGenerator>(spec.initial_conditions).count = 1;
+  spec.integrators.resize(3);
+  spec.integrators.erase(spec.integrators.begin(), spec.integrators.begin() + 2);  // si_dla
+  spec.integrators[0].sample_every = 1000000;
+  spec.t_final = 200000.0;
+  const std::int64_t total = 4000000;
+  std::atomic<std::int64_t> steps{0};
+  std::atomic<bool> ended{false};
+  std::int64_t seen_within = 0;
+  std::thread watcher([&] {
+    while (!ended.load()) {
+      const std::int64_t s = steps.load();
+      if (s > 0 && s < total) seen_within = s;
+      std::this_thread::yield();
+    }
+  });
+  RunOptions options;
+  options.threads = 1;
+  options.steps = &steps;
+  const EnsembleResult result = run_ensemble(spec, options);
+  ended.store(true);
+  watcher.join();
+  ASSERT_EQ(result.integrators.at(0).n_steps, total);
+  EXPECT_EQ(steps.load(), total);
+  EXPECT_GE(seen_within, kStepsPerReport);  // reported in pieces before the end
 }
 
 TEST(PartialResult, MergeRefusesOtherSpecsAndOverlapsAndFinishRefusesGaps) {

@@ -229,6 +229,8 @@ struct EnsembleResult {
   std::int64_t n_trajectories = 0;
   UntilOutcome until;
   bool cancelled = false;
+  /// A running job's statistics so far (finish_prefix): n_trajectories of the spec's count.
+  bool partial = false;
   std::vector<IntegratorResult> integrators;  ///< in the order of the spec
   /// Every pair of choices i < j (with the same t_final, which every spec has), every
   /// observable: Var_i / Var_j at t_final.
@@ -259,11 +261,20 @@ struct RunOptions {
   int threads = 0;                            ///< 0 = oneTBB default
   const std::atomic<bool>* cancel = nullptr;  ///< set to stop promptly; result.cancelled
   ProgressFn progress;                        ///< optional
+  /// Optional: trajectory-steps are added to it as they are taken (relaxed adds, about every
+  /// kStepsPerReport steps of a thread and at each trajectory's end), so that progress
+  /// advances within long trajectories. A trajectory that fails, is cancelled or cannot start
+  /// adds its remaining steps when it ends: a run that completes adds trajectories x the sum
+  /// of its choices' steps, exactly. The until pilot adds nothing.
+  std::atomic<std::int64_t>* steps = nullptr;
   /// SIMD lanes for the pairs that have lane kernels (nhsim/lane_settings.hpp); the result is
   /// the same bits for every setting. Throws std::invalid_argument (from run_partial) for an
   /// instruction set this CPU lacks.
   LaneSettings lanes;
 };
+
+/// Steps of one thread between two adds to RunOptions::steps.
+inline constexpr std::int64_t kStepsPerReport = 65536;
 
 /// Trajectory indices [begin, end).
 struct TrajectoryRange {
@@ -442,6 +453,12 @@ EnsembleResult finish_until(const Problem& problem, PartialResult prefix, std::i
                             int threads = 0);
 EnsembleResult finish_until(const EnsembleSpec& spec, PartialResult prefix, std::int64_t planned,
                             int threads = 0);
+
+/// The result so far of a run whose first m trajectories are done (`prefix`, a partial
+/// covering [0, m)): the statistics of those m, bit for bit the result of the spec cut to its
+/// first m trajectories, with result.partial set. A running job's live view. Throws as
+/// finish(), and PartialMismatch unless `prefix` covers exactly [0, m) for some m.
+EnsembleResult finish_prefix(const Problem& problem, PartialResult prefix, int threads = 0);
 
 /// Runs the ensemble on oneTBB: finish(spec, run_partial(spec, {0, n})); with `until`, rounds
 /// of kUntilRound trajectories up to the planned count (until_planned_count) and on until the
