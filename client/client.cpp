@@ -190,11 +190,12 @@ v1::Job Client::watch(const std::string& job_id,
   return last;
 }
 
-v1::EnsembleResult Client::result(const std::string& job_id) const {
+v1::EnsembleResult Client::result(const std::string& job_id, bool partial) const {
   grpc::ClientContext context;
   prepare(context);
   v1::GetResultRequest request;
   request.set_job_id(job_id);
+  request.set_partial(partial);
   auto reader = stub_->StreamResult(&context, request);
   std::string bytes;
   v1::ResultChunk chunk;

@@ -7,7 +7,7 @@
 //   nhsim [--server ADDR] integrators
 //   nhsim [--server ADDR] submit SPEC.json|- [--wait] [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] watch JOB
-//   nhsim [--server ADDR] result JOB [--json FILE] [--csv FILE]
+//   nhsim [--server ADDR] result JOB [--so-far] [--json FILE] [--csv FILE]
 //   nhsim [--server ADDR] cancel JOB
 //   nhsim [--server ADDR] jobs
 //   nhsim [--server ADDR] delete JOB
@@ -329,6 +329,10 @@ int main(int argc, char** argv) {
   result->add_option("JOB", job_id, "job id")->required();
   result->add_option("--json", json_file, "write the result as JSON to FILE");
   result->add_option("--csv", csv_file, "write the statistics as CSV to FILE");
+  bool so_far = false;
+  result->add_flag("--so-far", so_far,
+                   "of a running job, the statistics of the trajectories its latest checkpoint "
+                   "holds (a finished job's result either way)");
 
   auto* cancel = app.add_subcommand("cancel", "ask a job to stop");
   cancel->add_option("JOB", job_id, "job id")->required();
@@ -496,7 +500,7 @@ int main(int argc, char** argv) {
       if (json_output) print_json(final_job);
       return exit_status(final_job);
     } else if (result->parsed()) {
-      report(client.result(job_id), json_file, csv_file, json_output);
+      report(client.result(job_id, so_far), json_file, csv_file, json_output);
     } else if (cancel->parsed()) {
       const v1::Job job = client.cancel(job_id);
       if (json_output) {

@@ -34,23 +34,27 @@ std::string ProgressPrinter::done_text(const v1::Job& job) {
 }
 
 void ProgressPrinter::update(const v1::Job& job, std::chrono::steady_clock::time_point now) {
+  // The fraction and the ETA in trajectory-steps where the server counts them (they advance
+  // within long trajectories), else in trajectories (nhsim run).
+  const bool by_steps = job.steps_total() > 0;
+  const std::int64_t work_done = by_steps ? job.steps_done() : job.trajectories_done();
+  const std::int64_t work_total = by_steps ? job.steps_total() : job.trajectories_total();
   if (job.state() == v1::RUNNING && !started_) {
     started_ = now;
-    done_at_start_ = job.trajectories_done();
+    done_at_start_ = work_done;
   }
   const std::string done = done_text(job);
   const bool cancelling = job.cancel_requested() && job.state() == v1::RUNNING;
   std::string eta;
-  if (job.state() == v1::RUNNING && !cancelling && started_ &&
-      job.trajectories_done() > done_at_start_) {
+  if (job.state() == v1::RUNNING && !cancelling && started_ && work_done > done_at_start_) {
     const double elapsed = std::chrono::duration<double>(now - *started_).count();
-    const double rate = static_cast<double>(job.trajectories_done() - done_at_start_) / elapsed;
-    eta = "ETA " +
-          eta_text(static_cast<double>(job.trajectories_total() - job.trajectories_done()) / rate);
+    const double rate = static_cast<double>(work_done - done_at_start_) / elapsed;
+    eta = "ETA " + eta_text(static_cast<double>(work_total - work_done) / rate);
   }
-  const double total = static_cast<double>(job.trajectories_total());
-  const double fraction =
-      total > 0 && done != "?" ? std::clamp(std::stod(done) / total, 0.0, 1.0) : 0.0;
+  const double total = static_cast<double>(work_total);
+  const double fraction = !(total > 0) || done == "?" ? 0.0
+                          : by_steps ? std::clamp(static_cast<double>(work_done) / total, 0.0, 1.0)
+                                     : std::clamp(std::stod(done) / total, 0.0, 1.0);
   const std::string status = job_status(job, done);
   const std::string name = name_.empty() ? "job " + job.job_id() : name_;
   if (bar_) {

@@ -448,6 +448,10 @@ std::string summary_table(const v1::EnsembleResult& result) {
     }
     out << "cancelled: " << not_run << " trajectory runs were not run\n";
   }
+  if (result.partial()) {
+    out << "so far: the statistics of the first " << result.n_trajectories()
+        << " trajectories of a running job\n";
+  }
   return out.str();
 }
 
@@ -651,6 +655,13 @@ std::string job_status(const v1::Job& job) {
 std::string job_status(const v1::Job& job, const std::string& done) {
   std::string status = v1::JobState_Name(job.state()) + " " + done + "/" +
                        std::to_string(job.trajectories_total()) + " trajectories";
+  if (job.state() == v1::RUNNING && job.steps_total() > 0) {  // advances within trajectories
+    char steps[48];
+    std::snprintf(
+        steps, sizeof steps, ", %.1f %% of the steps",
+        100.0 * static_cast<double>(job.steps_done()) / static_cast<double>(job.steps_total()));
+    status += steps;
+  }
   if (job.cancel_requested() && job.state() == v1::RUNNING) status += " (cancelling)";
   if (!job.waiting_reason().empty()) status += " (waits: " + job.waiting_reason() + ")";
   if (!job.error().empty()) status += ": " + job.error();

@@ -75,6 +75,10 @@ constexpr const char* kMigrations[] = {
     ) WITHOUT ROWID;
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
     )sql",
+    // Progress in trajectory-steps (Job.steps_total); 0 for the jobs stored before.
+    R"sql(
+    ALTER TABLE jobs ADD COLUMN steps_total INTEGER NOT NULL DEFAULT 0;
+    )sql",
 };
 static_assert(std::size(kMigrations) == DurableStore::kSchemaVersion);
 
@@ -199,7 +203,7 @@ void DurableStore::load(const std::function<void(StoredJob&&)>& each) const {
                           "SELECT id, state, request, created_ms, started_ms, finished_ms, "
                           "trajectories_done, trajectories_total, cancel_requested, error, "
                           "checkpoint, owner, request_sha256, checkpoint_sha256, result_bytes, "
-                          "request_key FROM jobs ORDER BY seq");
+                          "request_key, steps_total FROM jobs ORDER BY seq");
   while (query.executeStep()) {
     StoredJob job;
     job.id = query.getColumn(0).getString();
@@ -218,6 +222,7 @@ void DurableStore::load(const std::function<void(StoredJob&&)>& each) const {
     if (!intact(query.getColumn(13), job.checkpoint)) job.checkpoint.clear();  // only a head start
     job.result_bytes = query.getColumn(14).getInt64();
     if (!query.getColumn(15).isNull()) job.request_key = query.getColumn(15).getString();
+    job.steps_total = query.getColumn(16).getInt64();
     each(std::move(job));
   }
 }
@@ -388,7 +393,7 @@ void DurableStore::insert(const StoredJob& job) {
     SQLite::Statement insert(*db_,
                              "INSERT INTO jobs (id, state, request, created_ms, finished_ms, "
                              "trajectories_total, cancel_requested, owner, request_sha256, "
-                             "request_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                             "request_key, steps_total) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     insert.bind(1, job.id);
     insert.bind(2, static_cast<int>(job.state));
     insert.bind(3, job.request.data(), static_cast<int>(job.request.size()));
@@ -403,6 +408,7 @@ void DurableStore::insert(const StoredJob& job) {
     } else {
       insert.bind(10, job.request_key);
     }
+    insert.bind(11, job.steps_total);
     insert.exec();
     SQLite::Statement index(*db_, "INSERT INTO job_ids (id, owner) VALUES (?, ?)");
     index.bind(1, job.id);
@@ -452,6 +458,18 @@ void DurableStore::save_checkpoint(const std::string& id, const std::string& che
   update.bind(3, trajectories_done);
   update.bind(4, id);
   update.exec();
+}
+
+std::string DurableStore::read_checkpoint(const std::string& id) const {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement query(*db_, "SELECT checkpoint, checkpoint_sha256 FROM jobs WHERE id = ?");
+  query.bind(1, id);
+  if (!query.executeStep()) return {};
+  std::string checkpoint = blob(query.getColumn(0));
+  if (!intact(query.getColumn(1), checkpoint)) {
+    throw DamagedRecord("the checkpoint of job " + id + " is damaged");
+  }
+  return checkpoint;
 }
 
 void DurableStore::finish(const StoredJob& job) {

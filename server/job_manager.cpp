@@ -38,6 +38,19 @@ Clock::time_point from_ms(std::int64_t ms) {
   return Clock::time_point(std::chrono::milliseconds(ms));
 }
 
+/// Every trajectory-step of the job (Job.steps_total).
+std::int64_t trajectory_steps(const Problem& problem) {
+  return static_cast<std::int64_t>(estimate_cost(problem).trajectory_steps);
+}
+
+/// The trajectory-steps of the trajectories `partial` covers, in every choice.
+std::int64_t steps_covered(const Problem& problem, const PartialResult& partial) {
+  const std::int64_t n = trajectory_count(problem.spec());
+  std::int64_t covered = 0;
+  for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+  return n > 0 ? trajectory_steps(problem) / n * covered : 0;
+}
+
 /// The stored form of a job's terminal fields.
 StoredJob terminal(const JobRecord& record) {
   StoredJob job;
@@ -132,6 +145,7 @@ void JobManager::recover() {
     record.finished_time = from_ms(job.finished_ms);
     record.trajectories_done = job.trajectories_done;
     record.trajectories_total = job.trajectories_total;
+    record.steps_total = job.steps_total;
     record.error = job.error;
     record.has_result = job.result_bytes > 0;
     record.result_size = job.result_bytes;
@@ -165,6 +179,7 @@ void JobManager::recover() {
     std::string cannot_resume;
     try {
       record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
+      record.steps_total = trajectory_steps(*record.problem);  // also for a job stored before
     } catch (const std::exception& e) {
       cannot_resume = e.what();
     }
@@ -182,6 +197,8 @@ void JobManager::recover() {
                                       checkpoint.fingerprint() + ")");
         }
         record.resume_from = std::make_shared<const PartialResult>(wire::from_proto(checkpoint));
+        record.steps_done->store(steps_covered(*record.problem, *record.resume_from));
+        record.checkpoints = 1;  // in the store: a live view before this run's first
       } catch (const std::exception& e) {
         log_job(record.id, record.owner,
                 "job " + record.id + ": its checkpoint cannot be used (" + e.what() +
@@ -261,13 +278,44 @@ void JobManager::read_result_pieces(
     durable_->read_result_pieces(record.id, piece, each);
     return;
   }
-  const std::string_view bytes = record.result ? std::string_view(*record.result) : "";
+  for_each_piece(record.result ? std::string_view(*record.result) : "", piece, each);
+}
+
+void for_each_piece(std::string_view bytes, std::size_t piece,
+                    const std::function<bool(std::string_view, std::int64_t)>& each) {
   const auto total = static_cast<std::int64_t>(bytes.size());
   std::size_t offset = 0;
   do {  // at least one piece, also for an empty serialization
     if (!each(bytes.substr(offset, piece), total)) return;
     offset += piece;
   } while (offset < bytes.size());
+}
+
+std::shared_ptr<const std::string> JobManager::snapshot(const JobRecord& record) {
+  if (record.checkpoints == 0 || !record.problem) return nullptr;
+  const std::lock_guard lock(snapshots_mutex_);
+  if (const auto it = snapshots_.find(record.id);
+      it != snapshots_.end() && it->second.checkpoints >= record.checkpoints) {
+    return it->second.result;
+  }
+  const std::string bytes = durable_            ? durable_->read_checkpoint(record.id)
+                            : record.checkpoint ? *record.checkpoint
+                                                : std::string();
+  if (bytes.empty()) return nullptr;  // the job ended meanwhile
+  v1::PartialResult checkpoint;
+  if (!checkpoint.ParseFromString(bytes)) {
+    throw DamagedRecord("the checkpoint of job " + record.id + " does not parse");
+  }
+  v1::EnsembleResult message =
+      wire::to_proto(finish_prefix(*record.problem, wire::from_proto(checkpoint), 1));
+  message.set_job_id(record.id);
+  message.set_label(record.label);
+  auto result = std::make_shared<const std::string>(message.SerializeAsString());
+  // Kept only while the job runs: its end erases the entry after its state changes.
+  if (const auto now = store_.get(record.id); now && !is_terminal(now->state)) {
+    snapshots_[record.id] = {record.checkpoints, result};
+  }
+  return result;
 }
 
 v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
@@ -283,6 +331,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
   const EnsembleSpec& spec = problem.spec();
   record.trajectories_total = trajectory_count(spec) * choice_count(spec);
   record.problem = std::make_shared<const Problem>(std::move(problem));
+  record.steps_total = trajectory_steps(*record.problem);
   record.created_time = Clock::now();
   const bool short_job = is_short(*record.problem);
   const std::lock_guard lock(queue_mutex_);
@@ -330,6 +379,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
     stored.request = record.request->SerializeAsString();
     stored.created_ms = to_ms(record.created_time);
     stored.trajectories_total = record.trajectories_total;
+    stored.steps_total = record.steps_total;
     stored.request_key = record.request_key;
     try {
       durable_->insert(stored);  // before the job is acknowledged
@@ -620,6 +670,7 @@ void JobManager::run(const std::string& id) {
              .cancel = *record.cancel,
              .halt = *record.halt,
              .resume_from = record.resume_from.get(),
+             .steps = record.steps_done.get(),
              .progress =
                  [&](std::int64_t done, std::int64_t total) {
                    store_.update(id, [&](JobRecord& r) {
@@ -627,16 +678,19 @@ void JobManager::run(const std::string& id) {
                      r.trajectories_total = total;
                    });
                  },
-             .checkpoint = {},  // set below where the store is durable
+             .checkpoint = {},  // set below
              .completed = [&](const PartialResult& chunk) { metrics_.add_completed(chunk); }};
-  if (durable_) {
-    job.checkpoint = [&](const PartialResult& partial) {
-      std::int64_t covered = 0;
-      for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
-      const std::string bytes = wire::to_proto(partial, *record.request).SerializeAsString();
-      persist("a checkpoint", id, [&] { durable_->save_checkpoint(id, bytes, covered * choices); });
-    };
-  }
+  job.checkpoint = [&](const PartialResult& partial) {
+    std::int64_t covered = 0;
+    for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+    auto bytes = std::make_shared<const std::string>(
+        wire::to_proto(partial, *record.request).SerializeAsString());
+    persist("a checkpoint", id, [&] { durable_->save_checkpoint(id, *bytes, covered * choices); });
+    store_.update(id, [&](JobRecord& r) {
+      ++r.checkpoints;
+      if (!durable_) r.checkpoint = bytes;  // else read back from the store when asked for
+    });
+  };
 
   std::shared_ptr<const std::string> result;  // serialized
   v1::JobState state = v1::FAILED;
@@ -650,6 +704,7 @@ void JobManager::run(const std::string& id) {
     v1::EnsembleResult message;
     {
       const EnsembleResult core = executor_->run(job);
+      store_.update(id, [](JobRecord& r) { r.checkpoint.reset(); });  // before the conversion
       // Counted from the result, not from progress: the core's progress also counts
       // trajectories skipped by a cancellation. A sweep's are its cases'.
       auto count = [&](const EnsembleResult& r) {
@@ -712,8 +767,13 @@ void JobManager::run(const std::string& id) {
     r.request.reset();
     r.problem.reset();
     r.resume_from.reset();
+    r.checkpoint.reset();
     if (result) r.trajectories_done = done;
   });
+  {
+    const std::lock_guard lock(snapshots_mutex_);
+    snapshots_.erase(id);
+  }
 
   char summary[160];
   std::snprintf(summary, sizeof summary,

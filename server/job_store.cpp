@@ -33,6 +33,10 @@ v1::Job to_job(const JobRecord& record) {
   job.set_state(record.state);
   job.set_trajectories_done(record.trajectories_done);
   job.set_trajectories_total(record.trajectories_total);
+  job.set_steps_done(is_terminal(record.state)
+                         ? record.steps_total
+                         : std::min(record.steps_total, record.steps_done->load()));
+  job.set_steps_total(record.steps_total);
   job.set_error(record.error);
   job.set_label(record.label);
   job.set_owner(record.owner);

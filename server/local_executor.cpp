@@ -88,6 +88,7 @@ class LocalExecutor final : public Executor {
         RunOptions options;
         options.threads = threads;
         options.cancel = &job.halt;
+        options.steps = job.steps;
         const std::int64_t base = covered * choices;
         if (job.progress) {
           options.progress = [&](std::int64_t chunk_done, std::int64_t) {
@@ -163,6 +164,7 @@ class LocalExecutor final : public Executor {
       RunOptions options;
       options.threads = chunk_threads();
       options.cancel = &job.halt;
+      options.steps = job.steps;
       if (job.progress) {
         options.progress = [&, base = m * choices](std::int64_t d, std::int64_t) {
           job.progress(base + d, n * choices);

@@ -517,14 +517,18 @@ grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
     }
     const std::string& id = named.id;
     std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
+    std::int64_t seen_steps = 0;
     for (;;) {
       if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
-      // Wake up now and then to notice a client that went away.
+      // Wake up now and then to notice a client that went away, and steps taken within
+      // trajectories (they do not change the record's version).
       const auto record = store.wait(id, seen, Steady::now() + milliseconds(250));
       if (!record) return not_found(id);
-      if (record->version != seen) {
+      const v1::Job message = job_message(*record);
+      if (record->version != seen || message.steps_done() != seen_steps) {
         seen = record->version;
-        if (!writer->Write(job_message(*record))) {
+        seen_steps = message.steps_done();
+        if (!writer->Write(message)) {
           return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
         }
         if (is_terminal(record->state)) return grpc::Status::OK;
@@ -568,6 +572,37 @@ grpc::Status EnsembleServiceImpl::result_of(const std::string& given, const wire
   }
 }
 
+grpc::Status EnsembleServiceImpl::served_result(const v1::GetResultRequest& request,
+                                                const wire::Caller& who, JobRecord& record,
+                                                std::shared_ptr<const std::string>& live) const {
+  if (request.partial()) {
+    if (grpc::Status status = named_job(request.job_id(), who, record); !status.ok()) {
+      return status;
+    }
+    if (!is_terminal(record.state)) {
+      return read_stored(record.id, [&] {
+        const std::string prefix = "job " + record.id + " is " + state_name(record.state);
+        try {
+          live = jobs_.snapshot(record);
+        } catch (const PartialMismatch& e) {  // resumed from a checkpoint with gaps
+          return grpc::Status(
+              grpc::StatusCode::FAILED_PRECONDITION,
+              prefix + "; its checkpoint holds no first run of trajectories (" + e.what() + ")");
+        }
+        if (!live) {
+          return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                              prefix +
+                                  " and has no checkpoint yet; one comes about every "
+                                  "--checkpoint-seconds of its work");
+        }
+        record.result_size = static_cast<std::int64_t>(live->size());
+        return grpc::Status::OK;
+      });
+    }
+  }
+  return result_of(request.job_id(), who, record);
+}
+
 grpc::Status EnsembleServiceImpl::too_large_for_one_message(const JobRecord& record) const {
   return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                       "job " + record.id + " result has " + std::to_string(record.result_size) +
@@ -581,7 +616,8 @@ grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* context,
                                             v1::EnsembleResult* response) {
   return authorized(context, [&](const wire::Caller& who) {
     JobRecord record;
-    if (grpc::Status status = result_of(request->job_id(), who, record); !status.ok()) {
+    std::shared_ptr<const std::string> live;  // a running job's statistics so far
+    if (grpc::Status status = served_result(*request, who, record, live); !status.ok()) {
       return status;
     }
     if (limits_.max_message_bytes > 0 &&
@@ -598,7 +634,7 @@ grpc::Status EnsembleServiceImpl::GetResult(grpc::ServerContext* context,
                               " MiB of results; try again, or read it with StreamResult");
     }
     return read_stored(record.id, [&] {
-      const std::shared_ptr<const std::string> bytes = jobs_.read_result(record);
+      const std::shared_ptr<const std::string> bytes = live ? live : jobs_.read_result(record);
       if (!response->ParseFromString(*bytes)) {
         throw DamagedRecord("the result of job " + record.id + " does not parse");
       }
@@ -612,14 +648,15 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
                                                grpc::ServerWriter<v1::ResultChunk>* writer) {
   return authorized(context, [&](const wire::Caller& who) {
     JobRecord record;
-    if (grpc::Status status = result_of(request->job_id(), who, record); !status.ok()) {
+    std::shared_ptr<const std::string> live;  // a running job's statistics so far
+    if (grpc::Status status = served_result(*request, who, record, live); !status.ok()) {
       return status;
     }
     return read_stored(record.id, [&] {
       constexpr std::size_t kChunk = std::size_t{1} << 19;  // fits the smallest message limit
       grpc::Status status = grpc::Status::OK;
       v1::ResultChunk chunk;
-      jobs_.read_result_pieces(record, kChunk, [&](std::string_view piece, std::int64_t total) {
+      const auto write = [&](std::string_view piece, std::int64_t total) {
         if (context->IsCancelled()) {
           status = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled");
           return false;
@@ -631,7 +668,12 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
           return false;
         }
         return true;
-      });
+      };
+      if (live) {
+        for_each_piece(*live, kChunk, write);
+      } else {
+        jobs_.read_result_pieces(record, kChunk, write);
+      }
       return status;
     });
   });

@@ -241,6 +241,7 @@ v1::EnsembleResult to_proto(const EnsembleResult& result) {
   out.mutable_parameters()->insert(result.parameters.begin(), result.parameters.end());
   out.set_n_trajectories(result.n_trajectories);
   out.set_cancelled(result.cancelled);
+  out.set_partial(result.partial);
   out.mutable_integrators()->Reserve(static_cast<int>(result.integrators.size()));
   for (const auto& integrator : result.integrators) fill(integrator, out.add_integrators());
   fill_all(result.initial_states, out.mutable_initial_states());

@@ -75,6 +75,17 @@ TEST(ClientProgress, BarRedrawsOneLine) {
   EXPECT_THAT(text, HasSubstr("RUNNING    ETA 1s"));  // 50 in 1 s, 50 to go
 }
 
+TEST(ClientProgress, TheBarFollowsTheStepsWhereTheServerCountsThem) {
+  // Two long trajectories: 0/2 done, the bar and the ETA from the steps taken.
+  v1::Job first = job(v1::RUNNING, 0, 2), second = first;
+  first.set_steps_total(40'000'000);
+  second.set_steps_total(40'000'000);
+  second.set_steps_done(10'000'000);
+  const std::string text = printed(true, {first, second});
+  EXPECT_THAT(text, HasSubstr("[#######-----------------------]  25.0%  0/2 trajectories"));
+  EXPECT_THAT(text, HasSubstr("RUNNING    ETA 3s"));  // a quarter in 1 s, three to go
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::istringstream lines(text);
   std::vector<std::string> all;

@@ -184,6 +184,24 @@ TEST(ClientReport, SummaryTableHasOneLinePerIntegratorThenNotesAndWarnings) {
   result.set_cancelled(true);
   result.mutable_integrators(1)->set_trajectories_cancelled(3);
   EXPECT_THAT(summary_table(result), HasSubstr("cancelled: 3 trajectory runs were not run"));
+  EXPECT_THAT(summary_table(result), Not(HasSubstr("so far")));
+  result.set_partial(true);
+  EXPECT_THAT(summary_table(result), HasSubstr("so far: the statistics of the first " +
+                                               std::to_string(result.n_trajectories()) +
+                                               " trajectories of a running job"));
+}
+
+TEST(ClientReport, ARunningJobsLineGivesTheShareOfItsStepsTaken) {
+  v1::Job job;
+  job.set_job_id(std::string(32, 'a'));
+  job.set_state(v1::RUNNING);
+  job.set_trajectories_total(2);
+  job.set_steps_done(10'000'000);
+  job.set_steps_total(40'000'000);
+  EXPECT_EQ(job_line(job),
+            "job " + std::string(32, 'a') + " RUNNING 0/2 trajectories, 25.0 % of the steps");
+  job.set_state(v1::SUCCEEDED);
+  EXPECT_EQ(job_line(job), "job " + std::string(32, 'a') + " SUCCEEDED 0/2 trajectories");
 }
 
 TEST(ClientReport, FailureReasonsBeyondThreeKindsAreCountedInOneLine) {

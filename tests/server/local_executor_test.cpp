@@ -55,6 +55,7 @@ class LocalExecutorTest : public ::testing::Test {
                .cancel = cancel_,
                .halt = halt_,
                .resume_from = nullptr,
+               .steps = &steps_,
                .progress = {},
                .checkpoint = {},
                .completed = {}};
@@ -79,6 +80,7 @@ class LocalExecutorTest : public ::testing::Test {
   std::atomic<bool> halt_{false};
   std::vector<std::int64_t> chunks_;       ///< trajectories of each completed chunk
   std::vector<std::int64_t> checkpoints_;  ///< trajectories covered by each checkpoint
+  std::atomic<std::int64_t> steps_{0};     ///< RunOptions::steps of every chunk
 };
 
 TEST_F(LocalExecutorTest, AJobShorterThanTheIntervalRunsInTwoChunksAndWritesNoCheckpoint) {
@@ -95,6 +97,8 @@ TEST_F(LocalExecutorTest, PastTheIntervalEveryChunkButTheLastEndsInACheckpoint) 
   std::int64_t done = 0;
   for (std::size_t k = 0; k + 1 < chunks_.size(); ++k) expected.push_back(done += chunks_[k]);
   EXPECT_EQ(checkpoints_, expected);
+  // Every chunk's trajectory-steps reach the job's counter.
+  EXPECT_EQ(steps_.load(), static_cast<std::int64_t>(estimate_cost(problem_).trajectory_steps));
 
   // Any chunking gives the bits of one run.
   RunOptions options;

@@ -174,6 +174,7 @@ void expect_same_result(const EnsembleResult& core, const v1::EnsembleResult& se
   }
   EXPECT_EQ(core.n_trajectories, served.n_trajectories());
   EXPECT_EQ(core.cancelled, served.cancelled());
+  EXPECT_EQ(core.partial, served.partial());
   ASSERT_EQ(core.integrators.size(), static_cast<std::size_t>(served.integrators_size()));
   for (std::size_t c = 0; c < core.integrators.size(); ++c) {
     const IntegratorResult& a = core.integrators[c];
@@ -1086,6 +1087,79 @@ TEST_F(ServiceTest, ResultOfARunningJobIsAFailedPrecondition) {
   }
   client_->cancel(job.job_id());
   EXPECT_EQ(wait_for_end(job.job_id()).state(), v1::CANCELLED);
+}
+
+TEST_F(ServiceTest, ARunningJobsResultSoFarIsThatOfItsFirstTrajectories) {
+  // With and without a durable store: the live view of a running job, from its latest
+  // checkpoint, is bit for bit the result of the spec cut to the trajectories it covers.
+  for (const bool durable : {false, true}) {
+    SCOPED_TRACE(durable ? "durable" : "in memory");
+    start_server("", [&](ServerOptions& o) {
+      o.checkpoint_seconds = 0.2;
+      if (durable) o.data_dir = durable_dir();
+    });
+    const v1::SubmitEnsembleRequest spec = long_spec();
+    const v1::Job job = client_->submit(spec);
+    std::optional<v1::EnsembleResult> so_far;
+    while (!so_far) {
+      try {
+        so_far = client_->result(job.job_id(), /*partial=*/true);
+      } catch (const RpcError& e) {  // no checkpoint yet
+        ASSERT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION) << e.what();
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    EXPECT_TRUE(so_far->partial());
+    const std::int64_t m = so_far->n_trajectories();
+    ASSERT_GT(m, 0);
+    ASSERT_LT(m, kMaxTrajectories) << "the job ended before a checkpoint was read";
+    EXPECT_EQ(so_far->job_id(), job.job_id());
+    v1::SubmitEnsembleRequest first = spec;
+    first.mutable_initial_conditions()->mutable_energy_shell()->set_count(m);
+    EnsembleResult core = run_ensemble(wire::from_proto(first), RunOptions{});
+    core.partial = true;
+    expect_same_result(core, *so_far);
+    client_->cancel(job.job_id());
+    EXPECT_EQ(wait_for_end(job.job_id()).state(), v1::CANCELLED);
+    // Once it has ended, the job's result, not a live view.
+    EXPECT_FALSE(client_->result(job.job_id(), /*partial=*/true).partial());
+  }
+}
+
+TEST_F(ServiceTest, ARunningJobWithoutACheckpointHasNoResultSoFar) {
+  start_server("", [](ServerOptions& o) { o.checkpoint_seconds = 3600.0; });
+  const v1::Job job = client_->submit(long_spec());
+  try {
+    client_->result(job.job_id(), /*partial=*/true);
+    ADD_FAILURE() << "a result was served before the first checkpoint";
+  } catch (const RpcError& e) {
+    EXPECT_EQ(e.code(), grpc::StatusCode::FAILED_PRECONDITION) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("no checkpoint yet"));
+  }
+  client_->cancel(job.job_id());
+  EXPECT_EQ(wait_for_end(job.job_id()).state(), v1::CANCELLED);
+}
+
+TEST_F(ServiceTest, ProgressAdvancesInStepsWithinLongTrajectories) {
+  // Two trajectories of 2e7 rk4 steps each (seconds): the watch sees steps taken while no
+  // trajectory has finished, and at the end every step counted.
+  v1::SubmitEnsembleRequest spec = long_spec();
+  spec.mutable_initial_conditions()->mutable_energy_shell()->set_count(2);
+  spec.mutable_integrators(0)->set_sample_every(1'000'000);
+  spec.set_t_final(0.05 * 20'000'000);
+  const v1::Job job = client_->submit(spec);
+  EXPECT_EQ(job.steps_total(), 40'000'000);
+  std::int64_t steps_before_any_trajectory = 0;
+  const v1::Job done = client_->watch(job.job_id(), [&](const v1::Job& update) {
+    if (update.trajectories_done() == 0 && update.steps_done() > 0) {
+      steps_before_any_trajectory = update.steps_done();
+    }
+  });
+  EXPECT_EQ(done.state(), v1::SUCCEEDED);
+  EXPECT_GT(steps_before_any_trajectory, 0);
+  EXPECT_LT(steps_before_any_trajectory, done.steps_total());
+  EXPECT_EQ(done.steps_done(), done.steps_total());
+  EXPECT_EQ(done.trajectories_done(), 2);
 }
 
 // ---------------------------------------------------------------------------------------------

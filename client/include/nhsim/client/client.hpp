@@ -86,8 +86,9 @@ class Client {
   nhsim::v1::Job watch(const std::string& job_id,
                        const std::function<void(const nhsim::v1::Job&)>& on_update) const;
   /// The result of a job that ended SUCCEEDED or CANCELLED, of any size (StreamResult);
-  /// FAILED_PRECONDITION otherwise.
-  nhsim::v1::EnsembleResult result(const std::string& job_id) const;
+  /// FAILED_PRECONDITION otherwise. With `partial`, of a running job its statistics so far
+  /// (GetResultRequest.partial).
+  nhsim::v1::EnsembleResult result(const std::string& job_id, bool partial = false) const;
   /// Asks the job to stop; returns the job after the request.
   nhsim::v1::Job cancel(const std::string& job_id) const;
   /// Every job the server keeps, oldest first (all pages of ListJobs).

@@ -44,7 +44,8 @@ class ProgressPrinter {
   nhsim::v1::JobState last_state_ = nhsim::v1::JOB_STATE_UNSPECIFIED;
   bool last_cancel_requested_ = false;
   int last_decile_ = -1;
-  /// The first RUNNING update: when, and how much was done then (a resumed job starts > 0).
+  /// The first RUNNING update: when, and the steps (or trajectories) done then (a resumed job
+  /// starts > 0).
   std::optional<std::chrono::steady_clock::time_point> started_;
   std::int64_t done_at_start_ = 0;
 };

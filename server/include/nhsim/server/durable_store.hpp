@@ -37,6 +37,7 @@ struct StoredJob {
   std::string request;
   std::int64_t created_ms = 0, started_ms = 0, finished_ms = 0;
   std::int64_t trajectories_done = 0, trajectories_total = 0;
+  std::int64_t steps_total = 0;  ///< Job.steps_total (0 for a job stored before schema 5)
   bool cancel_requested = false;
   std::string error;
   std::string checkpoint;
@@ -86,7 +87,7 @@ struct StoredSystem {
 class DurableStore {
  public:
   /// The schema this build writes (PRAGMA user_version); older databases are migrated on open.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   /// Opens (creating it if needed) `data_dir`/nhsimd.sqlite3 in WAL mode with synchronous=FULL
   /// (a commit is on disk before the call returns), checks it (integrity_check; a damaged one is
@@ -133,6 +134,9 @@ class DurableStore {
   void set_running(const std::string& id, std::int64_t started_ms);
   /// CancelJob reached the running job (a restart then finishes it as cancelled).
   void set_cancel_requested(const std::string& id);
+  /// The job's latest checkpoint (a serialized PartialResult); empty when it has none. Throws
+  /// DamagedRecord when its checksum fails.
+  std::string read_checkpoint(const std::string& id) const;
   /// Replaces the job's checkpoint (a PartialResult of the trajectories done).
   void save_checkpoint(const std::string& id, const std::string& checkpoint,
                        std::int64_t trajectories_done);

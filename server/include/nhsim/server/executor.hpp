@@ -27,6 +27,8 @@ struct JobRun {
   const std::atomic<bool>& halt;
   /// The statistics of the trajectories done before a restart (spec_hash set); null: none.
   const nhsim::PartialResult* resume_from;
+  /// Trajectory-steps taken (RunOptions::steps), resume_from's included; may be null.
+  std::atomic<std::int64_t>* steps;
   /// Trajectory runs finished and total (n_trajectories x choices); called from any thread.
   nhsim::ProgressFn progress;
   /// Called with the statistics of every trajectory done so far (including resume_from), at

@@ -142,6 +142,12 @@ class JobManager {
   /// when `each` returns false. Throws as read_result().
   void read_result_pieces(const JobRecord& record, std::size_t piece,
                           const std::function<bool(std::string_view, std::int64_t)>& each);
+  /// A running job's statistics so far (GetResultRequest.partial): the serialized
+  /// EnsembleResult of its latest checkpoint (finish_prefix; job_id and label set), computed
+  /// at the first call after each checkpoint, one at a time, and kept until the next; null
+  /// while it has none. Throws DamagedRecord when the stored checkpoint is damaged,
+  /// PartialMismatch when it does not cover a first run of trajectories.
+  std::shared_ptr<const std::string> snapshot(const JobRecord& record);
   /// The job, if its stored record was found damaged (it is answered with DATA_LOSS).
   std::optional<QuarantinedJob> quarantined(const std::string& id) const;
   /// Every quarantined job, in id order.
@@ -211,6 +217,13 @@ class JobManager {
   std::map<std::string, int> readers_;  // result reads in progress per job; readers_mutex_
   mutable std::mutex quarantine_mutex_;
   std::map<std::string, QuarantinedJob> quarantine_;  // guarded by quarantine_mutex_
+  /// The latest snapshot() of each running job that was asked for one, by checkpoint count.
+  struct Snapshot {
+    std::int64_t checkpoints = 0;
+    std::shared_ptr<const std::string> result;
+  };
+  std::mutex snapshots_mutex_;  // held while one is computed
+  std::map<std::string, Snapshot> snapshots_;
   std::mutex store_problem_mutex_;
   std::string store_problem_;  // the last failed write, until a write succeeds
   JobStore store_;
@@ -227,5 +240,10 @@ class JobManager {
   std::vector<std::thread> workers_;
   std::thread reaper_;
 };
+
+/// Calls `each` with consecutive pieces of at most `piece` bytes of `bytes` and its size (at
+/// least one call, also for no bytes), until it returns false.
+void for_each_piece(std::string_view bytes, std::size_t piece,
+                    const std::function<bool(std::string_view, std::int64_t)>& each);
 
 }  // namespace nhsim::server

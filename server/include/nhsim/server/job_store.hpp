@@ -47,7 +47,12 @@ struct JobRecord {
   nhsim::v1::JobState state = nhsim::v1::QUEUED;
   std::int64_t trajectories_done = 0;   ///< ok + failed, over all integrator choices
   std::int64_t trajectories_total = 0;  ///< initial conditions x integrator choices
-  std::string error;                    ///< why the job FAILED
+  /// Trajectory-steps taken while running (RunOptions::steps); to_job() shows steps_total once
+  /// the job has ended.
+  std::shared_ptr<std::atomic<std::int64_t>> steps_done =
+      std::make_shared<std::atomic<std::int64_t>>(0);
+  std::int64_t steps_total = 0;  ///< CostEstimate::trajectory_steps
+  std::string error;             ///< why the job FAILED
   /// Set by CancelJob (and, without a durable store, at shutdown).
   std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   /// The flag handed to the core (RunOptions::cancel): set with `cancel`, and at shutdown.
@@ -64,7 +69,11 @@ struct JobRecord {
   /// The serialized result while it is held in memory: always without a durable store; with
   /// one, only until it is stored (JobManager::read_result then reads it from the store).
   std::shared_ptr<const std::string> result;
-  std::uint64_t version = 0;  ///< bumped by every update; lets watchers see changes
+  /// Without a durable store: the serialized PartialResult of the running job's latest
+  /// checkpoint, for GetResultRequest.partial (a durable store holds it instead).
+  std::shared_ptr<const std::string> checkpoint;
+  std::int64_t checkpoints = 0;  ///< checkpoints written in this run (JobManager::snapshot)
+  std::uint64_t version = 0;     ///< bumped by every update; lets watchers see changes
 };
 
 /// The wire view of a record.

@@ -136,6 +136,11 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   /// The job, when it has a result; else the status GetResult answers.
   grpc::Status result_of(const std::string& job_id, const wire::Caller& who,
                          JobRecord& record) const;
+  /// The job and what GetResult and StreamResult serve of it: with request.partial, for a job
+  /// that has not ended, its statistics so far into `live` (record.result_size their size);
+  /// else as result_of().
+  grpc::Status served_result(const nhsim::v1::GetResultRequest& request, const wire::Caller& who,
+                             JobRecord& record, std::shared_ptr<const std::string>& live) const;
   /// GetResult's RESOURCE_EXHAUSTED for a result larger than one message.
   grpc::Status too_large_for_one_message(const JobRecord& record) const;
   /// NOT_FOUND for a job `who` cannot see; DATA_LOSS for a quarantined one that is theirs.
