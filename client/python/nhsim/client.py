@@ -367,7 +367,8 @@ class Client:
 class Job:
     """One submitted ensemble. ``proto`` is the last nhsim.v1.Job message read from the server.
 
-    Progress counts trajectory runs: initial conditions x integrator choices.
+    Progress counts trajectory runs (initial conditions x integrator choices) and
+    trajectory-steps, which advance within long trajectories.
     """
 
     def __init__(self, client, proto):
@@ -401,6 +402,18 @@ class Job:
         return self.proto.trajectories_total
 
     @property
+    def steps_done(self):
+        """Trajectory-steps taken (int); a trajectory that ends early counts its remaining
+        steps, and a job that has ended counts steps_total."""
+        return self.proto.steps_done
+
+    @property
+    def steps_total(self):
+        """Trajectory-steps in all: trajectories x the sum of t_final / h over the choices
+        (and a sweep's cases) (int)."""
+        return self.proto.steps_total
+
+    @property
     def error(self):
         """Why the job FAILED ("" otherwise)."""
         return self.proto.error
@@ -422,7 +435,7 @@ class Job:
             "GetJob", ensemble_pb2.GetJobRequest(job_id=self.id))
         return self
 
-    def watch(self, progress=True, timeout=None):
+    def watch(self, progress=True, timeout=None, callback=None, every=2.0):
         """Follows the job until it ends (WatchJob); returns self in its final state.
 
         Args:
@@ -434,32 +447,51 @@ class Job:
                 counter never goes backwards (a cancel's late update does not lower it).
             timeout: give up after this many seconds (NhsimError DEADLINE_EXCEEDED); None waits
                 as long as the job runs.
+            callback: called as ``callback(job, result)`` with the statistics so far
+                (``result(partial=True)``, ``result.partial`` True) each time the job has
+                checkpointed more trajectories, at most once every `every` seconds, and last
+                with the job's result when it ends SUCCEEDED or CANCELLED with one. For a live
+                plot (nhsim.plot.LivePlot) or a log of the estimates as they converge.
+            every: seconds between two looks at the statistics so far (the server has new ones
+                about every --checkpoint-seconds of work).
 
         Raises:
             NhsimError: NOT_FOUND for an unknown job, DEADLINE_EXCEEDED after `timeout`.
         """
         request = ensemble_pb2.WatchJobRequest(job_id=self.id)
         updates = 0
+        live = _LiveResults(self, callback, every)
         with Progress(f"job {self.id[:8]}", mode_of(progress)) as shown:
             for update in self._client._stream(  # pylint: disable=protected-access
                     "WatchJob", request, timeout):
                 self.proto = update
                 updates += 1
-                shown.update(update.trajectories_done, update.trajectories_total, self.state)
+                shown.update(update.trajectories_done, update.trajectories_total, self.state,
+                             update.steps_done, update.steps_total)
+                live.look()
             if updates == 0:
                 self.refresh()
-                shown.update(self.trajectories_done, self.trajectories_total, self.state)
+                shown.update(self.trajectories_done, self.trajectories_total, self.state,
+                             self.steps_done, self.steps_total)
+        live.finish()
         return self
 
-    def result(self):
+    def result(self, partial=False):
         """The job's result (StreamResult: the chunks concatenated and parsed), as a Result
         whose ``units`` hold the units of the submitted spec's custom invariants.
 
+        Args:
+            partial: for a running job, its statistics so far: those of the trajectories its
+                latest checkpoint holds, bit for bit the result of the spec cut to its first
+                ``result.n_trajectories`` (``result.partial`` True). For a job that has ended,
+                its result either way.
+
         Raises:
-            NhsimError: FAILED_PRECONDITION while the job runs, when it FAILED or was cancelled
-                before it started; NOT_FOUND for an unknown or evicted job.
+            NhsimError: FAILED_PRECONDITION while the job runs (with `partial`: while it is
+                queued or before its first checkpoint), when it FAILED or was cancelled before
+                it started; NOT_FOUND for an unknown or evicted job.
         """
-        request = ensemble_pb2.GetResultRequest(job_id=self.id)
+        request = ensemble_pb2.GetResultRequest(job_id=self.id, partial=partial)
         data = b"".join(chunk.data for chunk in self._client._stream(  # pylint: disable=W0212
             "StreamResult", request, self._client.timeout))
         proto = ensemble_pb2.EnsembleResult()
@@ -483,3 +515,43 @@ class Job:
         """Removes the finished job and its result from the server (DeleteJob)."""
         self._client._call(  # pylint: disable=protected-access
             "DeleteJob", ensemble_pb2.DeleteJobRequest(job_id=self.id))
+
+
+class _LiveResults:
+    """Job.watch's callback: the statistics so far of the watched job, when it has more."""
+
+    def __init__(self, job, callback, every):
+        self._job = job
+        self._callback = callback
+        self._every = every
+        self._last_look = None
+        self._shown = 0  # trajectories of the last result passed on
+
+    def look(self):
+        """Passes on the statistics so far if `every` seconds have passed and there are more."""
+        if self._callback is None or self._job.state != "RUNNING":
+            return
+        now = time.monotonic()
+        if self._last_look is not None and now - self._last_look < self._every:
+            return
+        self._last_look = now
+        try:
+            result = self._job.result(partial=True)
+        except NhsimError as error:
+            if error.code == "FAILED_PRECONDITION":  # no checkpoint yet, or it just ended
+                return
+            raise
+        if result.partial and result.n_trajectories > self._shown:
+            self._shown = result.n_trajectories
+            self._callback(self._job, result)
+
+    def finish(self):
+        """Passes on the job's result, if it ended with one."""
+        if self._callback is not None and self._job.state in ("SUCCEEDED", "CANCELLED"):
+            try:
+                result = self._job.result()
+            except NhsimError as error:
+                if error.code == "FAILED_PRECONDITION":  # cancelled before it started
+                    return
+                raise
+            self._callback(self._job, result)

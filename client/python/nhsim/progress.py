@@ -9,8 +9,9 @@ Where the output goes decides the front end:
   stderr, ``job 1a2b3c4d: 16/64 trajectories (25 %), RUNNING``, at most one every `interval`
   seconds, and always the first and the last.
 
-The counter shown never goes backwards: a late or reordered update with fewer trajectories done
-(as a cancel may send) does not lower it.
+Where the server counts trajectory-steps (Job.steps_done), the bar and the percentage follow
+them, so they advance within long trajectories. The counters shown never go backwards: a late
+or reordered update with less done (as a cancel may send) does not lower them.
 """
 
 import sys
@@ -68,6 +69,8 @@ class Progress:
         self.mode = mode
         self.done = 0  # the highest count seen: what is shown
         self.total = 0
+        self.steps_done = 0  # likewise, in trajectory-steps (0 of 0: not counted)
+        self.steps_total = 0
         self.state = ""
         self._bar = None
         self._last_line = None  # (time, text) of the last "text" line
@@ -85,27 +88,42 @@ class Progress:
         self.close()
 
     def line(self):
-        """The progress as text: ``job 1a2b3c4d: 16/64 trajectories (25 %), RUNNING``."""
-        percent = f" ({100 * self.done // self.total} %)" if self.total else ""
+        """The progress as text: ``job 1a2b3c4d: 16/64 trajectories (25 %), RUNNING``, the
+        percentage of the trajectory-steps where they are counted."""
+        done, total = self._work()
+        percent = f" ({100 * done // total} %)" if total else ""
         return f"{self.label}: {self.done}/{self.total} trajectories{percent}, {self.state}"
 
-    def update(self, done, total, state):
-        """Shows `done` of `total` trajectory runs (ints) in `state` (str, e.g. "RUNNING").
-        `done` below what was shown already is ignored."""
+    def _work(self):
+        """What the bar and the percentage count: (done, total) steps, else trajectories."""
+        if self.steps_total:
+            return self.steps_done, self.steps_total
+        return self.done, self.total
+
+    def update(self, done, total, state, steps_done=0, steps_total=0):
+        """Shows `done` of `total` trajectory runs (ints) in `state` (str, e.g. "RUNNING"), and
+        `steps_done` of `steps_total` trajectory-steps where the server counts them (0 of 0:
+        not counted). Counts below what was shown already are ignored."""
         self.done = max(self.done, int(done))
         self.total = int(total) or self.total
+        self.steps_done = max(self.steps_done, int(steps_done))
+        self.steps_total = int(steps_total) or self.steps_total
         changed = state != self.state
         self.state = state
         if self.mode == "bar":
+            work_done, work_total = self._work()
             if self._bar is None:
                 tqdm = _auto_tqdm()
-                self._bar = tqdm(total=self.total or None, unit="traj", desc=self.label,
+                self._bar = tqdm(total=work_total or None,
+                                 unit="step" if self.steps_total else "traj",
+                                 unit_scale=bool(self.steps_total), desc=self.label,
                                  file=None if self.notebook else self.file,
                                  dynamic_ncols=True)
-            if self._bar.total != (self.total or None):
-                self._bar.total = self.total or None
-            self._bar.n = self.done
-            self._bar.set_postfix_str(self.state)  # refreshes the bar
+            if self._bar.total != (work_total or None):
+                self._bar.total = work_total or None
+            self._bar.n = work_done
+            postfix = f"{self.done}/{self.total} traj, " if self.steps_total else ""
+            self._bar.set_postfix_str(postfix + self.state)  # refreshes the bar
         elif self.mode == "text":
             now = time.monotonic()
             text = self.line()

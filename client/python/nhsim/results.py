@@ -68,7 +68,8 @@ class Result:
                  else f"{len(self.proto.integrators)} choices")
         return (f"nhsim.Result(system={self.system!r}, job_id={self.job_id!r}, "
                 f"{self.n_trajectories} trajectories x {shape}"
-                f"{', cancelled' if self.cancelled else ''})")
+                f"{', cancelled' if self.cancelled else ''}"
+                f"{', partial' if self.partial else ''})")
 
     def _repr_html_(self):
         return self.summary().to_html(index=False)
@@ -92,6 +93,12 @@ class Result:
     def n_trajectories(self):
         """Initial conditions in the ensemble (int)."""
         return self.proto.n_trajectories
+
+    @property
+    def partial(self):
+        """True for a running job's statistics so far (Job.result(partial=True)): those of its
+        first n_trajectories trajectories."""
+        return self.proto.partial
 
     @property
     def cancelled(self):

@@ -350,6 +350,21 @@ def test_progress_never_goes_backwards():
         Progress("job", "fancy")
 
 
+def test_progress_follows_the_steps_within_long_trajectories():
+    """Two trajectories of 2e7 steps each: 0/2 done, the percentage and the bar from the
+    steps (Job.steps_done), which the server counts as they are taken."""
+    import io  # pylint: disable=import-outside-toplevel
+    from nhsim.progress import Progress  # pylint: disable=import-outside-toplevel
+    out = io.StringIO()
+    with Progress("job 1a2b3c4d", "text", file=out, interval=0) as shown:
+        shown.update(0, 2, "RUNNING", 10_000_000, 40_000_000)
+    assert out.getvalue().splitlines() == ["job 1a2b3c4d: 0/2 trajectories (25 %), RUNNING"]
+    bar = Progress("job 1a2b3c4d", "bar", file=io.StringIO())
+    bar.update(0, 2, "RUNNING", 10_000_000, 40_000_000)
+    assert (bar._bar.n, bar._bar.total) == (10_000_000, 40_000_000)  # pylint: disable=W0212
+    bar.close()
+
+
 def test_tokens(token_server, small_spec, monkeypatch):
     server, token = token_server
     monkeypatch.delenv("NHSIM_TOKEN", raising=False)

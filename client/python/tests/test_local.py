@@ -148,3 +148,46 @@ def test_a_queued_job_says_why_it_waits(small_spec):
         finally:
             first.cancel()
             second.cancel()
+
+
+def test_watch_passes_on_the_statistics_so_far_and_then_the_result(small_spec):
+    # Each result passed on while the job runs is that of a spec of its first n trajectories,
+    # bit for bit (nhsim.run of the cut spec); the last is the job's result.
+    small_spec["initial_conditions"]["energy_shell"]["count"] = 2000
+    small_spec["integrators"] = small_spec["integrators"][2:]  # the explicit si_dla and rk4
+    small_spec["t_final"] = 1000
+    seen = []
+    with nhsim.local_server(threads=2, flags=("--checkpoint-seconds", "0.3")) as client:
+        job = client.submit(small_spec)
+        job.watch(progress=False, callback=lambda j, r: seen.append(r), every=0.2)
+        final = job.result()
+        assert job.steps_done == job.steps_total == 2000 * 2 * 20000
+    assert len(seen) >= 2, [r.n_trajectories for r in seen]
+    *so_far, last = seen
+    assert all(r.partial for r in so_far) and not last.partial
+    assert without_timing(last) == without_timing(final)
+    counts = [r.n_trajectories for r in so_far]
+    assert counts == sorted(set(counts)) and counts[-1] < 2000, counts
+    first = so_far[0]
+    small_spec["initial_conditions"]["energy_shell"]["count"] = first.n_trajectories
+    cut = without_timing(nhsim.run(small_spec, progress=False))
+    served = without_timing(first)
+    assert served.partial
+    served.ClearField("partial")
+    assert served == cut
+
+
+def test_a_queued_job_has_no_statistics_so_far(small_spec):
+    small_spec["initial_conditions"]["energy_shell"]["count"] = 1000
+    small_spec["t_final"] = 1e4
+    flags = ("--max-running-jobs", "1", "--short-job-steps", "0")
+    with nhsim.local_server(threads=1, flags=flags) as client:
+        first, second = client.submit(small_spec), client.submit(small_spec)
+        try:
+            with pytest.raises(nhsim.NhsimError) as error:
+                second.result(partial=True)
+            assert error.value.code == "FAILED_PRECONDITION"
+            assert "is QUEUED and has no checkpoint yet" in str(error.value)
+        finally:
+            first.cancel()
+            second.cancel()

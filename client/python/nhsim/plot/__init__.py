@@ -40,9 +40,11 @@ from nhsim.plot.kinon2023 import (
     plot_kinon2023_fig20, plot_kinon2023_fig21, plot_kinon2023_fig22, plot_kinon2023_fig23,
 )
 from nhsim.plot.kobilarov2010 import plot_kobilarov2010_fig2, plot_kobilarov2010_fig4
+from nhsim.plot.live import LivePlot
 from nhsim.units import observable_unit, time_unit
 
 __all__ = [
+    "LivePlot",
     "convergence_errors",
     "observable_unit",
     "plot_anahorysimoes2022_fig2",

@@ -25,7 +25,8 @@ _NAMES = {
 }
 
 
-def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, loglog=True):
+def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, loglog=True,
+                         band=False):
     """The variance of H(t) - H(0) over the ensemble against t, one line per choice, on log
     scales ([Celledoni2019] Fig. 2, bottom right: a random walk whose variance grows linearly in t,
     a line of slope 1 on log-log axes, for the methods that do not preserve energy; round-off
@@ -40,6 +41,8 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
             summary table marks b with "?" (nhsim.table.growth_caveat) the legend does too and
             no fit is drawn.
         loglog: log t axis too (t = 0 is left out); False = linear t, log variance.
+        band: shade each variance's 95 % confidence interval (variance_lower to
+            variance_upper, docs/statistics.md).
 
     Returns:
         The Axes. x: t (time unit); y: the unbiased variance (energy unit squared).
@@ -51,9 +54,11 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
     ax = _new_axes(ax)
     drawn = 0
     for label, integrator, series in choices:
-        t, (variance,) = _arrays(integrator, series, ["variance"])
+        t, (variance, lower, upper) = _arrays(integrator, series,
+                                              ["variance", "variance_lower", "variance_upper"])
         if loglog:
-            t, variance = t[t > 0], variance[t > 0]
+            keep = t > 0
+            t, variance, lower, upper = t[keep], variance[keep], lower[keep], upper[keep]
         growth = series.variance_growth
         has_fit = fit and series.HasField("variance_growth") and growth.samples >= 2
         flagged = has_fit and growth_caveat(growth, integrator.trajectories_ok) != ""
@@ -61,6 +66,9 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
         note = (f", b/h⁴ = {growth.b / h4:.3g}{'?' if flagged else ''} ± "
                 f"{growth.b_stderr / h4:.2g}" if has_fit else "")
         (line,) = ax.plot(t, _positive(variance), label=f"{label}{note}")
+        if band:
+            ax.fill_between(t, _positive(lower), _positive(upper), color=line.get_color(),
+                            alpha=0.2, linewidth=0)
         if has_fit and not flagged:  # "?": the table's note says why b is no drift
             drawn += 1
             t_fit = t[(t >= growth.t_min) & (t <= growth.t_max)]
@@ -73,6 +81,8 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
     name = "H(t) - H(0)" if observable == "energy_error" else observable
     ax.set_ylabel(axis_label(f"Var[{name}]", observable_unit(proto.system, observable), power=2))
     title = f"{proto.system}: variance over {proto.n_trajectories} trajectories"
+    if proto.partial:
+        title += " so far"
     ax.set_title(title + (" (dashed: a + b t)" if drawn else ""), fontsize="medium")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize="small")
