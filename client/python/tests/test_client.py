@@ -203,6 +203,17 @@ def test_plots_to_png(finished, tmp_path):
         nhsim.plot.plot_observable(result, "nope")
 
 
+def test_a_single_trajectory_has_an_overview_without_the_variance(small_spec, tmp_path):
+    small_spec["initial_conditions"]["energy_shell"]["count"] = 1
+    result = nhsim.run(small_spec, progress=False)
+    fig = nhsim.plot.plot_overview(result)
+    assert len(fig.axes) == 2  # the energy error and the constraint residual
+    fig.savefig(tmp_path / "one.png", dpi=80)
+    _assert_png(tmp_path / "one.png")
+    with pytest.raises(ValueError, match="energy_error: no choice has a positive variance"):
+        nhsim.plot.plot_energy_variance(result)
+
+
 def test_plot_command(finished, tmp_path):
     _, _, _, cli_json = finished
     figure = tmp_path / "fig.png"

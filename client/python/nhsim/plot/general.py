@@ -46,11 +46,19 @@ def plot_energy_variance(result, ax=None, observable="energy_error", fit=True, l
 
     Returns:
         The Axes. x: t (time unit); y: the unbiased variance (energy unit squared).
+
+    Raises:
+        ValueError: the result lacks the observable, or no choice has a positive variance
+            (fewer than 2 successful trajectories, or every value equal).
     """
     proto = as_proto(result)
     choices = _choices_with(proto, observable)
     if not choices:
         raise _missing(proto, observable)
+    if not _any_positive_variance(choices):
+        raise ValueError(f"{observable}: no choice has a positive variance to draw on a log "
+                         f"axis ({proto.n_trajectories} trajectories; a variance needs 2 or "
+                         f"more successful ones that differ)")
     ax = _new_axes(ax)
     drawn = 0
     for label, integrator, series in choices:
@@ -158,9 +166,14 @@ def plot_observable(result, observable, ax=None, band=True, log=None, extremes=F
     return ax
 
 
+def _any_positive_variance(choices):
+    return any(np.any(np.asarray(series.variance, dtype=float) > 0) for _, _, series in choices)
+
+
 def plot_overview(result):
     """A figure of three panels: plot_energy_variance, plot_energy_error and the constraint
-    residual (plot_observable), those the result has.
+    residual (plot_observable), those the result has (the variance where some choice has a
+    positive one: not for a single trajectory).
 
     Returns:
         The matplotlib Figure.
@@ -169,7 +182,7 @@ def plot_overview(result):
 
     proto = as_proto(result)
     panels = []
-    if _choices_with(proto, "energy_error"):
+    if _any_positive_variance(_choices_with(proto, "energy_error")):
         panels.append(plot_energy_variance)
     if _choices_with(proto, "relative_energy_error") or _choices_with(proto, "energy_error"):
         panels.append(plot_energy_error)
