@@ -66,7 +66,7 @@ SystemEntry make_custom_system_entry() {
       info.description = "A user-defined system (spec field custom_system) with control forces";
       break;
   }
-  info.source = "issue 16; docs/design.md \"User-defined systems\"";
+  info.source = "docs/custom-systems.md";
   info.integrators = applicable_integrators<S>();
   return SystemEntry{std::move(info), nullptr,
                      [](const std::string& id) { return integrator_not_applicable<S>(id); },

@@ -26,7 +26,7 @@ SystemEntry chaotic_quartic_entry() {
       "Fully chaotic quartic nonholonomic system on R^(2n+1), q = (x, w_1..w_n, z_1..z_n), "
       "M = I, V = 1/2 (|q|^2 + z_1^2 z_2^2 + sum w_i^2 z_i^2), constraint x' + sum w_i z_i' = 0; "
       "reduced form on D* with the adapted frame X_i = d/dw_i, X_{n+i} = w_i d/dx - d/dz_i";
-  info.source = "[Celledoni2019] §4.1 eq. (19)-(21); McLachlan & Perlmutter 2006 §5";
+  info.source = "[Celledoni2019] §4.1 eq. (19)-(21); [McLachlan2006] §5";
   info.parameters = {ParameterInfo{
       "n", 3.0, "1", "number of (w_i, z_i) pairs; configuration dimension 2n+1", true, 1.0, 64.0}};
   info.invariants = {};

@@ -1,10 +1,9 @@
 // The shared engine of the two-step discrete nonholonomic integrators `dla` and `mla`: both are
-// "momentum matching on D*" schemes ([AnahorySimoes2022] eq. (32), (41)-(42); Cortés & Martínez
-// 2001)
+// "momentum matching on D*" schemes ([AnahorySimoes2022] eq. (32), (41)-(42); [Cortes2001])
 //   i_D*( F^+(q_{k-1}, q_k) ) = i_D*( F^-(q_k, q_{k+1}) ),   omega(q_k, q_{k+1}) = 0,
 // with discrete Legendre transforms F^-(q0, q1) in T*_{q0}Q, F^+(q0, q1) in T*_{q1}Q and a
 // discrete constraint omega: Q x Q -> R^m, all supplied by a discretisation policy D:
-//   DLA (Cortés & Martínez): F^- = -D1 L_d, F^+ = D2 L_d, no forces ([AnahorySimoes2022]
+//   DLA ([Cortes2001]): F^- = -D1 L_d, F^+ = D2 L_d, no forces ([AnahorySimoes2022]
 //   Remark 5.2); MLA ([AnahorySimoes2022] eq. (41)): F^- = F^{f-} L_d = -D1 L_d - F_d^-, F^+ =
 //   F^{f+} L_d = D2 L_d + F_d^+.
 // Since ker i_D* = D^o (eq. (38)), eq. (42) is eq. (41): D2 L_d(q_{k-1}, q_k) + D1 L_d(q_k,

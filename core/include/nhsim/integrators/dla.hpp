@@ -1,5 +1,5 @@
-// `dla`: the discrete Lagrange-d'Alembert integrator of Cortés & Martínez 2001 (Nonlinearity
-// 14:1365-1392), the DLA that [AnahorySimoes2022] compares MLA with in Figs. 2, 3, 5, 6
+// `dla`: the discrete Lagrange-d'Alembert integrator of [Cortes2001], the DLA that
+// [AnahorySimoes2022] compares MLA with in Figs. 2, 3, 5, 6
 // ([AnahorySimoes2022] Remark 5.2: principle (31) with F^+ = F^- = 0). Generic over systems with a
 // canonical form and a constant mass matrix; also meant for the DLA comparisons of [Gebhardt2020]
 // (Tables 7-9).
@@ -10,7 +10,7 @@
 //   discrete constraint  omega(q0, q1) = mu(qbar) (q1 - q0) / h = 0.
 // Particle: L_d = |q1 - q0|^2 / (2h) and omega = 0 is eq. (43); knife edge: L_d = |q1 - q0|^2 /
 // (2h) + h (x0 + x1) / 4 and omega = 0 is the M^d_h of Example 4 (with eps for Example 5).
-// Equations (Cortés & Martínez; [AnahorySimoes2022] eq. (32) without forces):
+// Equations ([Cortes2001]; [AnahorySimoes2022] eq. (32) without forces):
 //   D2 L_d(q_{k-1}, q_k) + D1 L_d(q_k, q_{k+1}) = lambda_k mu(q_k),  omega(q_k, q_{k+1}) = 0,
 // with, for constant M,
 //   -D1 L_d(q0, q1) = M (q1 - q0) / h + (h/2) grad V(qbar),
@@ -28,8 +28,7 @@
 // which includes -grad V), i.e. -D1 L_d - F_d^- = M dq / h - (h/2) f and D2 L_d + F_d^+ = M dq / h
 // + (h/2) f; the step counter of MomentumMatchingMethod supplies t_{k+1/2} = (k + 1/2) h. For
 // V-only systems this is the formula above, unchanged. [Gebhardt2020]'s Appendix B (the DLA
-// formulas of §6.4) is not in the seed text, so this is checked against Cortés & Martínez 2001
-// only.
+// formulas of §6.4) is not in the seed text, so this is checked against [Cortes2001] only.
 #pragma once
 
 #include <Eigen/Dense>

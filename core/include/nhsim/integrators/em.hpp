@@ -30,7 +30,7 @@
 // 1 / h at any tolerance (2.6e-10 at h = 3.125e-4, newton_tol 1e-14). The earlier unknowns
 // (q_{n+1}, h lambda, h mu) also had round-off ~ eps |q| in q_{n+1} - q_n, amplified by 2/h
 // into the residual and the multipliers: Newton stalled at an increment ~ 1e-12 for
-// h <= 6.25e-4 (issue 18).
+// h <= 6.25e-4.
 // Properties (Thm 8, 9): with Q = 0, K_{n+1} = K_n exactly (eq. (97): the reactions do no work
 // since H_d dq = g(q_{n+1}) - g(q_n) = 0 for quadratic g, and G_d dq = 0); Pi1, Pi2 of the
 // non-twisting body are conserved (eq. (98)-(110)); the holonomic constraints hold at the nodes

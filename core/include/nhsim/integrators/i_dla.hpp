@@ -1,6 +1,6 @@
 // `i_dla`: the implicit reversible discrete Lagrange-d'Alembert integrator (I-DLA of
-// [Celledoni2019] §4.1.3 and Fig. 2; McLachlan & Perlmutter 2006, J. Nonlinear Sci. 16:283-328;
-// discrete Lagrange-d'Alembert principle of Cortés & Martínez 2001) with the midpoint discrete
+// [Celledoni2019] §4.1.3 and Fig. 2; [McLachlan2006]; the discrete Lagrange-d'Alembert
+// principle of [Cortes2001]) with the midpoint discrete
 // Lagrangian and the midpoint discrete constraint
 //   L_d(q0, q1) = h L(qbar, v),   qbar = (q0 + q1) / 2,   v = (q1 - q0) / h,
 //   L(q, qdot) = 1/2 qdot^T M qdot - V(q),          mu(qbar) v = 0.
@@ -31,36 +31,27 @@
 // SimplifiedNewton on
 //   F(x) = (dq - h M^-1 p0 + (h^2/2) M^-1 (grad V(qbar) - mu(qbar)^T lambda),
 //           mu(qbar) dq),   qbar = q0 + dq / 2,
-// with a forward-difference Jacobian reused across steps. Solving for the increment rather than
-// for q1 puts Newton's componentwise tolerance (relative to max(1, |x_i|), newton.hpp) on the step
-// and keeps the residual free of the cancellation in q1 - q0. With q1 as the unknown, once the
-// angles of the rolling disk reached ~300 rad the tolerance on them was 300 newton_tol in
-// absolute terms, and below ~1e-14 the iteration stalled at the round-off of q1 - q0 (~300 eps)
-// and was accepted at the round-off floor: the energy (exact for this quadratic H) drifted to
-// ~3e-13 over 2000 steps for every newton_tol from 1e-12 to 1e-16; solved for dq it stays below
-// 5e-15 (issue 18; tests/core/canonical_integrators_test.cpp). The map is the same; only its
-// round-off differs. The round-off floor still scales with the state (state_scale = max |q0|):
-// a wound-up angle in q0 reaches the residual through mu(qbar) and grad V(qbar), which the
-// unknowns dq, lambda do not show (the gearbox at |q3| ~ 1e3, tests/core/gearbox_test.cpp).
-// The round-off test of the iteration with a fresh Jacobian measures lambda as the impulse h lambda
+// with a forward-difference Jacobian reused across steps. The unknown is the increment, not q1:
+// Newton's componentwise tolerance (relative to max(1, |x_i|), newton.hpp) then applies to the
+// step, and the residual has no cancellation in q1 - q0, which on wound-up angles (the rolling
+// disk at ~300 rad) would leave the energy of a quadratic H drifting at the round-off of q1
+// (tests/core/canonical_integrators_test.cpp holds it below 5e-15). The round-off floor still
+// scales with state_scale = max |q0|: a wound-up angle reaches the residual through mu(qbar) and
+// grad V(qbar), which dq and lambda do not show (tests/core/gearbox_test.cpp).
+// Newton's round-off test measures lambda as the impulse h lambda
 // (SimplifiedNewton::set_roundoff_units): lambda enters the position rows as (h^2/2) mu^T lambda,
-// so the rows' round-off reaches it amplified by ~1/h. At h = 0.0005 on the chaotic quartic
-// system its increments stalled at 1e-14 to 4e-13, above the round-off floor 1e3 eps, and many
-// trajectories ended in kNewtonFailed with the default newton_tol (issue 45).
+// so the rows' round-off reaches it amplified by ~1/h, above the round-off floor at small h.
 // Predictor: quadratic extrapolation of the last three solutions (dq, lambda), h M^-1 p0 (and
 // the previous lambda) before that.
 //
-// Which constraint (issue 17). [Celledoni2019] Fig. 2 shows I-DLA's constraint (20) at machine
-// precision; this method holds it at machine precision on its discrete velocity (q1 - q0) / h at
-// the midpoint, the velocity of a Lagrangian (position-only) DLA, while mu(q) M^-1 p at the nodes
-// is O(h^2). The alternative, McLachlan & Perlmutter's position-momentum form with the
-// constraint on the node momentum as in their SI-DLA eq. (4.18) (force at qbar, constraint
-// mu(q1) M^-1 p1 = 0), is kept here as IDlaConstraint::kNodeMomentum for comparison
-// (tests/core/i_dla_constraint_test.cpp): it holds mu(q) M^-1 p to round-off, but its energy
-// variance on the chaotic system at t = 1000 is 5-7x SI-DLA's and SPARK's and 14x the paper's
-// reference line 1e-4 h^4 t, where the paper shows I-DLA "similar" to them and in accordance
-// with the line; the midpoint form is 1.0-1.3x SI-DLA's and SPARK's there.
-// docs/experiments-seed001.md gives the numbers. `i_dla` is the midpoint form.
+// The constraint: [Celledoni2019] Fig. 2 shows I-DLA's constraint (20) at machine precision;
+// this method holds it on its discrete velocity (q1 - q0) / h at the midpoint, the velocity of a
+// Lagrangian (position-only) DLA, while mu(q) M^-1 p at the nodes is O(h^2). The node-momentum
+// form of [McLachlan2006] eq. (4.18) (force at qbar, constraint mu(q1) M^-1 p1 = 0) is
+// IDlaConstraint::kNodeMomentum, kept for comparison (tests/core/i_dla_constraint_test.cpp): it
+// holds mu(q) M^-1 p to round-off, but its energy variance on the chaotic system at t = 1000 is
+// 5-7x SI-DLA's and SPARK's, where [Celledoni2019] Fig. 2 shows I-DLA similar to them; the
+// midpoint form is 1.0-1.3x (docs/experiments-seed001.md). `i_dla` is the midpoint form.
 #pragma once
 
 #include <Eigen/Dense>

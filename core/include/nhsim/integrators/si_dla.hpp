@@ -1,5 +1,5 @@
 // `si_dla`: the semi-implicit reversible discrete Lagrange-d'Alembert integrator of
-// McLachlan & Perlmutter 2006 (J. Nonlinear Sci. 16:283-328) eq. (4.18), the SI-DLA of
+// [McLachlan2006] eq. (4.18), the SI-DLA of
 // [Celledoni2019] Fig. 2, in canonical coordinates with p' = -dH/dq + lambda_alpha mu^alpha
 // ([Celledoni2019] eq. 6c):
 //   q_1/2 = q0 + (h/2) dH/dp(q0, p0)

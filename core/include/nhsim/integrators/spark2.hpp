@@ -62,7 +62,7 @@
 // multipliers as impulses h Lambda (SimplifiedNewton::set_roundoff_units): the constraint rows fix
 // Lambda only to their round-off over a Jacobian of size ~h, so at h = 0.001 on the chaotic quartic
 // system the increments of Lambda stalled at 1e-14 to 4e-13, above the round-off floor 1e3 eps, and
-// most trajectories ended in kNewtonFailed with the default newton_tol (issue 45). F and mu at q1
+// most trajectories ended in kNewtonFailed with the default newton_tol. F and mu at q1
 // of the accepted step are kept for the next step (first same as last). Predictor as in i_dla:
 // quadratic extrapolation 3 x_n - 3 x_{n-1} + x_{n-2} of the last three solutions once they
 // exist, the previous solution before that (zero after set_canonical).

@@ -1,5 +1,5 @@
 // Chaotic quartic nonholonomic system on Q = R^(2n+1), [Celledoni2019] §4.1, eq. (19)-(21)
-// (McLachlan & Perlmutter 2006, §5).
+// ([McLachlan2006] §5).
 //
 // q = (x, w_1..w_n, z_1..z_n), M = I (g = sum dq^i (x) dq^i),
 //   V(q) = 1/2 (|q|^2 + z_1^2 z_2^2 + sum_i w_i^2 z_i^2)                      [Celledoni2019] eq.

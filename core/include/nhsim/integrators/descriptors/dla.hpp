@@ -17,11 +17,11 @@ using DlaMethod = MomentumMatchingMethod<S, DlaDiscretisation<S>>;
 
 struct DlaIntegrator {
   static constexpr const char* kDescription =
-      "Discrete Lagrange-d'Alembert integrator (Cortés & Martínez 2001): midpoint discrete "
+      "Discrete Lagrange-d'Alembert integrator ([Cortes2001]): midpoint discrete "
       "Lagrangian, midpoint discrete constraint, multiplier at the node; two-step method "
       "started from (q0, p0) by the discrete Legendre transform";
   static constexpr const char* kSource =
-      "Cortés & Martínez 2001; [AnahorySimoes2022] Remark 5.2, Figs. 2, 3, 5, 6; [Gebhardt2020] "
+      "[Cortes2001]; [AnahorySimoes2022] Remark 5.2, Figs. 2, 3, 5, 6; [Gebhardt2020] "
       "Tables 7-9";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;

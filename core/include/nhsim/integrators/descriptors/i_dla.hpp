@@ -21,7 +21,7 @@ struct IDlaIntegrator {
       "Implicit reversible discrete Lagrange-d'Alembert integrator with midpoint discrete "
       "Lagrangian and midpoint discrete constraint, in canonical coordinates";
   static constexpr const char* kSource =
-      "[Celledoni2019] §4.1.3, Fig. 2; McLachlan & Perlmutter 2006; Cortés & Martínez 2001";
+      "[Celledoni2019] §4.1.3, Fig. 2; [McLachlan2006]; [Cortes2001]";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;

@@ -12,10 +12,9 @@ class SiDlaMethod;
 
 struct SiDlaIntegrator {
   static constexpr const char* kDescription =
-      "Semi-implicit reversible discrete Lagrange-d'Alembert (McLachlan & Perlmutter 2006 eq. "
-      "4.18) in canonical coordinates";
-  static constexpr const char* kSource =
-      "[Celledoni2019] Fig. 2; McLachlan & Perlmutter 2006 eq. (4.18)";
+      "Semi-implicit reversible discrete Lagrange-d'Alembert ([McLachlan2006] eq. (4.18)) in "
+      "canonical coordinates";
+  static constexpr const char* kSource = "[Celledoni2019] Fig. 2; [McLachlan2006] eq. (4.18)";
   static constexpr int kOrder = 2;
   static constexpr bool kImplicit = true;
   static constexpr bool kEnergyPreserving = false;
