@@ -43,12 +43,17 @@ std::int64_t trajectory_steps(const Problem& problem) {
   return static_cast<std::int64_t>(estimate_cost(problem).trajectory_steps);
 }
 
+/// The trajectories `partial` covers.
+std::int64_t covered_count(const PartialResult& partial) {
+  std::int64_t covered = 0;
+  for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+  return covered;
+}
+
 /// The trajectory-steps of the trajectories `partial` covers, in every choice.
 std::int64_t steps_covered(const Problem& problem, const PartialResult& partial) {
   const std::int64_t n = trajectory_count(problem.spec());
-  std::int64_t covered = 0;
-  for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
-  return n > 0 ? trajectory_steps(problem) / n * covered : 0;
+  return n > 0 ? trajectory_steps(problem) / n * covered_count(partial) : 0;
 }
 
 /// The stored form of a job's terminal fields.
@@ -681,8 +686,7 @@ void JobManager::run(const std::string& id) {
              .checkpoint = {},  // set below
              .completed = [&](const PartialResult& chunk) { metrics_.add_completed(chunk); }};
   job.checkpoint = [&](const PartialResult& partial) {
-    std::int64_t covered = 0;
-    for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+    const std::int64_t covered = covered_count(partial);
     auto bytes = std::make_shared<const std::string>(
         wire::to_proto(partial, *record.request).SerializeAsString());
     persist("a checkpoint", id, [&] { durable_->save_checkpoint(id, *bytes, covered * choices); });
