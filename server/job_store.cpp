@@ -56,7 +56,6 @@ void JobStore::insert(JobRecord record) {
   if (!jobs_.emplace(id, std::move(record)).second) {
     throw std::invalid_argument("job id already taken: " + id);
   }
-  changed_.notify_all();
 }
 
 std::optional<JobRecord> JobStore::get(const std::string& id) const {
@@ -64,6 +63,13 @@ std::optional<JobRecord> JobStore::get(const std::string& id) const {
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) return std::nullopt;
   return it->second;
+}
+
+std::optional<JobStore::Stamp> JobStore::stamp(const std::string& id) const {
+  const std::lock_guard lock(mutex_);
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
+  return Stamp{it->second.version, it->second.steps_done->load(std::memory_order_relaxed)};
 }
 
 bool JobStore::update(const std::string& id, const std::function<void(JobRecord&)>& change) {
@@ -74,25 +80,7 @@ bool JobStore::update(const std::string& id, const std::function<void(JobRecord&
     change(it->second);
     ++it->second.version;
   }
-  changed_.notify_all();
   return true;
-}
-
-std::optional<JobRecord> JobStore::wait(const std::string& id, std::uint64_t seen_version,
-                                        std::chrono::steady_clock::time_point deadline,
-                                        bool terminal_only) const {
-  std::unique_lock lock(mutex_);
-  if (jobs_.find(id) == jobs_.end()) return std::nullopt;
-  // The record is looked up again after each wake-up: a finished job may be erased meanwhile.
-  changed_.wait_until(lock, deadline, [&] {
-    if (shut_down_) return true;
-    const auto it = jobs_.find(id);
-    if (it == jobs_.end()) return true;
-    return terminal_only ? is_terminal(it->second.state) : it->second.version != seen_version;
-  });
-  const auto it = jobs_.find(id);
-  if (it == jobs_.end()) return std::nullopt;
-  return it->second;
 }
 
 bool JobStore::erase(const std::string& id) {
@@ -100,7 +88,6 @@ bool JobStore::erase(const std::string& id) {
     const std::lock_guard lock(mutex_);
     if (jobs_.erase(id) == 0) return false;
   }
-  changed_.notify_all();
   return true;
 }
 
@@ -124,11 +111,8 @@ std::int64_t JobStore::count_if(const std::function<bool(const JobRecord&)>& pre
 }
 
 void JobStore::shutdown() {
-  {
-    const std::lock_guard lock(mutex_);
-    shut_down_ = true;
-  }
-  changed_.notify_all();
+  const std::lock_guard lock(mutex_);
+  shut_down_ = true;
 }
 
 bool JobStore::is_shut_down() const {

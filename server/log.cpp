@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <mutex>
+#include <sstream>
 
 namespace nhsim::server {
 namespace {
@@ -122,6 +123,12 @@ bool LogThrottle::allow(std::int64_t& held_back, Clock::time_point now) {
   logged_ = true;
   last_ = now;
   return true;
+}
+
+std::string seconds_text(std::chrono::milliseconds duration) {
+  std::ostringstream text;
+  text << static_cast<double>(duration.count()) / 1000.0 << " s";
+  return text.str();
 }
 
 }  // namespace nhsim::server

@@ -122,6 +122,27 @@ int main(int argc, char** argv) {
                  "than one message are read with StreamResult")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-result-streams", options.max_result_streams,
+                 "StreamResult calls open at once, in all (0: no limit); each holds a thread")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-result-streams-per-client", options.max_result_streams_per_client,
+                 "StreamResult calls open at once per identity (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-watchers", options.max_watchers,
+                 "WatchJob calls open at once, in all (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-watchers-per-client", options.max_watchers_per_client,
+                 "WatchJob calls open at once per identity (0: no limit)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--stream-write-deadline-seconds", options.stream_write_deadline_seconds,
+                 "a StreamResult or WatchJob whose client has not read one message for this "
+                 "long is cut off")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 86400.0));
   app.add_option("--max-message-mb", options.max_message_mb,
                  "largest gRPC message received or sent, MiB")
       ->capture_default_str()

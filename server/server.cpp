@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -106,6 +107,13 @@ Server::Server(const ServerOptions& options) {
       !(options.keep_finished_mb_per_client >= 0) || !(options.keep_finished_mb >= 0)) {
     throw std::invalid_argument("the keep_finished limits must be >= 0");
   }
+  if (options.max_result_streams < 0 || options.max_result_streams_per_client < 0 ||
+      options.max_watchers < 0 || options.max_watchers_per_client < 0) {
+    throw std::invalid_argument("the stream caps must be >= 0");
+  }
+  if (!(options.stream_write_deadline_seconds >= 0.001)) {
+    throw std::invalid_argument("stream_write_deadline_seconds must be >= 0.001");
+  }
   if (options.max_jobs_per_client < 1) {
     throw std::invalid_argument("max_jobs_per_client must be >= 1");
   }
@@ -167,7 +175,13 @@ Server::Server(const ServerOptions& options) {
                     .max_trajectory_steps = options.max_trajectory_steps,
                     .max_message_bytes = static_cast<std::size_t>(max_message_bytes),
                     .max_job_memory_mb = options.max_job_memory_mb,
-                    .max_result_mb = options.max_result_mb},
+                    .max_result_mb = options.max_result_mb,
+                    .max_result_streams = options.max_result_streams,
+                    .max_result_streams_per_client = options.max_result_streams_per_client,
+                    .max_watchers = options.max_watchers,
+                    .max_watchers_per_client = options.max_watchers_per_client,
+                    .stream_write_deadline = std::chrono::milliseconds(static_cast<std::int64_t>(
+                        std::llround(options.stream_write_deadline_seconds * 1000)))},
       /*certificate_identities=*/!options.tls_client_ca.empty());
 
   grpc::EnableDefaultHealthCheckService(true);

@@ -129,14 +129,28 @@ EnsembleServiceImpl::EnsembleServiceImpl(JobManager& jobs, SystemRegistry& syste
       certificate_identities_(certificate_identities),
       unary_reads_(4 * static_cast<std::int64_t>(limits.max_message_bytes > 0
                                                      ? limits.max_message_bytes
-                                                     : std::size_t{64} << 20)) {}
+                                                     : std::size_t{64} << 20)),
+      result_streams_({.max_open = limits.max_result_streams,
+                       .max_open_per_client = limits.max_result_streams_per_client,
+                       .total_flag = "--max-result-streams",
+                       .per_client_flag = "--max-result-streams-per-client"},
+                      limits.stream_write_deadline),
+      watches_({.store = jobs.store(),
+                .message = [this](const JobRecord& record) { return job_message(record); },
+                .gone = [](const std::string& id) { return not_found(id); }},
+               {.max_open = limits.max_watchers,
+                .max_open_per_client = limits.max_watchers_per_client,
+                .total_flag = "--max-watchers",
+                .per_client_flag = "--max-watchers-per-client"},
+               limits.stream_write_deadline) {}
 
 void EnsembleServiceImpl::set_tokens(std::shared_ptr<const wire::TokenTable> tokens) {
   const std::lock_guard lock(tokens_mutex_);
   tokens_ = std::move(tokens);
 }
 
-std::optional<wire::Caller> EnsembleServiceImpl::caller(const grpc::ServerContext& context) const {
+std::optional<wire::Caller> EnsembleServiceImpl::caller(
+    const grpc::ServerContextBase& context) const {
   const std::shared_ptr<const wire::TokenTable> tokens = [&] {
     const std::lock_guard lock(tokens_mutex_);
     return tokens_;
@@ -159,7 +173,7 @@ std::optional<wire::Caller> EnsembleServiceImpl::caller(const grpc::ServerContex
 }
 
 template <typename Body>
-grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContext* context, Body&& body) {
+grpc::Status EnsembleServiceImpl::authorized(const grpc::ServerContextBase* context, Body&& body) {
   try {
     const std::optional<wire::Caller> who = caller(*context);
     if (!who) {
@@ -506,40 +520,16 @@ grpc::Status EnsembleServiceImpl::GetJob(grpc::ServerContext* context,
   });
 }
 
-grpc::Status EnsembleServiceImpl::WatchJob(grpc::ServerContext* context,
-                                           const v1::WatchJobRequest* request,
-                                           grpc::ServerWriter<v1::Job>* writer) {
-  return authorized(context, [&](const wire::Caller& who) {
-    const JobStore& store = jobs_.store();
+grpc::ServerWriteReactor<v1::Job>* EnsembleServiceImpl::WatchJob(
+    grpc::CallbackServerContext* context, const v1::WatchJobRequest* request) {
+  grpc::ServerWriteReactor<v1::Job>* watch = nullptr;
+  const grpc::Status status = authorized(context, [&](const wire::Caller& who) {
     JobRecord named;  // owners never change: seen once, the job stays the caller's
-    if (grpc::Status status = named_job(request->job_id(), who, named); !status.ok()) {
-      return status;
-    }
-    const std::string& id = named.id;
-    std::uint64_t seen = 0;  // versions start at 1: the first snapshot is always sent
-    std::int64_t seen_steps = 0;
-    for (;;) {
-      if (context->IsCancelled()) return grpc::Status(grpc::StatusCode::CANCELLED, "watch ended");
-      // Wake up now and then to notice a client that went away, and steps taken within
-      // trajectories (they do not change the record's version).
-      const auto record = store.wait(id, seen, Steady::now() + milliseconds(250));
-      if (!record) return not_found(id);
-      const v1::Job message = job_message(*record);
-      if (record->version != seen || message.steps_done() != seen_steps) {
-        seen = record->version;
-        seen_steps = message.steps_done();
-        if (!writer->Write(message)) {
-          return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
-        }
-        if (is_terminal(record->state)) return grpc::Status::OK;
-        // At most ~10 progress messages a second; the end of the job is sent at once.
-        store.wait(id, seen, Steady::now() + milliseconds(100), /*terminal_only=*/true);
-      }
-      if (store.is_shut_down()) {
-        return grpc::Status(grpc::StatusCode::UNAVAILABLE, "server shutting down");
-      }
-    }
+    if (grpc::Status found = named_job(request->job_id(), who, named); !found.ok()) return found;
+    watch = watches_.watch(context, named.id, who.identity);
+    return grpc::Status::OK;
   });
+  return watch != nullptr ? watch : finished_watch(status);
 }
 
 grpc::Status EnsembleServiceImpl::missing(const std::string& id, const wire::Caller& who) const {
@@ -652,6 +642,11 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
     if (grpc::Status status = served_result(*request, who, record, live); !status.ok()) {
       return status;
     }
+    std::string refusal;
+    const std::unique_ptr<ResultStreams::Stream> stream = result_streams_.open(
+        who.identity, [context] { context->TryCancel(); }, refusal);
+    if (!stream)
+      return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "StreamResult: " + refusal);
     return read_stored(record.id, [&] {
       constexpr std::size_t kChunk = std::size_t{1} << 19;  // fits the smallest message limit
       grpc::Status status = grpc::Status::OK;
@@ -663,8 +658,15 @@ grpc::Status EnsembleServiceImpl::StreamResult(grpc::ServerContext* context,
         }
         chunk.set_total_bytes(total);
         chunk.set_data(std::string(piece));
-        if (!writer->Write(chunk)) {
-          status = grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+        stream->begin_write();
+        const bool written = writer->Write(chunk);
+        stream->end_write();
+        if (!written) {
+          status = stream->cut() ? grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                                                "a piece waited more than " +
+                                                    seconds_text(result_streams_.write_deadline()) +
+                                                    " for the client to read")
+                                 : grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
           return false;
         }
         return true;

@@ -187,8 +187,13 @@ PROCESS_MIB = 64
 # Memory for reading finished results, which nhsimd reads from its store when a client asks
 # (none is held in memory): the GetResult calls answering at once hold at most READ_COPIES x
 # --max-message-mb in all, a call beyond waits (the ReadBudget unary_reads_ in
-# server/service.cpp); StreamResult holds pieces of 512 KiB.
+# server/service.cpp).
 READ_COPIES = 4
+# What one open StreamResult holds (a batch of 2 MiB read from the store, a piece of 512 KiB and
+# gRPC's copy of it) and one open WatchJob, at most --max-result-streams and --max-watchers of
+# them (measured by bench/stream-limits: 64 stalled streams 191 MiB, 1000 watches 34-44 MiB).
+STREAM_MIB = 3
+WATCH_MIB = 48 / 1024
 # The store's margin beyond what the limits bound, as a share of the claim: the file system's own
 # reserve (ext4 keeps 5% for root; nhsimd runs as uid 65534) and the stored requests.
 STORE_RESERVE = 0.10
@@ -213,6 +218,8 @@ LIMIT_KEYS = {
     "max-job-memory-mb": [("flag", "--max-job-memory-mb")],
     "max-result-mb": [("flag", "--max-result-mb")],
     "max-message-mb": [("flag", "--max-message-mb")],
+    "max-result-streams": [("flag", "--max-result-streams")],
+    "max-watchers": [("flag", "--max-watchers")],
     "keep-finished-for": [("flag", "--keep-finished-for")],
     "keep-finished-mb": [("flag", "--keep-finished-mb")],
     "keep-finished-jobs": [("flag", "--keep-finished-jobs")],
@@ -703,8 +710,9 @@ class Manifests:
         resources = container.get("resources") or {}
         explicit = {}
         for option in ("--max-running-jobs", "--threads", "--max-job-memory-mb",
-                       "--max-result-mb", "--max-message-mb", "--keep-finished-for",
-                       "--keep-finished-mb", "--keep-finished-jobs"):
+                       "--max-result-mb", "--max-message-mb", "--max-result-streams",
+                       "--max-watchers", "--keep-finished-for", "--keep-finished-mb",
+                       "--keep-finished-jobs"):
             value = flag(argv, option)
             if value is None:
                 self.fail(where, f"nhsimd without an explicit {option}: its default is not sized "
@@ -714,11 +722,14 @@ class Manifests:
         job_mib = number(explicit["--max-job-memory-mb"])
         result_mib = number(explicit["--max-result-mb"])
         message_mib = number(explicit["--max-message-mb"])
+        streams = number(explicit["--max-result-streams"])
+        watchers = number(explicit["--max-watchers"])
         kept_mib = number(explicit["--keep-finished-mb"])
         kept_jobs = number(explicit["--keep-finished-jobs"])
         for option, value in (("--max-running-jobs", jobs), ("--threads", threads),
                               ("--max-job-memory-mb", job_mib), ("--max-result-mb", result_mib),
                               ("--max-message-mb", message_mib),
+                              ("--max-result-streams", streams), ("--max-watchers", watchers),
                               ("--keep-finished-mb", kept_mib),
                               ("--keep-finished-jobs", kept_jobs)):
             if explicit[option] is not None and not value:
@@ -734,9 +745,12 @@ class Manifests:
         if len(self.errors) != start:
             return
         memory_limit = mib(get(resources, "limits", "memory", default=""))
-        peak = PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + READ_COPIES * message_mib
+        peak = (PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + READ_COPIES * message_mib +
+                streams * STREAM_MIB + watchers * WATCH_MIB)
         peak_text = (f"{PROCESS_MIB} + {jobs:g} jobs x {PEAK_FACTOR:g} x {job_mib:g} MiB + "
-                     f"{READ_COPIES} result reads x {message_mib:g} MiB = {peak:g} MiB")
+                     f"{READ_COPIES} result reads x {message_mib:g} MiB + {streams:g} result "
+                     f"streams x {STREAM_MIB:g} MiB + {watchers:g} watches x "
+                     f"{WATCH_MIB * 1024:g} KiB = {peak:g} MiB")
         if memory_limit is not None and peak > memory_limit:
             self.fail(where, f"admitted peak memory {peak_text} exceeds the memory limit "
                       f"{get(resources, 'limits', 'memory')} ({memory_limit:g} MiB): the kernel "

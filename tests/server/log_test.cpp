@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 namespace nhsim::server {
@@ -57,6 +58,12 @@ TEST(Log, AThrottleLetsOneLineThroughPerIntervalAndCountsTheRest) {
   EXPECT_FALSE(throttle.allow(held, t0 + std::chrono::seconds(11)));
   EXPECT_TRUE(throttle.allow(held, t0 + std::chrono::seconds(30)));
   EXPECT_EQ(held, 1);
+}
+
+TEST(Log, DurationsAreShownInSecondsWithoutTrailingZeros) {
+  EXPECT_EQ(seconds_text(std::chrono::seconds(60)), "60 s");
+  EXPECT_EQ(seconds_text(std::chrono::milliseconds(2500)), "2.5 s");
+  EXPECT_EQ(seconds_text(std::chrono::milliseconds(1)), "0.001 s");
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
-// The live job table: jobs, their progress and results, in memory, with change notification for
-// WatchJob. The job manager writes every change that must survive a crash through to the
-// DurableStore (durable_store.hpp) and rebuilds this table from it at start; it evicts finished
-// jobs after the retention period.
+// The live job table: jobs, their progress and results, in memory, each with a version that
+// WatchJob's notifier compares (watch_hub.hpp). The job manager writes every change that must
+// survive a crash through to the DurableStore (durable_store.hpp) and rebuilds this table from it
+// at start; it evicts finished jobs after the retention period.
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -89,19 +88,21 @@ class JobStore {
   /// A copy of the record; std::nullopt for an unknown id.
   std::optional<JobRecord> get(const std::string& id) const;
 
-  /// Applies `change` to the record under the store's lock, bumps its version and wakes the
-  /// waiters. `change` must be quick and must not call back into the store. Returns false for
-  /// an unknown id (then `change` is not called).
+  /// What a watcher compares to see whether a record changed: its version and its steps.
+  struct Stamp {
+    std::uint64_t version = 0;
+    std::int64_t steps_done = 0;
+    bool operator==(const Stamp&) const = default;
+  };
+  /// The record's stamp, without copying it; std::nullopt for an unknown id.
+  std::optional<Stamp> stamp(const std::string& id) const;
+
+  /// Applies `change` to the record under the store's lock and bumps its version. `change` must be
+  /// quick and must not call back into the store. Returns false for an unknown id (then `change` is
+  /// not called).
   bool update(const std::string& id, const std::function<void(JobRecord&)>& change);
 
-  /// Blocks until the record's version differs from `seen_version` (or, with `terminal_only`,
-  /// until the record is terminal), until `deadline`, or until shutdown(), whichever is first;
-  /// then returns a copy of the record. std::nullopt for an unknown id.
-  std::optional<JobRecord> wait(const std::string& id, std::uint64_t seen_version,
-                                std::chrono::steady_clock::time_point deadline,
-                                bool terminal_only = false) const;
-
-  /// Removes the record; false for an unknown id. Waiters on it wake (and see it gone).
+  /// Removes the record; false for an unknown id.
   bool erase(const std::string& id);
 
   /// Copies of the records in submission order (seq).
@@ -111,13 +112,12 @@ class JobStore {
   /// into the store).
   std::int64_t count_if(const std::function<bool(const JobRecord&)>& predicate) const;
 
-  /// Wakes every waiter; later waits return at once. Idempotent.
+  /// Marks the store shut down (watches then end UNAVAILABLE). Idempotent.
   void shutdown();
   bool is_shut_down() const;
 
  private:
   mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
   std::map<std::string, JobRecord> jobs_;
   bool shut_down_ = false;
 };

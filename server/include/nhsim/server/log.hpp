@@ -31,6 +31,9 @@ void log_line(std::string_view message, LogLevel level = LogLevel::kInfo);
 void log_job(std::string_view job, std::string_view identity, std::string_view message,
              LogLevel level = LogLevel::kInfo);
 
+/// "60 s", "2.5 s": a duration for log lines and error messages.
+std::string seconds_text(std::chrono::milliseconds duration);
+
 /// Lets a line that any caller can trigger (an unauthenticated call) through at most once per
 /// `interval`, and counts the ones it holds back, so that a flood of such calls cannot flood the
 /// log. Thread-safe.

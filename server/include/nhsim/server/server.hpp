@@ -64,6 +64,14 @@ struct ServerOptions {
   double max_job_memory_mb = 2048;
   /// Largest result (nhsim::CostEstimate), MiB; 0 = no limit. Read with StreamResult.
   double max_result_mb = 1024;
+  /// Open StreamResult and WatchJob calls, in all and per identity; 0 = no limit
+  /// (ServiceLimits).
+  int max_result_streams = 64;
+  int max_result_streams_per_client = 16;
+  int max_watchers = 4096;
+  int max_watchers_per_client = 1024;
+  /// How long one message of a StreamResult or WatchJob may wait for its client to read, s.
+  double stream_write_deadline_seconds = 60;
   /// Directory of the durable job store (created if missing); empty: jobs in memory only,
   /// lost when the server stops.
   std::filesystem::path data_dir;

@@ -1,6 +1,7 @@
 // nhsim.v1.EnsembleService over the core and the job manager (synchronous gRPC API).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -12,7 +13,9 @@
 #include "nhsim/server/job_manager.hpp"
 #include "nhsim/server/log.hpp"
 #include "nhsim/server/read_budget.hpp"
+#include "nhsim/server/result_streams.hpp"
 #include "nhsim/server/system_registry.hpp"
+#include "nhsim/server/watch_hub.hpp"
 #include "nhsim/v1/ensemble.grpc.pb.h"
 #include "nhsim/wire/auth.hpp"
 
@@ -52,6 +55,17 @@ struct ServiceLimits {
   double max_job_memory_mb = 2048;
   /// Largest result, MiB (--max-result-mb; read with StreamResult); 0 = no limit.
   double max_result_mb = 1024;
+  /// StreamResult calls open at once, in all and per identity (--max-result-streams,
+  /// --max-result-streams-per-client); 0 = no limit. Each holds a gRPC thread.
+  int max_result_streams = 64;
+  int max_result_streams_per_client = 16;
+  /// WatchJob calls open at once, in all and per identity (--max-watchers,
+  /// --max-watchers-per-client); 0 = no limit. They share one thread (WatchHub).
+  int max_watchers = 4096;
+  int max_watchers_per_client = 1024;
+  /// How long one message of a StreamResult or WatchJob may wait for its client to read before
+  /// the call is cut off (--stream-write-deadline-seconds; > 0).
+  std::chrono::milliseconds stream_write_deadline{std::chrono::seconds(60)};
 };
 
 /// The shortest start of a job id that names the job (EnsembleServiceImpl::named_job).
@@ -64,8 +78,10 @@ std::vector<std::string> job_ids_named(const std::string& given,
 
 /// The service. Status codes: see proto/nhsim/v1/ensemble.proto; every method answers
 /// UNAUTHENTICATED without a valid token when the server has a token table, and NOT_FOUND for
-/// a job of another identity (unless the caller is admin).
-class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
+/// a job of another identity (unless the caller is admin). Synchronous, but for WatchJob: its
+/// calls are callback reactors of one WatchHub, so that open watches hold no thread each.
+class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::WithCallbackMethod_WatchJob<
+                                      nhsim::v1::EnsembleService::Service> {
  public:
   /// `jobs`, `systems` and `tokens` must outlive the service. `tokens` null: with
   /// `certificate_identities` (mutual TLS, --tls-client-ca) a caller is the identity its client
@@ -97,8 +113,8 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
                               nhsim::v1::Job* response) override;
   grpc::Status GetJob(grpc::ServerContext* context, const nhsim::v1::GetJobRequest* request,
                       nhsim::v1::Job* response) override;
-  grpc::Status WatchJob(grpc::ServerContext* context, const nhsim::v1::WatchJobRequest* request,
-                        grpc::ServerWriter<nhsim::v1::Job>* writer) override;
+  grpc::ServerWriteReactor<nhsim::v1::Job>* WatchJob(
+      grpc::CallbackServerContext* context, const nhsim::v1::WatchJobRequest* request) override;
   grpc::Status GetResult(grpc::ServerContext* context, const nhsim::v1::GetResultRequest* request,
                          nhsim::v1::EnsembleResult* response) override;
   grpc::Status CancelJob(grpc::ServerContext* context, const nhsim::v1::CancelJobRequest* request,
@@ -113,11 +129,11 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
 
  private:
   /// The caller of the call; std::nullopt without a valid token.
-  std::optional<wire::Caller> caller(const grpc::ServerContext& context) const;
+  std::optional<wire::Caller> caller(const grpc::ServerContextBase& context) const;
   /// Runs `body(caller)` for an authenticated caller, else answers UNAUTHENTICATED; an
   /// unexpected exception answers INTERNAL instead of escaping into gRPC.
   template <typename Body>
-  grpc::Status authorized(const grpc::ServerContext* context, Body&& body);
+  grpc::Status authorized(const grpc::ServerContextBase* context, Body&& body);
   /// ListSystems' entry of a registered system.
   static nhsim::v1::SystemInfo registered_info(const RegisteredSystem& system,
                                                const wire::Caller& who);
@@ -164,8 +180,12 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::Service {
   /// What GetResult calls hold at once: each holds its result twice (the stored bytes and the
   /// message), at most 4 x --max-message-mb in all (StreamResult holds a piece at a time).
   ReadBudget unary_reads_;
+  /// Open StreamResult calls, capped and cut off when their client stops reading.
+  ResultStreams result_streams_;
   /// Unauthenticated calls are logged at most once every 10 s, with the count held back.
   LogThrottle unauthenticated_log_{std::chrono::seconds(10)};
+  /// Open WatchJob calls (declared last: destroyed first, its notifier reads the members above).
+  WatchHub watches_;
 };
 
 }  // namespace nhsim::server
