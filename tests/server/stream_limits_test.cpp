@@ -1,4 +1,4 @@
-// Readers are bounded (issue 57 item 3): a StreamResult whose client stops reading is cut off
+// Readers are bounded: a StreamResult whose client stops reading is cut off
 // after --stream-write-deadline-seconds and frees its place; result streams and watches are
 // capped per identity; open watches hold no thread each.
 #include <dirent.h>
@@ -99,7 +99,7 @@ TEST(StreamCapsTest, CountsPerIdentityAndInAllAndNamesTheFlag) {
 TEST_F(StreamLimitsTest, AReaderThatStopsReadingIsCutOffAndFreesItsPlace) {
   start([](ServerOptions& options) {
     options.max_result_streams_per_client = 1;
-    options.stream_write_deadline_seconds = 2;
+    options.stream_write_deadline_seconds = 4;  // time enough to ask for the second stream
   });
   // 300 trajectories with their states at 1001 times, about 34 MB: far more than the
   // transport's windows and socket buffers hold.
@@ -141,7 +141,7 @@ TEST_F(StreamLimitsTest, AReaderThatStopsReadingIsCutOffAndFreesItsPlace) {
     }
   }
   ASSERT_TRUE(result.has_value()) << "the stalled stream was not cut off within 60 s";
-  EXPECT_GE(Steady::now() - stalled_at, std::chrono::seconds(2));
+  EXPECT_GE(Steady::now() - stalled_at, std::chrono::seconds(4));
   EXPECT_EQ(result->integrators(0).sample_times_size(), 1001);
   EXPECT_GT(result->ByteSizeLong(), 30u << 20);
   while (stalled->Read(&chunk)) {  // what was in flight, then the end
