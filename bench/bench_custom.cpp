@@ -1,4 +1,4 @@
-// User-defined systems (issue 16) against the catalogue: the chaotic quartic system, n = 3, as
+// User-defined systems against the catalogue: the chaotic quartic system, n = 3, as
 // the built-in ChaoticQuartic<3> and as a custom_system evaluated by register tapes.
 //  * BM_StepQuartic/<integrator>/<0 built-in | 1 custom | 2 custom at dynamic size>: wall time
 //    per step of one trajectory (scalar stepper, no SIMD lanes; items = steps). 2 is the same

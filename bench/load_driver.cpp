@@ -1,4 +1,4 @@
-// Load driver for nhsimd (issue 12): starts the real nhsimd on 127.0.0.1 (in memory), keeps one
+// Load driver for nhsimd: starts the real nhsimd on 127.0.0.1 (in memory), keeps one
 // large job running, and lets CLIENTS concurrent clients submit JOBS small jobs each, mixed with
 // GetJob, WatchJob, ListJobs and CancelJob (every fifth job is cancelled), while a prober calls
 // the gRPC health check every 10 ms. Bounded in count and time (--seconds); stops nhsimd by pid.

@@ -1,4 +1,4 @@
-"""The numba peer of bench/peers-numba (issue 56): SI-DLA and RK4 on the chaotic quartic system
+"""The numba peer of bench/peers-numba: SI-DLA and RK4 on the chaotic quartic system
 with n blocks ([Celledoni2019] §4.1, eq. (19)-(21)), written the obvious way in numba: one
 trajectory per `prange` iteration, compiled with @njit, no statistics (the kernel-only runs).
 

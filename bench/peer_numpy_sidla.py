@@ -1,4 +1,4 @@
-"""The numpy peer of bench/peers (issue 14): SI-DLA on the chaotic quartic system (n = 3), vectorised
+"""The numpy peer of bench/peers: SI-DLA on the chaotic quartic system (n = 3), vectorised
 over trajectories, with the statistics nhsim reports at the same sample times.
 
 SI-DLA is [McLachlan2006] eq. (4.18), [Celledoni2019] Fig. 2, in canonical coordinates, as in

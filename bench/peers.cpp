@@ -1,4 +1,4 @@
-// The peers of bench/peers (issue 14): nhsim's ensemble in process, and the loop a C++ user would
+// The peers of bench/peers: nhsim's ensemble in process, and the loop a C++ user would
 // write instead with Boost.Odeint's runge_kutta4 over oneTBB, on the chaotic quartic system
 // (n = 3, [Celledoni2019] §4.1) from the same initial states.
 //

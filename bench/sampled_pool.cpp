@@ -1,5 +1,5 @@
 // The sampled observable of every trajectory of one ensemble on the chaotic quartic system (n = 3,
-// the variance example's energy shell), for bench/interval-candidates (issue 60): many
+// the variance example's energy shell), for bench/interval-candidates: many
 // independent samples from which interval methods are compared on the same seeds.
 //
 //   nhsim_sampled_pool INTEGRATOR H T_FINAL SAMPLE_EVERY COUNT SEED OBSERVABLE OUT

@@ -1,4 +1,4 @@
-// The bias of a run to a requested precision (`until`, issue 60 item 4): the statistic where the
+// The bias of a run to a requested precision (`until`): the statistic where the
 // run stopped, against an unbiased reference on the same seeds, for nhsim's rule (a count
 // planned from a pilot, run_ensemble) and for the sequential rule it replaced (stop at the first
 // round where the targets hold).

@@ -24,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 
 /// Lowers the calling thread's scheduling priority to the job threads' (Linux: nice applies per
 /// thread). Health checks, metrics scrapes and RPCs run on gRPC's threads at the process's
-/// priority, so they answer promptly while every core computes (issue 49 item 7).
+/// priority, so they answer promptly while every core computes.
 void run_at_job_priority() {
   ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kJobThreadNice);
 }

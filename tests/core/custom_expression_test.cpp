@@ -1,4 +1,4 @@
-// The expression layer of user-defined systems (issue 16): parser, register tape, symbolic
+// The expression layer of user-defined systems: parser, register tape, symbolic
 // derivatives and the errors with field and position (core/src/custom, nhsim/custom).
 #include <ginac/ginac.h>
 #include <gtest/gtest.h>
@@ -420,7 +420,7 @@ TEST(CustomExpression, ParseErrorsNameTheFieldAndPosition) {
   // Any base: an exponent beyond +-1024 (a power of a sum to 2^84 ran for minutes in GMP).
   expect_error(with_v("(y^4 + 1/2)^(2^21)^(2^2) + x"), f, "at position 11: an exponent beyond");
   EXPECT_EQ(error_of(with_v("(y^4 + 1/2)^1024 + x^-1024")).first, "(no error)");
-  // Exact rational powers by their size (issue 57 item 4: minutes under the GiNaC lock).
+  // Exact rational powers by their size (minutes under the GiNaC lock).
   expect_error(with_v("((10001/10000)^1024)^1024*x^2"), f,
                "at position 20: a power of numbers of more than 65536 bits exactly");
   EXPECT_EQ(error_of(with_v("(10001/10000)^1024*x^2 + 2^1000*y/2^1000")).first, "(no error)");

@@ -1,4 +1,4 @@
-// User-defined systems with holonomic constraints g(q) (issue 16): the gyroscopic top of
+// User-defined systems with holonomic constraints g(q): the gyroscopic top of
 // [Kinon2023] §5.1 written as custom_system gives the built-in's trajectories with ggl and with the
 // canonical methods; ggl applies only where the definition admits it; bad holonomic input is
 // refused with the field.

@@ -1,4 +1,4 @@
-// User-defined systems in SIMD lanes (issue 56 item 2; docs/design.md "Lanes"): si_dla over their
+// User-defined systems in SIMD lanes (docs/design.md "Lanes"): si_dla over their
 // tapes evaluated on Lane<W, Isa> gives the scalar path's bits with lanes off and at every width
 // of every instruction set this CPU runs, at the fixed sizes and the dynamic one, every tape
 // operation included; lanes are refused where the scalar step would sum in Eigen's order (a

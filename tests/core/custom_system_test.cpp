@@ -1,4 +1,4 @@
-// User-defined systems through the ensemble runner (issue 16): catalogue systems written as
+// User-defined systems through the ensemble runner: catalogue systems written as
 // custom_system give the built-ins' trajectories, and bad definitions are refused with the
 // field. The expression layer itself is tested in custom_expression_test.cpp.
 #include "nhsim/systems/custom_system.hpp"

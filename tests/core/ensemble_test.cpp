@@ -348,7 +348,7 @@ TEST(Ensemble, ValidationNamesTheField) {
     b.observables = {"energy_error", "momentum"};
     expect_spec_error(b, "observables[1]", "unknown observable");
   }
-  // A state component in its one canonical spelling only (issue 49: "q[ 1]" and "q[+1]" were
+  // A state component in its one canonical spelling only ("q[ 1]" and "q[+1]" were
   // accepted as q[1] under another name).
   for (const char* other : {"q[ 1]", "q[+1]", "q[01]", "q[1 ]", "q[]", "q[-0]", "q[1e0]"}) {
     auto b = s;

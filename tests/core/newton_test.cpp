@@ -1,6 +1,6 @@
 // SimplifiedNewton's full-Newton fallback (nhsim/newton.hpp) on scalar equations whose Newton
 // iterates are known by hand: it damps its corrections so that it does not jump to a distant
-// root (issue 17), and it takes the undamped iterates, to the bit, where those converge. Its
+// root, and it takes the undamped iterates, to the bit, where those converge. Its
 // Broyden update of a stale inverse Jacobian. And its results do not depend on where it lies.
 #include "nhsim/newton.hpp"
 

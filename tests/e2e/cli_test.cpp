@@ -27,7 +27,7 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
   const auto result = parse_json_object(json);
   const auto& fields = result.fields();
   ASSERT_TRUE(fields.contains("n_trajectories")) << json;
-  // Counts are JSON numbers, not the protobuf JSON mapping's int64 strings (issue 47 item 8).
+  // Counts are JSON numbers, not the protobuf JSON mapping's int64 strings.
   EXPECT_EQ(fields.at("n_trajectories").number_value(), 4.0) << json;
   EXPECT_EQ(fields.at("label").string_value(), "e2e");
   ASSERT_TRUE(fields.contains("integrators"));
@@ -61,7 +61,7 @@ TEST_F(CliTest, SubmitWaitPrintsTheTableAndWritesJsonAndCsv) {
             "variance_lower,variance_upper");
   int rows = 0;
   for (std::string line; std::getline(lines, line);) {
-    // Shortest round-trip decimals: h as 0.05, not 0.050000000000000003 (issue 47 item 8).
+    // Shortest round-trip decimals: h as 0.05, not 0.050000000000000003.
     if (rows++ == 0) {
       EXPECT_THAT(line, ::testing::StartsWith("0,rk4,0.05,")) << line;
     }
@@ -201,7 +201,7 @@ TEST_F(CliTest, ASpecOverTheMessageLimitIsRefusedBeforeItIsSent) {
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, HasSubstr("the request is 3.0 MiB, more than --max-message-mb=2"));
   EXPECT_THAT(nhsim("--output json jobs").out, Not(HasSubstr("job_id")));  // nothing was sent
-  // Under a larger limit it is sent, and the server refuses its label (issue 49 item 2).
+  // Under a larger limit it is sent, and the server refuses its label.
   const CliRun sent = nhsim("--max-message-mb 4 submit " + path("big.json"));
   EXPECT_EQ(sent.exit_code, 1);
   EXPECT_THAT(sent.err, HasSubstr("label: 3145728 bytes, more than this server takes (1024)"));

@@ -140,7 +140,7 @@ TEST_F(RecoveryTest, KilledAtRandomPointsTheJobResumesToTheUninterruptedBits) {
 }
 
 // A sweep's checkpoint holds every case's choices: killed once after a checkpoint, it resumes
-// from it to the uninterrupted bits (issue 47 item 5).
+// from it to the uninterrupted bits.
 TEST_F(RecoveryTest, AKilledSweepResumesToTheUninterruptedBits) {
   std::string spec = kLongSpec;
   const std::string tail = "\"label\": \"recovery\"";

@@ -117,8 +117,7 @@ TEST_F(RunMergeTest, ShardsOfAnySplitMergedInAnyOrderEqualTheWholeRun) {
   EXPECT_TRUE(same_statistics(statistics("tree.json"), whole));
 }
 
-// A sweep's shards hold every case's choices: any split, merged, gives the whole sweep's bits
-// (issue 47 item 5).
+// A sweep's shards hold every case's choices: any split, merged, gives the whole sweep's bits.
 TEST_F(RunMergeTest, ShardsOfASweepMergeToTheWholeSweep) {
   write_variant("sweep.json",
                 "\"label\": \"sweep\", \"sweep\": [{\"parameters.n\": [2, 3]}, "
@@ -135,7 +134,7 @@ TEST_F(RunMergeTest, ShardsOfASweepMergeToTheWholeSweep) {
   EXPECT_TRUE(same_statistics(statistics("merged.json"), whole));
 }
 
-// An output that cannot be written is refused before the run (issue 49: `nhsim run --shard ...
+// An output that cannot be written is refused before the run (`nhsim run --shard ...
 // --out` into an unwritable place computed the whole shard first). The test runs as root, for
 // whom permissions do not hold: the output's parent is a regular file.
 TEST_F(RunMergeTest, AnUnwritableOutputIsRefusedBeforeAnyTrajectoryRuns) {
@@ -163,7 +162,7 @@ TEST_F(RunMergeTest, WhatDoesNotBelongTogetherIsRefusedWithTheReason) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.err, HasSubstr("missing trajectories [10, 20) of 30"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "never.json"));
-  // With nothing to write, the merge names every missing range and what to do (issue 61 item 5).
+  // With nothing to write, the merge names every missing range and what to do.
   const CliRun nothing_to_write = nhsim("merge " + path("first.pb") + " " + path("last.pb"));
   EXPECT_EQ(nothing_to_write.exit_code, 1);
   EXPECT_THAT(nothing_to_write.err, HasSubstr("missing trajectories [10, 20) of 30"));

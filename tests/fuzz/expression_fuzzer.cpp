@@ -1,4 +1,4 @@
-// libFuzzer target over the custom-system expression path (issue 16): the input is expression
+// libFuzzer target over the custom-system expression path: the input is expression
 // text, compiled by nhsim::compile_custom_system (core/src/custom: the parser, GiNaC's symbolic
 // gradient, the checks and the tape compiler) as the potential V of a 3-coordinate system
 // (x, y, z; parameter epsilon; M = I). A newline splits the input: the part after it becomes the

@@ -407,7 +407,7 @@ TEST(ClientReport, CsvHasOneRowPerIntegratorObservableAndSample) {
             "variance_stderr,q05_lower,q05_upper,q50_lower,q50_upper,q95_lower,q95_upper,"
             "variance_lower,variance_upper");
   // The example has no quantiles nor standard errors: the columns are there, empty.
-  // Doubles as the shortest decimal that reads back the same (issue 47 item 8: h as 0.05).
+  // Doubles as the shortest decimal that reads back the same (h as 0.05).
   EXPECT_EQ(all[2], "0,si_dla,0.05,energy_error,1,0,nan,0,nan,nan,,,,,,,,,,,,,");
   EXPECT_EQ(
       all[3],
@@ -508,7 +508,7 @@ TEST(ClientFiles, ResultJsonUsesProtoFieldNamesAndRoundTrips) {
   EXPECT_THAT(json, HasSubstr("\"variance_slope_over_h4\""));
   EXPECT_THAT(json, HasSubstr("\"trajectories_cancelled\""));  // zero values are printed
   EXPECT_THAT(json, ::testing::Not(HasSubstr("nTrajectories")));
-  // Counts are JSON numbers (issue 47 item 8), and read back the same.
+  // Counts are JSON numbers, and read back the same.
   EXPECT_THAT(json, HasSubstr("\"n_trajectories\": 3,"));
   EXPECT_THAT(json, HasSubstr("\"trajectories_failed\": 3,"));
   EXPECT_THAT(json, ::testing::ContainsRegex("\"count\": \\[\\s*2,\\s*0,\\s*2\\s*\\]"));

@@ -208,7 +208,7 @@ TEST(ExamplesSeed004, PrecisionQuotientIsAboutFour) {
   }
 }
 
-// nh_rattle on case 1 has a period-2 mode (issue 18): sampled every step, every odd step is off
+// nh_rattle on case 1 has a period-2 mode: sampled every step, every odd step is off
 // the holonomic constraint by 4.5e-3 and off K by 8.9e-3 (scaling as h^2), while the even steps
 // stay at round-off, so sample_every = 20 sees none of it.
 TEST(ExamplesSeed004, NhRattleOddStepsShowAPeriodTwoModeThatEvenSamplesHide) {

@@ -60,7 +60,7 @@ double max_abs_of(const v1::SeriesStats& s) {
   return m;
 }
 
-// A user-defined system (issue 16): the contact oscillator as custom_system. gonzalez_r keeps
+// A user-defined system: the contact oscillator as custom_system. gonzalez_r keeps
 // energy and constraint to round-off; si_dla and dla keep the constraint only (their energy error
 // is O(h^2)).
 TEST(Examples, CustomContactOscillatorGonzalezRConservesEnergyAndConstraint) {
@@ -124,7 +124,7 @@ TEST(Examples, ChaoticFig2OrderPlotIsSecondOrderForAllFiveMethods) {
   EXPECT_EQ(orders, 10);  // five methods, two halvings each
 }
 
-// The same order plot as one h-sweep (issue 47 item 5): `nhsim convergence` reads the sweep, and
+// The same order plot as one h-sweep: `nhsim convergence` reads the sweep, and
 // every error and order is the hand-written spec's, bit for bit.
 TEST(Examples, ChaoticFig2OrderSweepGivesTheOrderPlotsRows) {
   const auto sweep = run_example("chaotic_fig2_order_sweep.json");

@@ -1,4 +1,4 @@
-// The budget that bounds what concurrent GetResult calls hold (issue 49 item 4).
+// The budget that bounds what concurrent GetResult calls hold.
 #include "nhsim/server/read_budget.hpp"
 
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ TEST(ReadBudget, AReadWaitsUntilItFitsBesideTheOthers) {
     second_taken = static_cast<bool>(lease);
   });
   std::this_thread::sleep_for(milliseconds(50));
-  EXPECT_FALSE(second_taken);  // still waiting for the first
+  EXPECT_FALSE(second_taken);        // still waiting for the first
   { auto done = std::move(first); }  // the first read ends
   second.join();
   EXPECT_TRUE(second_taken);

@@ -551,7 +551,7 @@ TEST_F(ServiceTest, UnknownJobIsNotFound) {
 }
 
 TEST_F(ServiceTest, AJobIsNamedByAnUnambiguousStartOfItsId) {
-  // Progress lines show 8 characters of the id (issue 61 item 5).
+  // Progress lines show 8 characters of the id.
   const v1::Job submitted = client_->submit(small_spec());
   const std::string id = submitted.job_id();
   const std::string start = id.substr(0, 8);

@@ -1,4 +1,4 @@
-// A server shared by several identities (issue 49): one identity's long jobs do not block
+// A server shared by several identities: one identity's long jobs do not block
 // another's small one; what is kept of finished jobs, and what one request may add, is bounded.
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>

@@ -115,7 +115,7 @@ TEST(StepLoop, TakesNoHeapMemoryForAnyExampleChoice) {
   for (const auto& path : specs) {
     const EnsembleSpec spec = wire::from_proto(client::load_spec(path));
     std::unique_ptr<SystemModel> model;
-    if (spec.custom_system) {  // a user-defined system (issue 16): its register tapes
+    if (spec.custom_system) {  // a user-defined system: its register tapes
       model = make_custom_model(compile_custom_system(*spec.custom_system));
     } else {
       const SystemEntry& entry = *find_system(spec.system);

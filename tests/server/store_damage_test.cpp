@@ -1,6 +1,6 @@
-// Damage to the durable store is detected and named, never served as data (issue 49 items 9
-// and 10): a result that fails its checksum, an empty or foreign database in a directory that
-// held a store, and every single page of a database overwritten in turn.
+// Damage to the durable store is detected and named, never served as data: a result that fails
+// its checksum, an empty or foreign database in a directory that held a store, and every single
+// page of a database overwritten in turn.
 #include <SQLiteCpp/Database.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-"""User-defined systems from sympy: the ``custom_system`` of a spec (issue 16).
+"""User-defined systems from sympy: the ``custom_system`` of a spec.
 
 nhsimd takes a mechanical system as expressions (docs/custom-systems.md): coordinates,
 parameters, a mass matrix M (constant or M(q)), a potential V(q) and constraint one-forms mu(q). This

@@ -5,7 +5,7 @@ python.install (client/python/CMakeLists.txt).
 
 The venv sees Debian's packages (--system-site-packages: python3-grpcio, -protobuf, -pandas,
 -matplotlib, -tqdm, -pytest, -nbclient, -ipykernel). The install is docs/python.md's command,
-`VENV/bin/pip install SOURCE` with no flags (issue 61): with no pyproject.toml pip builds with
+`VENV/bin/pip install SOURCE` with no flags: with no pyproject.toml pip builds with
 Debian's setuptools and wheel instead of fetching them, and every dependency is present, so
 nothing is downloaded; PIP_NO_INDEX=1 in its environment makes any attempt to reach the index
 fail here rather than on a user's offline machine (setup.py generates the stubs from proto/

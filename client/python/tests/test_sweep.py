@@ -1,4 +1,4 @@
-"""Sweeps from Python (issue 47 item 5): one job, long-format DataFrames with the swept fields as
+"""Sweeps from Python: one job, long-format DataFrames with the swept fields as
 columns, the CLI's table, and each case equal to the job it would be alone."""
 
 import copy

@@ -1,4 +1,4 @@
-// Elementary functions whose results do not depend on the CPU (issue 49 item 19).
+// Elementary functions whose results do not depend on the CPU.
 //
 // glibc's libm picks FMA/AVX2 or generic code paths at load time, and the two round differently
 // on a few inputs in 1000 (sin, cos, exp, log, atan2, pow: only sqrt agrees), so a trajectory's

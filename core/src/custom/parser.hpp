@@ -1,4 +1,4 @@
-// Internal: the infix expression parser of user-defined systems (issue 16). Turns one string
+// Internal: the infix expression parser of user-defined systems. Turns one string
 // into a GiNaC expression over the given symbols, or throws SpecError naming the field and the
 // position (0-based character offset) of the problem.
 //
@@ -32,7 +32,7 @@ inline constexpr int kMaxExpressionDepth = 64;     ///< nesting of parentheses, 
 inline constexpr long kMaxIntegerExponent = 1024;  ///< |n| of a numeric base ^ integer n
 /// |n| (bits of b's numerator + bits of its denominator) of a rational b ^ n, which GiNaC
 /// evaluates exactly: ((10001/10000)^1024)^1024, 25 characters, is 2.9e7 bits and held the
-/// GiNaC lock for minutes (issue 57); 2^1000 is 3000, (10001/10000)^1024 28672.
+/// GiNaC lock for minutes; 2^1000 is 3000, (10001/10000)^1024 28672.
 inline constexpr double kMaxExactPowerBits = 65536.0;
 
 /// Parses `text` into an expression over `symbols` (name -> symbol or value). Throws

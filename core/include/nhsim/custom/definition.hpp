@@ -1,4 +1,4 @@
-// A user-defined system (issue 16, docs/design.md "User-defined systems"): the spec's symbolic
+// A user-defined system (docs/design.md "User-defined systems"): the spec's symbolic
 // definition, and what the server builds from it once: the tapes of V, dV/dq and mu(q), either
 // the constant mass matrix with its inverse or the tapes of M(q) and of d/dq (1/2 v^T M(q) v),
 // the tapes of the holonomic constraints g(q), G(q) and their Hessians, and the tape of the

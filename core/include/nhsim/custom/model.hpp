@@ -1,4 +1,4 @@
-// The SystemModel of a user-defined system (issue 16), for callers that build a model outside
+// The SystemModel of a user-defined system, for callers that build a model outside
 // the spec runner (tests, benchmarks). The runner itself does this in prepare().
 #pragma once
 

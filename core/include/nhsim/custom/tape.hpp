@@ -1,4 +1,4 @@
-// The register tape of a user-defined system (issue 16, docs/design.md "User-defined systems"): a
+// The register tape of a user-defined system (docs/design.md "User-defined systems"): a
 // flat array of operations over a register file, compiled from parsed expression trees by
 // core/src/custom/tape_compiler.cpp. Never generated code: the tape is data, interpreted by
 // core/src/custom/tape.cpp.

@@ -1,5 +1,6 @@
-// A user-defined system (issue 16): the canonical form M, V(q), mu(q) and control forces of a
-// CustomSystemDefinition (nhsim/custom/definition.hpp), evaluated by its register tapes.
+// A user-defined system (docs/custom-systems.md): the canonical form M, V(q), mu(q) and control
+// forces of a CustomSystemDefinition (nhsim/custom/definition.hpp), evaluated by its register
+// tapes.
 //
 // Sizes are template parameters so the integrators get the same fixed-size Eigen types as for a
 // catalogue system; the library compiles the fixed sizes of kCustomFixedSizes and, for every other

@@ -1,6 +1,6 @@
 // A trial bind of a listening address before gRPC or civetweb binds it, so that a busy port is
 // refused at once with the system's reason ("127.0.0.1:50051: address already in use") instead
-// of gRPC's C-core error dump or civetweb's "null context" (issue 47 item 9).
+// of gRPC's C-core error dump or civetweb's "null context".
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
 // A budget of bytes that concurrent reads may hold at once: a read of a large result waits for
-// others to finish instead of multiplying the server's memory (issue 49 item 4).
+// others to finish instead of multiplying the server's memory.
 #pragma once
 
 #include <chrono>

@@ -23,7 +23,7 @@ namespace nhsim::server {
 
 /// Limits a submitted spec must respect (RESOURCE_EXHAUSTED otherwise, naming the limit).
 /// Sizes of free text and registrations, so that no field lets one client grow the server's
-/// memory and store without bound (issue 49 items 2 and 5).
+/// memory and store without bound.
 inline constexpr std::size_t kMaxLabelBytes = 1024;            ///< SubmitEnsembleRequest.label
 inline constexpr std::size_t kMaxDescriptionBytes = 4096;      ///< RegisterSystemRequest
 inline constexpr std::size_t kMaxDefinitionBytes = 64 * 1024;  ///< a registered CustomSystem

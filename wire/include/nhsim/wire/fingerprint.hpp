@@ -2,7 +2,7 @@
 // results of its elementary functions. Those come from SLEEF (nhsim/dmath.hpp) and do not depend
 // on the CPU; glibc's libm did (its FMA/AVX2 code paths round differently on some arguments:
 // with them disabled, 4 of 200 energy-shell states and 32 % of the variance experiment's values
-// differed, issue 49 item 19). Another SLEEF, compiler or nhsim version may still change bits:
+// differed). Another SLEEF, compiler or nhsim version may still change bits:
 // partial results carry this fingerprint, and a merge refuses parts whose fingerprints differ.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The part file: a partial result as written by `nhsim run --shard --out` and read by `nhsim
 // merge` and the Slurm executor. Binary nhsim.v1.PartialResult whose last field is
 // content_sha256, the SHA-256 of every byte before it, so that any damage to the file is
-// detected (issue 49 item 19: 20 random bit flips in a 7.3 MB part went unnoticed before).
+// detected (without checksums, 20 random bit flips in a 7.3 MB part went unnoticed).
 #pragma once
 
 #include <string>
