@@ -23,8 +23,8 @@ using Mat1 = Newton1::Mat;
 // sin x = 0 from the predictor x0 = 1.3 with the exact Jacobian cos x. The frozen-Jacobian
 // iteration oscillates (1.3, -2.3, 0.48, -1.2, ...) and fails, so the full-Newton fallback runs.
 // Its first undamped step lands at 1.3 - tan 1.3 = -2.30, from where Newton converges to -pi,
-// 4.4 from the predictor, although the root 0 is 1.3 from it: that is what the fallback did
-// before issue 17. The damped fallback halves that first step (the simplified correction at
+// 4.4 from the predictor, although the root 0 is 1.3 from it: that is what an undamped fallback
+// does. The damped fallback halves that first step (the simplified correction at
 // -2.30 is 2.78, more than (1 - 1/4) 3.60) and converges to 0.
 TEST(SimplifiedNewton, FallbackConvergesToTheRootNearThePredictor) {
   Newton1 newton(1);

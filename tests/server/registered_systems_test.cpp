@@ -1,4 +1,4 @@
-// Registered user-defined systems (RegisterSystem, ListSystems, DeleteSystem; issue 16) on an
+// Registered user-defined systems (RegisterSystem, ListSystems, DeleteSystem) on an
 // in-process nhsimd with tokens for alice and bob: a system is its owner's only, runs by name
 // with the bits of the same definition sent inline, survives a restart on the same data
 // directory, and every bad request answers its exact code with the field.

@@ -282,7 +282,7 @@ TEST_F(ServiceTest, ExplicitStatesOnTheConstraintDistributionAreAccepted) {
             2);
 }
 
-// The non-twisting body ensemble ([Gebhardt2020] §6, issue 5): perturbed initial angular velocities
+// The non-twisting body ensemble ([Gebhardt2020] §6): perturbed initial angular velocities
 // of case 1 through the service. The served result is the core's, bit for bit, and the physics
 // holds for every member: Pi3 = 0 to the Newton-tolerance level, the kinetic energy and Pi1, Pi2
 // constant (no load), the directors orthonormal to round-off.

@@ -1,4 +1,4 @@
-// User-defined systems registered under a name by their owner (RegisterSystem, issue 16): kept
+// User-defined systems registered under a name by their owner (RegisterSystem): kept
 // in memory and, with a durable store, written through to it, so that they survive restarts as
 // the jobs do. A spec names a registered system in `system`; the service then submits the job
 // with the stored definition as its custom_system, so every job carries its own copy. Thread-safe.
