@@ -996,6 +996,19 @@ TEST_F(ServiceTest, CancelTakesEffectWithinOneSecondOnAnUnreachableEnergyShell) 
   EXPECT_LT(seconds, 1.0);
 }
 
+TEST_F(ServiceTest, CancelTakesEffectWithinOneSecondInADivergingSweep) {
+  // rk4 at h = 50 over 1000 cases of the shell's energy: every trajectory fails within a few
+  // steps, so the job is all failure records and case switches (a cancel once took 18.7 s).
+  v1::SubmitEnsembleRequest spec = long_spec();
+  spec.mutable_integrators(0)->set_h(50);
+  auto* energy = (*spec.add_sweep()->mutable_fields())["initial_conditions.energy_shell.energy"]
+                     .mutable_list_value();
+  for (int k = 0; k < 1000; ++k) energy->add_values()->set_number_value(3.0 + 0.01 * k);
+  const double seconds = cancel_latency(*client_, spec);
+  RecordProperty("cancel_latency_seconds", std::to_string(seconds));
+  EXPECT_LT(seconds, 1.0);
+}
+
 TEST_F(ServiceTest, MaxAttemptsAboveTheBoundIsInvalid) {
   v1::SubmitEnsembleRequest spec = long_spec();
   spec.mutable_initial_conditions()->mutable_energy_shell()->set_max_attempts(1'000'001);
