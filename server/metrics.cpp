@@ -98,6 +98,16 @@ Metrics::Metrics(const std::string& bind_address)
                             "when nhsim_queue_wait_seconds records nothing")
                         .Register(*registry_)
                         .Add({});
+  open_result_streams_ = &prometheus::BuildGauge()
+                              .Name("nhsim_open_result_streams")
+                              .Help("StreamResult calls open (at most --max-result-streams)")
+                              .Register(*registry_)
+                              .Add({});
+  open_watches_ = &prometheus::BuildGauge()
+                       .Name("nhsim_open_watches")
+                       .Help("WatchJob calls open (at most --max-watchers)")
+                       .Register(*registry_)
+                       .Add({});
   serving_ = &prometheus::BuildGauge()
                   .Name("nhsim_health_serving")
                   .Help(
@@ -153,6 +163,11 @@ void Metrics::add_completed(const PartialResult& chunk) {
 }
 
 void Metrics::set_oldest_queued_age(double seconds) { oldest_queued_->Set(seconds); }
+
+void Metrics::set_open_streams(int result_streams, int watches) {
+  open_result_streams_->Set(result_streams);
+  open_watches_->Set(watches);
+}
 
 void Metrics::job_finished(JobOutcome outcome, double seconds) {
   finished_[static_cast<int>(outcome)]->Increment();

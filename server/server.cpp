@@ -267,6 +267,7 @@ void Server::watch_health(std::string last_problem) {
     if (second % 10 == 0) ::malloc_trim(0);
     const std::string problem = jobs_->problem();
     metrics_->set_oldest_queued_age(jobs_->oldest_queued_seconds());
+    metrics_->set_open_streams(service_->open_result_streams(), service_->open_watches());
     lock.lock();
     if (draining_) break;
     set_serving(problem.empty());

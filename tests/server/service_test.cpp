@@ -1413,6 +1413,45 @@ TEST_F(ServiceTest, CallsToMadeUpMethodsCreateNoMetricSeries) {
 
 // Issue 49: the queue wait was recorded only when a job started, so a stuck queue never showed.
 // The age of the oldest queued job is a gauge, refreshed every second.
+TEST_F(ServiceTest, OpenWatchesAreExported) {
+  start_server("127.0.0.1:0");
+  const auto open_watches = [&] {
+    return sample_value(http_get_metrics(server_->metrics_port()), "nhsim_open_watches")
+        .value_or(-1.0);
+  };
+  EXPECT_EQ(open_watches(), 0.0);
+  const v1::Job job = client_->submit(long_spec());  // cancelled below
+  auto stub = v1::EnsembleService::NewStub(client_->channel());
+  v1::WatchJobRequest request;
+  request.set_job_id(job.job_id());
+  grpc::ClientContext first_context, second_context;
+  const auto first = stub->WatchJob(&first_context, request);
+  const auto second = stub->WatchJob(&second_context, request);
+  v1::Job update;
+  ASSERT_TRUE(first->Read(&update));
+  ASSERT_TRUE(second->Read(&update));
+  double seen = -1;  // refreshed every second
+  for (int attempt = 0; attempt < 100 && seen != 2.0; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    seen = open_watches();
+  }
+  EXPECT_EQ(seen, 2.0);
+  EXPECT_EQ(sample_value(http_get_metrics(server_->metrics_port()), "nhsim_open_result_streams"),
+            std::optional<double>(0.0));
+  client_->cancel(job.job_id());
+  while (first->Read(&update)) {
+  }
+  while (second->Read(&update)) {
+  }
+  EXPECT_TRUE(first->Finish().ok());
+  EXPECT_TRUE(second->Finish().ok());
+  for (int attempt = 0; attempt < 100 && seen != 0.0; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    seen = open_watches();
+  }
+  EXPECT_EQ(seen, 0.0);
+}
+
 TEST_F(ServiceTest, TheOldestQueuedJobsAgeIsExported) {
   start_server("127.0.0.1:0", [](ServerOptions& options) { options.max_running_jobs = 1; });
   const auto age = [&] {

@@ -35,6 +35,9 @@ enum class JobOutcome { kSucceeded, kAllTrajectoriesFailed, kFailed, kCancelled 
 ///   nhsim_queue_wait_seconds                   histogram, submit → first start of a job
 ///   nhsim_oldest_queued_job_age_seconds        gauge, how long the oldest queued job has waited
 ///                                              (0 with none; refreshed every second)
+///   nhsim_open_result_streams, nhsim_open_watches
+///                                              gauges, StreamResult and WatchJob calls open
+///                                              (refreshed every second)
 ///   nhsim_jobs{state}                          gauge, jobs in each state
 ///   nhsim_jobs_finished_total{outcome}         counter, succeeded | all_trajectories_failed |
 ///                                              failed | cancelled
@@ -70,6 +73,8 @@ class Metrics {
   void observe_queue_wait(double seconds);
   /// The oldest job still queued has waited `seconds` (0: none queued).
   void set_oldest_queued_age(double seconds);
+  /// nhsim_open_result_streams and nhsim_open_watches.
+  void set_open_streams(int result_streams, int watches);
   /// A chunk of trajectories completed: its runs, steps and failures are counted.
   void add_completed(const nhsim::PartialResult& chunk);
   /// A job ended after running `seconds`.
@@ -89,6 +94,8 @@ class Metrics {
   std::array<prometheus::Counter*, 4> finished_{};  // indexed by JobOutcome
   prometheus::Histogram* queue_wait_ = nullptr;
   prometheus::Gauge* oldest_queued_ = nullptr;
+  prometheus::Gauge* open_result_streams_ = nullptr;
+  prometheus::Gauge* open_watches_ = nullptr;
   prometheus::Counter* trajectories_ = nullptr;
   prometheus::Counter* steps_ = nullptr;
   prometheus::Histogram* duration_ = nullptr;

@@ -58,6 +58,7 @@ class ResultStreams {
                                std::string& refusal);
 
   std::chrono::milliseconds write_deadline() const { return write_deadline_; }
+  int open_streams() const { return caps_.open(); }
 
  private:
   void watch();

@@ -92,6 +92,10 @@ class EnsembleServiceImpl final : public nhsim::v1::EnsembleService::WithCallbac
                       std::shared_ptr<const wire::TokenTable> tokens, ServiceLimits limits,
                       bool certificate_identities = false);
 
+  /// StreamResult and WatchJob calls open now (for the metrics).
+  int open_result_streams() const { return result_streams_.open_streams(); }
+  int open_watches() const { return watches_.open_watches(); }
+
   /// Replaces the token table (a reloaded tokens file); calls already authenticated carry on.
   /// Precondition: the service was built with a token table.
   void set_tokens(std::shared_ptr<const wire::TokenTable> tokens);

@@ -46,6 +46,8 @@ class WatchHub {
                                                   const std::string& id,
                                                   const std::string& identity);
 
+  int open_watches() const { return caps_.open(); }
+
  private:
   class Watch;
   /// The notifier: every kTick (or when a watch is added), each watch sends what changed.
