@@ -907,7 +907,8 @@ EnsembleSpec first_trajectories(const EnsembleSpec& spec, std::int64_t m) {
   std::visit(
       [&](auto& source) {
         if constexpr (std::is_same_v<std::decay_t<decltype(source)>, ExplicitStates>) {
-          source.states.resize(static_cast<std::size_t>(m));
+          source.states = StateList(std::vector<CanonicalState>(
+              source.states.begin(), source.states.begin() + static_cast<std::ptrdiff_t>(m)));
         } else {
           source.count = m;
         }

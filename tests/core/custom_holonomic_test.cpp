@@ -200,7 +200,7 @@ TEST(CustomHolonomic, HolonomicErrorsNameTheField) {
   auto with = [](auto edit) {
     CustomSystemSpec system = pendulum_custom();
     EnsembleSpec s = pendulum_spec(system, "ggl");
-    edit(*s.custom_system, std::get<ExplicitStates>(s.initial_conditions).states[0]);
+    edit(*s.custom_system, std::get<ExplicitStates>(s.initial_conditions).states.edit()[0]);
     return error_of(s);
   };
   using State = CanonicalState;

@@ -573,7 +573,8 @@ TEST(CustomSystem, SpecErrorsNameTheField) {
   // mu = (sin phi, 0, 0) has rank 0 at phi = 0.
   s = small_custom_spec();
   s.custom_system->constraints[0] = {"sin(phi)", "0", "0"};
-  std::get<ExplicitStates>(s.initial_conditions).states[0] = {{0.0, 0.0, 0.0}, {0.0, 1.0, 0.0}};
+  std::get<ExplicitStates>(s.initial_conditions).states.edit()[0] = {{0.0, 0.0, 0.0},
+                                                                     {0.0, 1.0, 0.0}};
   EXPECT_EQ(field_of(s), "custom_system.constraints");
   // A row that is zero for every q is refused before any state is drawn.
   s = small_custom_spec();
@@ -596,7 +597,8 @@ TEST(CustomSystem, SiDlaNewtonSettingsAreRefusedWhereItsSolveIsLinear) {
 
 TEST(CustomSystem, VaryingMassErrorsNameTheField) {
   auto s = small_custom_spec();
-  std::get<ExplicitStates>(s.initial_conditions).states[0].p = {0.0, 0.0, 0.0};  // on mu M^-1 p = 0
+  std::get<ExplicitStates>(s.initial_conditions).states.edit()[0].p = {0.0, 0.0,
+                                                                       0.0};  // on mu M^-1 p = 0
   s.integrators[0].integrator = "gonzalez_r";
   s.custom_system->mass_matrix[0][0] = "1 + y^2";
   EXPECT_EQ(field_of(s), "(valid)");

@@ -369,17 +369,17 @@ TEST(Ensemble, ValidationNamesTheField) {
   EXPECT_NO_THROW(validate(e));
   {
     auto b = e;
-    std::get<ExplicitStates>(b.initial_conditions).states[0].q.pop_back();
+    std::get<ExplicitStates>(b.initial_conditions).states.edit()[0].q.pop_back();
     expect_spec_error(b, "initial_conditions.states[0].q", "needs 7");
   }
   {
     auto b = e;
-    std::get<ExplicitStates>(b.initial_conditions).states[0].p[3] = INFINITY;
+    std::get<ExplicitStates>(b.initial_conditions).states.edit()[0].p[3] = INFINITY;
     expect_spec_error(b, "initial_conditions.states[0].p", "finite");
   }
   {
     auto b = e;
-    std::get<ExplicitStates>(b.initial_conditions).states[0].p[0] += 1e-9;
+    std::get<ExplicitStates>(b.initial_conditions).states.edit()[0].p[0] += 1e-9;
     expect_spec_error(b, "initial_conditions.states[0].p", "off the constraint");
   }
   {

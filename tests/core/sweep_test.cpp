@@ -3,6 +3,7 @@
 #include "nhsim/sweep.hpp"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -114,6 +115,38 @@ TEST(Sweep, AnHSweepSharesTheInitialStatesAndReportsProgressToTheEnd) {
   ASSERT_EQ(r.cases[0].result.initial_states.size(), 21u);
   test::expect_bit_identical(r.cases[0].result.initial_states, r.cases[1].result.initial_states,
                              "initial states");
+}
+
+TEST(Sweep, CasesReferToOneCopyOfTheExplicitStates) {
+  EnsembleSpec drawn = base_spec();
+  std::get<EnergyShellGenerator>(drawn.initial_conditions).count = 2000;
+  drawn.t_final = 0.1;
+  ExplicitStates states;
+  for (const TrajectoryState& t : run_ensemble(drawn).initial_states) {
+    states.states.push_back(t.state);
+  }
+  EnsembleSpec s = base_spec();
+  s.initial_conditions = states;
+  s.outputs.initial_states.all = false;
+  std::vector<double> hs;
+  for (int k = 20; k < 220; ++k) hs.push_back(2.0 / k);  // t_final = 2 in k steps
+  s.sweep = {SweepAxis{{{"h", hs}}}};
+  // About 0.4 MB of states: 200 copies would be 80 MB.
+  const std::size_t before = mallinfo2().uordblks;
+  const Problem sweep(s);
+  const std::size_t grown = mallinfo2().uordblks - before;
+  ASSERT_EQ(sweep.cases().size(), 200u);
+  for (const Problem::Case& c : sweep.cases()) {
+    ASSERT_TRUE(
+        std::get<ExplicitStates>(c.problem.spec().initial_conditions).states.shares(states.states));
+  }
+  EXPECT_LT(grown, 8u << 20) << "bytes allocated for the 200 cases";
+  // A change to one case's states is its own (copy on write).
+  EnsembleSpec changed = sweep.cases()[0].problem.spec();
+  std::get<ExplicitStates>(changed.initial_conditions).states.edit()[0].p[0] += 1;
+  EXPECT_FALSE(std::get<ExplicitStates>(changed.initial_conditions).states.shares(states.states));
+  EXPECT_NE(states.states[0].p[0],
+            std::get<ExplicitStates>(changed.initial_conditions).states[0].p[0]);
 }
 
 TEST(Sweep, ACancelStopsEveryCaseAndCountsTheRest) {

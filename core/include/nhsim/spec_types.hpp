@@ -3,7 +3,10 @@
 // Core headers include this instead of nhsim/ensemble.hpp (the runner's contract).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,9 +37,46 @@ struct CanonicalState {
   std::vector<double> p;
 };
 
+/// A list of states that copies share: copying a StateList copies a pointer, and the first
+/// change through a shared copy gives that copy its own list (copy on write). So the cases of a
+/// sweep, each a whole EnsembleSpec, hold one copy of the explicit states between them. Reads
+/// never copy; change a list only from the thread that holds it (as any value).
+class StateList {
+ public:
+  StateList() = default;
+  StateList(std::initializer_list<CanonicalState> states)
+      : states_(std::make_shared<std::vector<CanonicalState>>(states)) {}
+  StateList(std::vector<CanonicalState> states)  // NOLINT(google-explicit-constructor): a list
+      : states_(std::make_shared<std::vector<CanonicalState>>(std::move(states))) {}
+
+  std::size_t size() const { return states_ ? states_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const CanonicalState& operator[](std::size_t i) const { return (*states_)[i]; }
+  const CanonicalState* begin() const { return states_ ? states_->data() : nullptr; }
+  const CanonicalState* end() const { return begin() + size(); }
+  /// Whether `other` refers to the same list (no copy between them).
+  bool shares(const StateList& other) const { return states_ && states_ == other.states_; }
+
+  /// The list to change in place; copies it first when another StateList shares it.
+  std::vector<CanonicalState>& edit() {
+    if (!states_) {
+      states_ = std::make_shared<std::vector<CanonicalState>>();
+    } else if (states_.use_count() > 1) {
+      states_ = std::make_shared<std::vector<CanonicalState>>(*states_);
+    }
+    return *states_;
+  }
+  void push_back(CanonicalState state) { edit().push_back(std::move(state)); }
+  void reserve(std::size_t n) { edit().reserve(n); }
+  void clear() { states_.reset(); }
+
+ private:
+  std::shared_ptr<std::vector<CanonicalState>> states_;
+};
+
 /// Explicit initial states, one trajectory each; each must satisfy the constraints.
 struct ExplicitStates {
-  std::vector<CanonicalState> states;
+  StateList states;
 };
 
 /// The largest EnergyShellGenerator::max_attempts: a draw costs about 0.4 us, so one

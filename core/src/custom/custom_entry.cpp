@@ -22,7 +22,7 @@ std::unique_ptr<SystemModel> make_if(const std::shared_ptr<const CustomSystemDef
   return std::make_unique<ModelImpl<CustomSystem<NQ, NC>>>(CustomSystem<NQ, NC>(def));
 }
 
-std::vector<CanonicalState> explicit_states(const InitialConditions& ic) {
+StateList explicit_states(const InitialConditions& ic) {
   if (const auto* s = std::get_if<ExplicitStates>(&ic)) return s->states;
   if (const auto* v = std::get_if<VelocityPerturbation>(&ic)) return {v->base};
   return {};
@@ -111,7 +111,7 @@ std::unique_ptr<SystemModel> make_custom_model(
 
 void check_custom_initial_states(const CustomSystemDefinition& def, const InitialConditions& ic) {
   const bool base = std::holds_alternative<VelocityPerturbation>(ic);
-  const std::vector<CanonicalState> states = explicit_states(ic);
+  const StateList states = explicit_states(ic);
   for (std::size_t i = 0; i < states.size(); ++i) {
     if (states[i].q.size() != static_cast<std::size_t>(def.nq)) continue;  // validated before
     const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(
