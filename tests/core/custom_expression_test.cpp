@@ -455,6 +455,23 @@ TEST(CustomExpression, MassInverseBelowTheNormalRangeIsCompiled) {
   EXPECT_TRUE(compile_custom_system(s)->constraint_affine_along_forces);  // si_dla's check
 }
 
+// The symmetry check of a q-dependent M expands M_ij - M_ji; a product of powers of sums expands
+// by the multinomial theorem into a number of terms that takes minutes (degree 400 in three
+// variables held a request thread for minutes): refused on its entry before it is expanded.
+TEST(CustomExpression, AnExpansionBeyondTheBoundIsRefusedBeforeItRuns) {
+  auto s = base_spec();
+  s.mass_matrix[0][1] = "(x+y+phi)^200*(x-y+phi)^200";  // about 4e8 terms
+  s.mass_matrix[1][0] = "((x+phi)^2-y^2)^200";
+  expect_error(s, "custom_system.mass_matrix[0][1]",
+               "checking that M is symmetric expands M_ij - M_ji to about 4.14e+08 terms, beyond "
+               "the 100000 a definition may expand to in all");
+  // Within the bound (about 120 terms) the same identity compiles.
+  s.mass_matrix[0][1] = "(x+y+phi)^3*(x-y+phi)^3/8";
+  s.mass_matrix[1][0] = "((x+phi)^2-y^2)^3/8";
+  s.mass_matrix[0][0] = "2 + x^2";  // positive definite near 0
+  EXPECT_FALSE(compile_custom_system(s)->constant_mass);
+}
+
 TEST(CustomExpression, DefinitionErrorsNameTheField) {
   auto s = base_spec();
   s.mass_matrix[1] = {"0", "1"};

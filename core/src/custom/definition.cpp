@@ -174,16 +174,61 @@ SpecError asymmetric(const std::string& mf, std::size_t i, std::size_t j) {
                                                std::to_string(i) + "]: M must be symmetric");
 }
 
+/// About how many terms expand() makes of `e` (an upper bound before like terms combine): sums
+/// add, products multiply, a power of a sum of t terms to a positive integer n has the
+/// multinomial theorem's C(n + t - 1, t - 1); a function's arguments are expanded in place, so
+/// their terms count too. Saturates at 1e300.
+double expanded_terms(const GiNaC::ex& e) {
+  const auto saturated = [](double x) { return std::min(x, 1e300); };
+  if (GiNaC::is_a<GiNaC::add>(e)) {
+    double terms = 0.0;
+    for (const GiNaC::ex& op : e) terms = saturated(terms + expanded_terms(op));
+    return terms;
+  }
+  if (GiNaC::is_a<GiNaC::mul>(e)) {
+    double terms = 1.0;
+    for (const GiNaC::ex& op : e) terms = saturated(terms * expanded_terms(op));
+    return terms;
+  }
+  if (GiNaC::is_a<GiNaC::power>(e)) {
+    const double t = expanded_terms(e.op(0));
+    const GiNaC::ex n = e.op(1);
+    if (t <= 1.0 || !GiNaC::is_a<GiNaC::numeric>(n) || !n.info(GiNaC::info_flags::posint)) {
+      return t;  // expand() does not distribute it
+    }
+    const double k = GiNaC::ex_to<GiNaC::numeric>(n).to_double();
+    return saturated(std::exp(std::lgamma(k + t) - std::lgamma(k + 1.0) - std::lgamma(t)));
+  }
+  double terms = 1.0;  // a symbol, a number, or a function of its (expanded) arguments
+  for (const GiNaC::ex& op : e) terms = saturated(terms + expanded_terms(op));
+  return terms;
+}
+
 /// The first entry (i, j), i < j, of `mex` whose M_ij and M_ji differ identically in q (after
-/// expansion), as SpecError on `mf`; a Lagrangian's M is symmetric by construction.
+/// expansion), as SpecError on `mf`; a Lagrangian's M is symmetric by construction. The
+/// expansions of one definition make at most kMaxExpandedTerms terms in all (each costs about
+/// 5 us: a product of two powers of trinomials of degree 50 took 9 s): beyond, SpecError on the
+/// entry that would cross it.
 void check_symmetric(const std::vector<std::vector<GiNaC::ex>>& mex, const std::string& mf,
                      bool lagrangian) {
   if (lagrangian) return;
+  double expanded = 0.0;
   for (std::size_t i = 0; i < mex.size(); ++i) {
     for (std::size_t j = i + 1; j < mex.size(); ++j) {
-      if (!(mex[i][j] - mex[j][i]).expand().is_zero()) {
-        throw asymmetric(mf, i, j);
+      const GiNaC::ex difference = mex[i][j] - mex[j][i];
+      expanded += expanded_terms(difference);
+      if (expanded > kMaxExpandedTerms) {
+        std::ostringstream terms;
+        terms.precision(3);
+        terms << expanded_terms(difference);
+        throw SpecError(index(index(mf, i), j),
+                        "checking that M is symmetric expands M_ij - M_ji to about " + terms.str() +
+                            " terms, beyond the " +
+                            std::to_string(static_cast<long>(kMaxExpandedTerms)) +
+                            " a definition may expand to in all (a power of a sum expands by the "
+                            "multinomial theorem: factor it, or write M_ij and M_ji alike)");
       }
+      if (!difference.expand().is_zero()) throw asymmetric(mf, i, j);
     }
   }
 }
@@ -496,7 +541,7 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
             def->mass_inverse(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(k));
         if (w != 0.0) s += exact_numeric(w) * mu[a][k];
       }
-      affine = s.expand().is_zero();
+      affine = expanded_terms(s) <= kMaxExpandedTerms && s.expand().is_zero();  // else: general
     }
   }
   def->constraint_affine_along_forces = affine;

@@ -65,6 +65,10 @@ inline constexpr int kMaxCustomInvariants = 16;
 /// The most coordinates a definition may have (the evaluators' stack buffers hold this many).
 inline constexpr int kMaxCustomCoordinates = 32;
 
+/// The most terms the symbolic expansions of one definition may make in all (the symmetry check
+/// of a q-dependent M expands M_ij - M_ji): about 0.5 s of compile at most.
+inline constexpr double kMaxExpandedTerms = 1e5;
+
 /// The most control inputs (rows of control_forces) a definition may have.
 inline constexpr int kMaxCustomInputs = 8;
 
