@@ -460,6 +460,18 @@ void DurableStore::save_checkpoint(const std::string& id, const std::string& che
   update.exec();
 }
 
+std::string DurableStore::read_request(const std::string& id) const {
+  const std::lock_guard lock(mutex_);
+  SQLite::Statement query(*db_, "SELECT request, request_sha256 FROM jobs WHERE id = ?");
+  query.bind(1, id);
+  if (!query.executeStep()) throw std::runtime_error("job " + id + " is not stored");
+  std::string request = blob(query.getColumn(0));
+  if (!intact(query.getColumn(1), request)) {
+    throw DamagedRecord("the stored request of job " + id + " is damaged");
+  }
+  return request;
+}
+
 std::string DurableStore::read_checkpoint(const std::string& id) const {
   const std::lock_guard lock(mutex_);
   SQLite::Statement query(*db_, "SELECT checkpoint, checkpoint_sha256 FROM jobs WHERE id = ?");

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <iomanip>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -69,7 +71,34 @@ StoredJob terminal(const JobRecord& record) {
   return job;
 }
 
+/// Why a running job is stopped: its checkpoint (statistics, outputs and failure records of the
+/// trajectories done) alone takes more than the bound of its admitted memory.
+std::string estimate_exceeded(const PartialResult& partial, std::size_t bytes, double admitted) {
+  std::int64_t failed = 0;
+  std::size_t records = 0;
+  for (const ChoicePartial& c : partial.choices) {
+    failed += c.failed;
+    records += c.failures.size();
+  }
+  const auto text = [](double x) {
+    std::ostringstream out;
+    out << std::setprecision(3) << x;
+    return out.str();
+  };
+  const auto mib = [&](double b) { return text(b / (1024.0 * 1024.0)); };
+  return "RESOURCE_EXHAUSTED: the checkpoint of " + std::to_string(covered_count(partial)) +
+         " of its trajectories takes " + mib(static_cast<double>(bytes)) + " MiB, beyond " +
+         text(kMemoryBoundFactor) + " x the " + mib(admitted) +
+         " MiB of memory it was admitted with (" + std::to_string(failed) +
+         " trajectory runs failed, " + std::to_string(records) +
+         " failure records); stopped before it could take the server's memory";
+}
+
 }  // namespace
+
+double job_memory_bytes(const CostEstimate& cost) {
+  return cost.statistics_bytes + kOutputCopies * cost.output_bytes;
+}
 
 JobManager::JobManager(std::unique_ptr<Executor> executor, Metrics& metrics,
                        std::unique_ptr<DurableStore> durable, JobManagerOptions options)
@@ -185,6 +214,7 @@ void JobManager::recover() {
     try {
       record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
       record.steps_total = trajectory_steps(*record.problem);  // also for a job stored before
+      record.memory_bytes = job_memory_bytes(estimate_cost(*record.problem));
     } catch (const std::exception& e) {
       cannot_resume = e.what();
     }
@@ -221,6 +251,8 @@ void JobManager::recover() {
     } else {
       record.state = v1::QUEUED;  // RUNNING resumes: queued again until the worker takes it
       queue_.push_back({record.id, record.owner, record.problem && is_short(*record.problem)});
+      record.request.reset();  // queued: read from the store when it starts
+      record.problem.reset();
       ++resumed;
       log_job(
           record.id, record.owner,
@@ -337,6 +369,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
   record.trajectories_total = trajectory_count(spec) * choice_count(spec);
   record.problem = std::make_shared<const Problem>(std::move(problem));
   record.steps_total = trajectory_steps(*record.problem);
+  record.memory_bytes = memory_bytes;
   record.created_time = Clock::now();
   const bool short_job = is_short(*record.problem);
   const std::lock_guard lock(queue_mutex_);
@@ -400,6 +433,11 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
     }
   }
   const v1::Job job = to_job(record);
+  const std::string system = record.problem->spec().system;
+  if (durable_) {  // a queued job's request and spec are read from the store when it starts
+    record.request.reset();
+    record.problem.reset();
+  }
   store_.insert(record);
   if (!request_key.empty()) request_keys_[{owner, request_key}] = record.id;
   metrics_.job_transition(v1::JOB_STATE_UNSPECIFIED, record.state);
@@ -409,8 +447,7 @@ v1::Job JobManager::submit(v1::SubmitEnsembleRequest request, Problem problem,
           (cancelled   ? "cancelled (server stopping)"
            : stopping_ ? "stored (server stopping: runs at the next start)"
                        : "queued") +
-          ": system=" + record.problem->spec().system +
-          " trajectories=" + std::to_string(record.trajectories_total) +
+          ": system=" + system + " trajectories=" + std::to_string(record.trajectories_total) +
           " memory_estimate_mib=" + std::to_string(std::llround(memory_bytes / (1024.0 * 1024.0))) +
           quoted_label(record.label));
   if (!stopping_) {
@@ -647,6 +684,38 @@ void JobManager::work() {
   }
 }
 
+void JobManager::load_spec(JobRecord& record) {
+  auto request = std::make_shared<v1::SubmitEnsembleRequest>();
+  if (!request->ParseFromString(durable_->read_request(record.id))) {
+    throw DamagedRecord("the stored request of job " + record.id + " does not parse");
+  }
+  record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
+  record.request = std::move(request);
+  store_.update(record.id, [&](JobRecord& r) {  // for the live view while it runs
+    r.request = record.request;
+    r.problem = record.problem;
+  });
+}
+
+void JobManager::fail_unstarted(JobRecord& record, const std::string& why) {
+  record.state = v1::FAILED;
+  record.error = "cannot start: " + why;
+  record.finished_time = Clock::now();
+  persist("its failure", record.id, [&] { durable_->finish(terminal(record)); });
+  metrics_.job_transition(v1::QUEUED, v1::FAILED);
+  metrics_.job_finished(JobOutcome::kFailed, 0.0);
+  store_.update(record.id, [&](JobRecord& r) {
+    r.state = record.state;
+    r.error = record.error;
+    r.finished_time = record.finished_time;
+    r.request.reset();
+    r.problem.reset();
+    r.resume_from.reset();
+  });
+  log_job(record.id, record.owner, "job " + record.id + " FAILED: " + record.error,
+          LogLevel::kError);
+}
+
 void JobManager::run(const std::string& id) {
   std::optional<JobRecord> taken;
   const auto started = Clock::now();
@@ -657,6 +726,14 @@ void JobManager::run(const std::string& id) {
     taken = record;
   });
   if (!taken) return;
+  if (!taken->problem) {
+    try {
+      load_spec(*taken);
+    } catch (const std::exception& e) {
+      fail_unstarted(*taken, e.what());
+      return;
+    }
+  }
   const JobRecord& record = *taken;
   if (record.started_time == started) {  // the first start (not a resume after a restart)
     metrics_.observe_queue_wait(
@@ -689,6 +766,10 @@ void JobManager::run(const std::string& id) {
     const std::int64_t covered = covered_count(partial);
     auto bytes = std::make_shared<const std::string>(
         wire::to_proto(partial, *record.request).SerializeAsString());
+    if (record.memory_bytes > 0 &&
+        static_cast<double>(bytes->size()) > kMemoryBoundFactor * record.memory_bytes) {
+      throw std::runtime_error(estimate_exceeded(partial, bytes->size(), record.memory_bytes));
+    }
     persist("a checkpoint", id, [&] { durable_->save_checkpoint(id, *bytes, covered * choices); });
     store_.update(id, [&](JobRecord& r) {
       ++r.checkpoints;

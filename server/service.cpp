@@ -455,10 +455,6 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
   });
 }
 
-double job_memory_bytes(const CostEstimate& cost) {
-  return cost.statistics_bytes + kOutputCopies * cost.output_bytes;
-}
-
 std::string EnsembleServiceImpl::over_limits(const CostEstimate& cost) const {
   const double steps_limit = limits_.max_trajectory_steps;
   if (steps_limit > 0 && cost.trajectory_steps > steps_limit) {

@@ -194,6 +194,9 @@ READ_COPIES = 4
 # them (measured by bench/stream-limits: 64 stalled streams 191 MiB, 1000 watches 34-44 MiB).
 STREAM_MIB = 3
 WATCH_MIB = 48 / 1024
+# What one queued job holds: its record (a label of at most 1 KiB among it); its request and
+# spec are in the store until it starts (measured by bench/queue-memory).
+QUEUED_MIB = 8 / 1024
 # The store's margin beyond what the limits bound, as a share of the claim: the file system's own
 # reserve (ext4 keeps 5% for root; nhsimd runs as uid 65534) and the stored requests.
 STORE_RESERVE = 0.10
@@ -220,6 +223,7 @@ LIMIT_KEYS = {
     "max-message-mb": [("flag", "--max-message-mb")],
     "max-result-streams": [("flag", "--max-result-streams")],
     "max-watchers": [("flag", "--max-watchers")],
+    "max-queued-jobs": [("flag", "--max-queued-jobs")],
     "keep-finished-for": [("flag", "--keep-finished-for")],
     "keep-finished-mb": [("flag", "--keep-finished-mb")],
     "keep-finished-jobs": [("flag", "--keep-finished-jobs")],
@@ -711,7 +715,8 @@ class Manifests:
         explicit = {}
         for option in ("--max-running-jobs", "--threads", "--max-job-memory-mb",
                        "--max-result-mb", "--max-message-mb", "--max-result-streams",
-                       "--max-watchers", "--keep-finished-for", "--keep-finished-mb",
+                       "--max-watchers", "--max-queued-jobs", "--keep-finished-for",
+                       "--keep-finished-mb",
                        "--keep-finished-jobs"):
             value = flag(argv, option)
             if value is None:
@@ -724,12 +729,14 @@ class Manifests:
         message_mib = number(explicit["--max-message-mb"])
         streams = number(explicit["--max-result-streams"])
         watchers = number(explicit["--max-watchers"])
+        queued = number(explicit["--max-queued-jobs"])
         kept_mib = number(explicit["--keep-finished-mb"])
         kept_jobs = number(explicit["--keep-finished-jobs"])
         for option, value in (("--max-running-jobs", jobs), ("--threads", threads),
                               ("--max-job-memory-mb", job_mib), ("--max-result-mb", result_mib),
                               ("--max-message-mb", message_mib),
                               ("--max-result-streams", streams), ("--max-watchers", watchers),
+                              ("--max-queued-jobs", queued),
                               ("--keep-finished-mb", kept_mib),
                               ("--keep-finished-jobs", kept_jobs)):
             if explicit[option] is not None and not value:
@@ -746,11 +753,12 @@ class Manifests:
             return
         memory_limit = mib(get(resources, "limits", "memory", default=""))
         peak = (PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + READ_COPIES * message_mib +
-                streams * STREAM_MIB + watchers * WATCH_MIB)
+                streams * STREAM_MIB + watchers * WATCH_MIB + queued * QUEUED_MIB)
         peak_text = (f"{PROCESS_MIB} + {jobs:g} jobs x {PEAK_FACTOR:g} x {job_mib:g} MiB + "
                      f"{READ_COPIES} result reads x {message_mib:g} MiB + {streams:g} result "
                      f"streams x {STREAM_MIB:g} MiB + {watchers:g} watches x "
-                     f"{WATCH_MIB * 1024:g} KiB = {peak:g} MiB")
+                     f"{WATCH_MIB * 1024:g} KiB + {queued:g} queued jobs x "
+                     f"{QUEUED_MIB * 1024:g} KiB = {peak:g} MiB")
         if memory_limit is not None and peak > memory_limit:
             self.fail(where, f"admitted peak memory {peak_text} exceeds the memory limit "
                       f"{get(resources, 'limits', 'memory')} ({memory_limit:g} MiB): the kernel "

@@ -134,6 +134,10 @@ class DurableStore {
   void set_running(const std::string& id, std::int64_t started_ms);
   /// CancelJob reached the running job (a restart then finishes it as cancelled).
   void set_cancel_requested(const std::string& id);
+  /// The job's stored request (a serialized SubmitEnsembleRequest), checked against its
+  /// checksum: a queued job's request lives here, not in memory. Throws DamagedRecord when the
+  /// checksum fails, std::runtime_error when the job is not stored.
+  std::string read_request(const std::string& id) const;
   /// The job's latest checkpoint (a serialized PartialResult); empty when it has none. Throws
   /// DamagedRecord when its checksum fails.
   std::string read_checkpoint(const std::string& id) const;

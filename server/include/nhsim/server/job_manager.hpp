@@ -33,6 +33,19 @@
 
 namespace nhsim::server {
 
+/// How many times a job holds its per-trajectory outputs at its peak: the run's merged chunks
+/// (with their vectors' growth), a checkpoint's message and bytes, the result's conversion and
+/// serialisation. Measured: 1000 trajectories with their states at 2001 sample times (260 MiB of
+/// values, 72 MiB of statistics) peaked at 1459 MiB in nhsimd (docs/operations.md).
+inline constexpr double kOutputCopies = 5;
+
+/// The memory a job is admitted with (--max-job-memory-mb): its statistics and its outputs'
+/// copies (nhsim::CostEstimate; a planning figure, documented with its measured bound).
+double job_memory_bytes(const nhsim::CostEstimate& cost);
+/// The documented bound of a job's peak: this times its admitted memory (+ 64 MiB for the
+/// process). A running job whose checkpoint alone grows beyond it is stopped.
+inline constexpr double kMemoryBoundFactor = 1.5;
+
 struct JobManagerOptions {
   int max_running_jobs = 4;  ///< jobs running at once (>= 1)
   /// Jobs of one owner running at once; 0: max_running_jobs - 1 (at least 1), so that one runner
@@ -194,6 +207,11 @@ class JobManager {
   /// Evicts the oldest finished jobs beyond the count and byte limits; returns how many.
   int evict_beyond_limits();
   void run(const std::string& id);
+  /// Reads a queued job's request from the durable store and checks its spec again (into
+  /// `record` and the job store); throws DamagedRecord or SpecError.
+  void load_spec(JobRecord& record);
+  /// Ends a job that could not start (its stored request is damaged or no longer valid).
+  void fail_unstarted(JobRecord& record, const std::string& why);
   /// Writes through to the durable store, if any; logs (never throws) on failure.
   void persist(const char* what, const std::string& id, const std::function<void()>& write);
 

@@ -51,7 +51,11 @@ struct JobRecord {
   std::shared_ptr<std::atomic<std::int64_t>> steps_done =
       std::make_shared<std::atomic<std::int64_t>>(0);
   std::int64_t steps_total = 0;  ///< CostEstimate::trajectory_steps
-  std::string error;             ///< why the job FAILED
+  /// The memory the job was admitted with (job_memory_bytes), bytes: a running job whose
+  /// checkpoint grows beyond kMemoryBoundFactor times it is stopped (FAILED,
+  /// "RESOURCE_EXHAUSTED: ..."); 0: unchecked.
+  double memory_bytes = 0;
+  std::string error;  ///< why the job FAILED
   /// Set by CancelJob (and, without a durable store, at shutdown).
   std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   /// The flag handed to the core (RunOptions::cancel): set with `cancel`, and at shutdown.

@@ -33,16 +33,6 @@ inline constexpr const char* kIdempotencyKey = "idempotency-key";
 /// ListJobs pages end before this many bytes of jobs (and at page_size jobs).
 inline constexpr std::size_t kMaxPageBytes = 1 << 20;
 
-/// How many times a job holds its per-trajectory outputs at its peak: the run's merged chunks
-/// (with their vectors' growth), a checkpoint's message and bytes, the result's conversion and
-/// serialisation. Measured: 1000 trajectories with their states at 2001 sample times (260 MiB of
-/// values, 72 MiB of statistics) peaked at 1459 MiB in nhsimd (docs/operations.md).
-inline constexpr double kOutputCopies = 5;
-
-/// The memory a job is admitted with (--max-job-memory-mb): its statistics and its outputs'
-/// copies (nhsim::CostEstimate; a planning figure, documented with its measured bound).
-double job_memory_bytes(const nhsim::CostEstimate& cost);
-
 struct ServiceLimits {
   /// Most initial conditions in one job (--max-trajectories); 0 = no limit.
   std::int64_t max_trajectories = 1'000'000;
