@@ -2,11 +2,14 @@
 // checking and reflection) and Prometheus metrics until SIGINT or SIGTERM; SIGHUP reloads the
 // tokens file (TLS certificate files are read again every second, without a signal).
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nhsim/server/log.hpp"
@@ -69,6 +72,13 @@ int main(int argc, char** argv) {
                  "small job does not wait behind its own identity's long ones (0: none)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  double drain_seconds = 20;
+  app.add_option("--drain-seconds", drain_seconds,
+                 "after SIGTERM or SIGINT, the most seconds nhsimd takes to stop: a drain that "
+                 "takes longer ends in an exit with status 1 (stored jobs resume at the next "
+                 "start)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--max-queued-jobs", options.max_queued_jobs,
                  "jobs waiting to run; a submit beyond answers RESOURCE_EXHAUSTED")
       ->capture_default_str()
@@ -277,6 +287,18 @@ int main(int argc, char** argv) {
     }
     nhsim::server::log_line(std::string("received ") + (signal == SIGINT ? "SIGINT" : "SIGTERM") +
                             ", shutting down");
+    // A drain that outlasts --drain-seconds (a request thread inside a custom-system compile,
+    // which cannot be interrupted) ends in an exit as if killed, which the job store survives.
+    std::thread([drain_seconds] {
+      std::this_thread::sleep_for(std::chrono::duration<double>(drain_seconds));
+      nhsim::server::log_line(
+          "not stopped within --drain-seconds (" +
+              nhsim::server::seconds_text(
+                  std::chrono::milliseconds(static_cast<std::int64_t>(drain_seconds * 1000))) +
+              ", a request still runs): exiting now; stored jobs resume at the next start",
+          nhsim::server::LogLevel::kError);
+      std::_Exit(1);
+    }).detach();
     server.shutdown();
     nhsim::server::log_line("stopped");
   } catch (const std::exception& e) {

@@ -181,6 +181,57 @@ TEST_F(RecoveryTest, SigtermDrainsWithinTwoSecondsAndEveryJobResumes) {
   EXPECT_EQ(tiny.exit_code, 0) << tiny.err;  // SUCCEEDED, not cancelled by the shutdown
 }
 
+/// A submit that compiles for about 16 s: a sweep of 64 cases (the most a user-defined system
+/// may have), each compiling a mass matrix whose symmetry check expands about 9e4 terms, near
+/// the bound (0.25 s each here).
+constexpr const char* kLongCompileSpec = R"({
+  "custom_system": {
+    "coordinates": ["x", "y", "z"],
+    "parameters": [{"name": "k", "value": 1}],
+    "mass_matrix": [{"entries": ["1", "k*(x+y+z)^23*(x-y+z)^23", "0"]},
+                    {"entries": ["k*((x+z)^2-y^2)^23", "1", "0"]},
+                    {"entries": ["0", "0", "1"]}],
+    "potential": "x^2",
+    "constraints": [{"entries": ["0", "0", "1"]}]
+  },
+  "initial_conditions": {"states": [{"q": [0, 0, 0], "p": [0, 0, 0]}]},
+  "integrators": [{"integrator": "gonzalez_r", "h": 0.1}],
+  "t_final": 1.0,
+  "sweep": [{"parameters.k": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                              20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36,
+                              37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53,
+                              54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64]}]
+})";
+
+class DrainTest : public CliTest {
+ protected:
+  std::vector<std::string> extra_server_args() const override { return {"--drain-seconds", "1"}; }
+};
+
+// A request thread inside a compile cannot be interrupted: SIGTERM still ends nhsimd within
+// --drain-seconds, with status 1 and a line that says why, and the store serves at the next start.
+TEST_F(DrainTest, SigtermExitsWithinTheDrainTimeWhileACompileRuns) {
+  write_file(dir_ / "compile.json", kLongCompileSpec);
+  const std::string submit = quote(NHSIM_PATH) + " --server " + address_ + " submit " +
+                             path("compile.json") + " >/dev/null 2>&1";
+  std::thread client([&] { (void)std::system(submit.c_str()); });  // UNAVAILABLE at the exit
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));    // inside the compile
+  const auto signalled = std::chrono::steady_clock::now();
+  const int status = stop_server(SIGTERM);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  client.join();
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_GE(seconds, 1.0);
+  EXPECT_LT(seconds, 5.0) << "nhsimd took " << seconds << " s to stop";
+  EXPECT_THAT(read_file(log_), HasSubstr("not stopped within --drain-seconds (1 s, a request "
+                                         "still runs): exiting now"));
+  start_server();
+  const CliRun tiny = nhsim("submit " + path("tiny.json") + " --wait");
+  EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
+}
+
 /// A run to a requested precision (`until`) over several rounds of 320 trajectories: SI-DLA's b
 /// to 8 %, about 2 s on 2 threads.
 constexpr const char* kUntilSpec = R"({
