@@ -689,7 +689,8 @@ void JobManager::load_spec(JobRecord& record) {
   if (!request->ParseFromString(durable_->read_request(record.id))) {
     throw DamagedRecord("the stored request of job " + record.id + " does not parse");
   }
-  record.problem = std::make_shared<const Problem>(wire::from_proto(*request));
+  record.problem = std::make_shared<const Problem>(wire::from_proto(*request),
+                                                   [&record] { return record.halt->load(); });
   record.request = std::move(request);
   store_.update(record.id, [&](JobRecord& r) {  // for the live view while it runs
     r.request = record.request;
@@ -697,13 +698,13 @@ void JobManager::load_spec(JobRecord& record) {
   });
 }
 
-void JobManager::fail_unstarted(JobRecord& record, const std::string& why) {
-  record.state = v1::FAILED;
-  record.error = "cannot start: " + why;
+void JobManager::end_unstarted(JobRecord& record, v1::JobState state, const std::string& error) {
+  record.state = state;
+  record.error = error;
   record.finished_time = Clock::now();
-  persist("its failure", record.id, [&] { durable_->finish(terminal(record)); });
-  metrics_.job_transition(v1::QUEUED, v1::FAILED);
-  metrics_.job_finished(JobOutcome::kFailed, 0.0);
+  persist("its end", record.id, [&] { durable_->finish(terminal(record)); });
+  metrics_.job_transition(v1::QUEUED, state);
+  metrics_.job_finished(state == v1::CANCELLED ? JobOutcome::kCancelled : JobOutcome::kFailed, 0.0);
   store_.update(record.id, [&](JobRecord& r) {
     r.state = record.state;
     r.error = record.error;
@@ -712,8 +713,10 @@ void JobManager::fail_unstarted(JobRecord& record, const std::string& why) {
     r.problem.reset();
     r.resume_from.reset();
   });
-  log_job(record.id, record.owner, "job " + record.id + " FAILED: " + record.error,
-          LogLevel::kError);
+  log_job(record.id, record.owner,
+          "job " + record.id + " " + state_name(state) + " before it started" +
+              (error.empty() ? "" : ": " + error),
+          state == v1::FAILED ? LogLevel::kError : LogLevel::kInfo);
 }
 
 void JobManager::run(const std::string& id) {
@@ -729,8 +732,11 @@ void JobManager::run(const std::string& id) {
   if (!taken->problem) {
     try {
       load_spec(*taken);
+    } catch (const Abandoned&) {  // cancelled, or halted by a shutdown (resumes at the next start)
+      if (taken->cancel->load()) end_unstarted(*taken, v1::CANCELLED, "");
+      return;
     } catch (const std::exception& e) {
-      fail_unstarted(*taken, e.what());
+      end_unstarted(*taken, v1::FAILED, std::string("cannot start: ") + e.what());
       return;
     }
   }

@@ -430,10 +430,15 @@ grpc::Status EnsembleServiceImpl::SubmitEnsemble(grpc::ServerContext* context,
                           std::to_string(limits_.max_trajectories),
                       who);
       }
-      problem.emplace(std::move(spec));  // checks the spec, once for the whole job
+      // Checks the spec, once for the whole job; a sweep stops between cases when the client
+      // goes away (each case may compile a user-defined system).
+      problem.emplace(std::move(spec), [context] { return context->IsCancelled(); });
       cost = estimate_cost(*problem);
     } catch (const std::invalid_argument& e) {  // SpecError: "<field>: <reason>"
       return reject(grpc::StatusCode::INVALID_ARGUMENT, e.what(), who);
+    } catch (const Abandoned& e) {
+      return reject(grpc::StatusCode::CANCELLED, std::string("the client went away: ") + e.what(),
+                    who);
     }
     if (const std::string over = over_limits(cost); !over.empty()) {
       return reject(grpc::StatusCode::RESOURCE_EXHAUSTED, over, who);

@@ -87,7 +87,6 @@ class WatchHub::Watch final : public grpc::ServerWriteReactor<v1::Job> {
     const JobStore::Stamp stamp{record->version,
                                 record->steps_done->load(std::memory_order_relaxed)};
     const bool terminal = is_terminal(record->state);
-    if (sent_any_ && stamp == seen_) return;
     if (sent_any_ && !terminal && now - write_started_ < kTick) return;  // progress: 10 a second
     message_ = hub_.source_.message(*record);
     sent_any_ = true;

@@ -644,7 +644,7 @@ EnsembleResult finish_sweep(const Problem& problem, PartialResult partial, int t
 
 }  // namespace
 
-Problem::Problem(EnsembleSpec spec)
+Problem::Problem(EnsembleSpec spec, const std::function<bool()>& abandon)
     : spec_(std::make_shared<const EnsembleSpec>(std::move(spec))),
       cases_(std::make_shared<const std::vector<Case>>()) {
   if (spec_->sweep.empty()) {
@@ -656,6 +656,10 @@ Problem::Problem(EnsembleSpec spec)
   }
   auto cases = std::make_shared<std::vector<Case>>();
   for (SweepCase& c : sweep_cases(*spec_)) {
+    if (abandon && abandon()) {
+      throw Abandoned("abandoned after " + std::to_string(cases->size()) + " of " +
+                      std::to_string(sweep_case_count(*spec_)) + " sweep cases were checked");
+    }
     try {
       cases->push_back({c.values, Problem(std::move(c.spec))});
     } catch (const SpecError& e) {

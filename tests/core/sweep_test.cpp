@@ -149,6 +149,20 @@ TEST(Sweep, CasesReferToOneCopyOfTheExplicitStates) {
             std::get<ExplicitStates>(changed.initial_conditions).states[0].p[0]);
 }
 
+TEST(Sweep, AnAbandonedCheckStopsBeforeTheNextCase) {
+  int asked = 0;
+  try {
+    (void)Problem(sweep_spec(), [&] { return ++asked == 3; });
+    ADD_FAILURE() << "not abandoned";
+  } catch (const Abandoned& e) {
+    EXPECT_STREQ(e.what(), "abandoned after 2 of 12 sweep cases were checked");
+  }
+  EXPECT_EQ(asked, 3);
+  asked = 0;
+  EXPECT_EQ(Problem(sweep_spec(), [&] { return ++asked > 12; }).cases().size(), 12u);
+  EXPECT_EQ(asked, 12);  // once per case
+}
+
 TEST(Sweep, ACancelStopsEveryCaseAndCountsTheRest) {
   // Cancelled from the first progress report on: the first case's first block may finish, every
   // later trajectory of every case counts as cancelled, and no run is lost.

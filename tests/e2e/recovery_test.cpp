@@ -203,14 +203,14 @@ constexpr const char* kLongCompileSpec = R"({
                               54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64]}]
 })";
 
-class DrainTest : public CliTest {
+class LongCompileTest : public CliTest {
  protected:
   std::vector<std::string> extra_server_args() const override { return {"--drain-seconds", "1"}; }
 };
 
 // A request thread inside a compile cannot be interrupted: SIGTERM still ends nhsimd within
 // --drain-seconds, with status 1 and a line that says why, and the store serves at the next start.
-TEST_F(DrainTest, SigtermExitsWithinTheDrainTimeWhileACompileRuns) {
+TEST_F(LongCompileTest, SigtermExitsWithinTheDrainTimeWhileACompileRuns) {
   write_file(dir_ / "compile.json", kLongCompileSpec);
   const std::string submit = quote(NHSIM_PATH) + " --server " + address_ + " submit " +
                              path("compile.json") + " >/dev/null 2>&1";
@@ -230,6 +230,27 @@ TEST_F(DrainTest, SigtermExitsWithinTheDrainTimeWhileACompileRuns) {
   start_server();
   const CliRun tiny = nhsim("submit " + path("tiny.json") + " --wait");
   EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
+}
+
+// A client that goes away while its sweep's cases compile: the submit stops at the next case
+// (within about 0.25 s here) instead of compiling all 64 for nobody.
+TEST_F(LongCompileTest, ASubmitWhoseClientWentAwayStopsBetweenSweepCases) {
+  write_file(dir_ / "compile.json", kLongCompileSpec);
+  const std::string submit = "timeout -s KILL 1 " + quote(NHSIM_PATH) + " --server " + address_ +
+                             " submit " + path("compile.json") + " >/dev/null 2>&1";
+  (void)std::system(submit.c_str());  // killed after 1 s, in the middle of the compiles
+  const std::regex abandoned(
+      "submit rejected \\(CANCELLED\\): the client went away: abandoned "
+      "after ([0-9]+) of 64 sweep cases were checked");
+  std::smatch match;
+  std::string log;
+  for (int wait = 0; wait < 1000; ++wait) {  // 10 s: all 64 cases take about 16 s
+    log = read_file(log_);
+    if (std::regex_search(log, match, abandoned)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(match.empty()) << log;
+  EXPECT_LT(std::stoi(match[1]), 64);
 }
 
 /// A run to a requested precision (`until`) over several rounds of 320 trajectories: SI-DLA's b

@@ -329,6 +329,13 @@ class PartialMismatch : public std::invalid_argument {
 
 struct PreparedSpec;  // core/src/prepared_spec.hpp
 
+/// Thrown by Problem's constructor when its `abandon` asks it to stop (the client that sent the
+/// spec went away): no result, no error in the spec.
+class Abandoned : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A spec checked once and bound to its system model (parameters completed, controls and loads
 /// bound, observables, outputs and `until` resolved, user-defined systems compiled): what a job
 /// carries from submission to its result, so that no chunk, round or finish() checks or compiles
@@ -336,8 +343,9 @@ struct PreparedSpec;  // core/src/prepared_spec.hpp
 class Problem {
  public:
   /// Checks `spec` (validate()'s checks, in its order). Throws SpecError naming the first bad
-  /// field.
-  explicit Problem(EnsembleSpec spec);
+  /// field. `abandon`, when given, is asked before each sweep case is checked (each may compile
+  /// a user-defined system): once it returns true the constructor throws Abandoned.
+  explicit Problem(EnsembleSpec spec, const std::function<bool()>& abandon = {});
   const EnsembleSpec& spec() const { return *spec_; }
   /// The resolved spec; for the core's own use. A sweep has none (its cases have).
   const PreparedSpec& prepared() const { return *prepared_; }

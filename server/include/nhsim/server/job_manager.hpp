@@ -208,10 +208,12 @@ class JobManager {
   int evict_beyond_limits();
   void run(const std::string& id);
   /// Reads a queued job's request from the durable store and checks its spec again (into
-  /// `record` and the job store); throws DamagedRecord or SpecError.
+  /// `record` and the job store); throws DamagedRecord, SpecError, or Abandoned once the job's
+  /// halt flag is set (a cancel or a shutdown) between two sweep cases.
   void load_spec(JobRecord& record);
-  /// Ends a job that could not start (its stored request is damaged or no longer valid).
-  void fail_unstarted(JobRecord& record, const std::string& why);
+  /// Ends a job that did not start: FAILED (its stored request is damaged or no longer valid)
+  /// or CANCELLED while its spec was checked again.
+  void end_unstarted(JobRecord& record, nhsim::v1::JobState state, const std::string& error);
   /// Writes through to the durable store, if any; logs (never throws) on failure.
   void persist(const char* what, const std::string& id, const std::function<void()>& write);
 
