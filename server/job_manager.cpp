@@ -45,13 +45,6 @@ std::int64_t trajectory_steps(const Problem& problem) {
   return static_cast<std::int64_t>(estimate_cost(problem).trajectory_steps);
 }
 
-/// The trajectories `partial` covers.
-std::int64_t covered_count(const PartialResult& partial) {
-  std::int64_t covered = 0;
-  for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
-  return covered;
-}
-
 /// The trajectory-steps of the trajectories `partial` covers, in every choice.
 std::int64_t steps_covered(const Problem& problem, const PartialResult& partial) {
   const std::int64_t n = trajectory_count(problem.spec());

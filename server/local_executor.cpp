@@ -63,7 +63,7 @@ class LocalExecutor final : public Executor {
     if (job.resume_from != nullptr) {
       done = *job.resume_from;
       any = true;
-      for (const TrajectoryRange& r : done.ranges) covered += r.end - r.begin;
+      covered = covered_count(done);
     }
     // The first chunk is one block of trajectories per thread: it measures the rate. Each later
     // chunk is what that rate per thread, over all chunks so far, gives for checkpoint_seconds of

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/ensemble_partial.hpp"
+#include "nhsim/ensemble_result.hpp"
 
 namespace nhsim {
 

@@ -879,8 +879,7 @@ EnsembleResult finish_cancelled(const Problem& problem, PartialResult partial, i
     partial = run_partial(problem, {0, 0});
     partial.spec_hash = hash;
   }
-  std::int64_t covered = 0;
-  for (const TrajectoryRange& r : partial.ranges) covered += r.end - r.begin;
+  const std::int64_t covered = covered_count(partial);
   if (partial.n_trajectories != n || covered > n) {
     throw PartialMismatch("partial result of " + std::to_string(partial.n_trajectories) +
                           " trajectories, the spec has " + std::to_string(n));

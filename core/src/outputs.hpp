@@ -5,7 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/outputs.hpp"
+#include "nhsim/variance_growth.hpp"
 #include "observables.hpp"
 
 namespace nhsim {

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/ensemble_partial.hpp"
 
 namespace nhsim {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/ensemble_spec.hpp"
 #include "nhsim/model.hpp"
 #include "observables.hpp"
 #include "outputs.hpp"

@@ -5,7 +5,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/ensemble_partial.hpp"
+#include "nhsim/ensemble_spec.hpp"
 #include "observables.hpp"
 
 namespace nhsim {

@@ -34,12 +34,6 @@ v1::SubmitEnsembleRequest short_request() {
   return request;
 }
 
-std::int64_t covered(const PartialResult& partial) {
-  std::int64_t n = 0;
-  for (const TrajectoryRange& r : partial.ranges) n += r.end - r.begin;
-  return n;
-}
-
 /// One job through a local executor of 2 threads; records the chunks and checkpoints.
 class LocalExecutorTest : public ::testing::Test {
  protected:
@@ -61,10 +55,10 @@ class LocalExecutorTest : public ::testing::Test {
                .completed = {}};
     job.checkpoint = [&](const PartialResult& partial) {
       EXPECT_EQ(partial.spec_hash, hash_);
-      checkpoints_.push_back(covered(partial));
+      checkpoints_.push_back(covered_count(partial));
     };
     job.completed = [&](const PartialResult& chunk) {
-      chunks_.push_back(covered(chunk));
+      chunks_.push_back(covered_count(chunk));
       if (static_cast<int>(chunks_.size()) == halt_after_chunks) halt_.store(true);
     };
     return executor->run(job);

@@ -1,256 +1,25 @@
-// Ensemble specification, result and runner: the contract between nhsim_core and its callers.
-//
-// An ensemble is one system with parameters, a set of initial conditions and one or more
-// integrator choices; every initial condition runs with every choice (docs/design.md, "Ensemble
-// semantics"). The core knows nothing of gRPC or protobuf: server/ converts to and from these
-// plain structs, one file per direction.
+// The ensemble runner: the contract between nhsim_core and its callers. A Problem (a spec checked
+// once) runs over trajectory ranges into partial results, which merge and finish into the
+// result. The spec, result and partial types have headers of their own (ensemble_spec.hpp,
+// ensemble_result.hpp, ensemble_partial.hpp), which the core's own headers include instead of
+// this one. The core knows nothing of gRPC or protobuf: server/ converts to and from these plain
+// structs, one file per direction.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "nhsim/custom/definition.hpp"
+#include "nhsim/ensemble_partial.hpp"
+#include "nhsim/ensemble_result.hpp"
+#include "nhsim/ensemble_spec.hpp"
 #include "nhsim/lane_settings.hpp"
-#include "nhsim/outputs.hpp"
-#include "nhsim/spec_types.hpp"
-#include "nhsim/statistics.hpp"
-#include "nhsim/variance_growth.hpp"
 
 namespace nhsim {
-
-/// One precision target of a run to a requested precision (EnsembleSpec::until): the relative
-/// standard error of one statistic of one integrator choice's observable.
-struct PrecisionTarget {
-  /// growth_b: the drift b of the variance growth model (nhsim/variance_growth.hpp);
-  /// final_variance, final_mean: the variance and the mean at the last sample time.
-  enum class Statistic { kUnspecified = 0, kGrowthDrift = 1, kFinalVariance = 2, kFinalMean = 3 };
-  std::string integrator;  ///< the choice: an integrator id that names exactly one choice
-  std::string observable = "energy_error";
-  Statistic statistic = Statistic::kUnspecified;
-  double relative_stderr = 0.0;  ///< standard error / |statistic| at most this; in (0, 1)
-};
-
-/// A run to a requested precision: a pilot round plans a count of trajectories
-/// (until_planned_count), the trajectories run in rounds of kUntilRound in index order, and the
-/// run stops at the first round boundary at or past the planned count where every target holds,
-/// or at the initial conditions' count (the cap; reported, not an error). Planning first keeps
-/// the stop from selecting a small standard error, which biases the statistic (docs/statistics.md).
-/// Empty targets: every trajectory runs.
-struct UntilSpec {
-  std::vector<PrecisionTarget> targets;
-  bool active() const { return !targets.empty(); }
-};
-
-/// One axis of a sweep (EnsembleSpec::sweep): fields that vary together, each with one value per
-/// step of the axis (all the same length). The fields a sweep may set are listed by
-/// nhsim/sweep.hpp (e.g. "parameters.n", "h", "integrators[2].newton_tol",
-/// "controls[0].amplitude").
-struct SweepAxis {
-  struct Field {
-    std::string field;
-    std::vector<double> values;
-  };
-  std::vector<Field> fields;  ///< in name order (the order of a case's values)
-};
-
-struct EnsembleSpec {
-  std::string system;  ///< system id, see list_systems()
-  /// A user-defined system instead of a catalogue one (then `system` stays empty and
-  /// `parameters` is empty: the definition carries its own). Exactly one of the two is set.
-  std::optional<CustomSystemSpec> custom_system;
-  std::map<std::string, double> parameters;  ///< overrides of the system's named parameters
-  InitialConditions initial_conditions;      ///< one source; see InitialConditions
-  std::vector<IntegratorChoice> integrators;
-  double t_final = 0.0;  ///< > 0; must be an integer multiple of each h
-  /// Observables to sample. Empty = defaults: energy_error, relative_energy_error,
-  /// constraint_residual, and for systems with holonomic constraints g(q) = 0 also
-  /// position_constraint_residual (max_k |g_k(q)|) and velocity_constraint_residual
-  /// (max_k |(G(q) M^-1 p)_k|, G = Dg).
-  /// State components may be requested as "q[i]" or "p[i]", and a system's own observables
-  /// (SystemModel::observable_names(), e.g. "x_s", "y_s" of chaplygin_sleigh_com) by name.
-  std::vector<std::string> observables;
-  /// Control inputs, one per input of the system in its order (e.g. snakeboard: u_psi, u_phi).
-  /// Empty = every input zero. A system without inputs accepts only an empty list.
-  std::vector<ControlSpec> controls;
-  /// External loads ([Gebhardt2020] eq. (84)); summed. Empty = unloaded. A system without loads
-  /// accepts only an empty list (SpecError "loads").
-  std::vector<LoadSpec> loads;
-  /// Per-trajectory outputs and histograms beyond the statistics; empty = none.
-  OutputSpec outputs;
-  /// Stop at a requested precision (UntilSpec); inactive by default.
-  UntilSpec until;
-  /// What a failed trajectory does to its choice's statistics: kExclude (the default) leaves it
-  /// out, so they are conditional on success (the summaries warn); kFailChoice withholds the
-  /// statistics of a choice with any failed trajectory (IntegratorResult::failed_as_whole).
-  enum class FailurePolicy { kExclude = 0, kFailChoice = 1 };
-  FailurePolicy failure_policy = FailurePolicy::kExclude;
-  /// A sweep: the grid of every combination of the axes' steps, the first axis varying slowest.
-  /// Each combination is a case: this spec with the axes' fields set to that step's values,
-  /// run as its own ensemble (nhsim/sweep.hpp). Empty: one ensemble, no cases.
-  std::vector<SweepAxis> sweep;
-};
-
-/// Trajectories per round of a run to a requested precision (UntilSpec): the targets are
-/// checked after each round, so a run stops at a multiple of kUntilRound (every batch then holds
-/// the same number of trajectories) or at the cap.
-inline constexpr std::int64_t kUntilRound = 10 * kBatches;
-/// The fewest rounds a run to a requested precision plans (until_planned_count).
-inline constexpr std::int64_t kUntilMinRounds = 2;
-/// The planned count's factor over the pilot's estimate (r_pilot / target)^2 rounds: the
-/// estimate is itself noisy under heavy tails, and a count planned too short falls back on
-/// stopping when a standard error happens to be small.
-inline constexpr double kUntilPlanInflation = 2.0;
-
-/// Per-sample statistics of one observable over the successful trajectories.
-/// All vectors have one entry per sample time. variance is the unbiased sample variance
-/// (0 where count < 2). q05, q50, q95 are the 5 %, 50 % and 95 % quantiles from a
-/// QuantileSketch (nhsim/quantiles.hpp): exact interpolated order statistics for count <= 400,
-/// within 1 % relative error beyond; NaN where count = 0. Accuracy of the others:
-/// nhsim/statistics.hpp. Like every field here they are bit-identical for any thread count,
-/// shard split and merge order. Uncertainties (docs/statistics.md): the standard errors of the
-/// mean and of the variance (CellStats), and for each quantile a distribution-free 95 %
-/// confidence interval [lower, upper] (quantile_interval_ranks(): order statistics; beyond 400
-/// values the sketch's order statistics widened by its relative error; -inf or +inf where too
-/// few values bound the quantile).
-struct SeriesStats {
-  std::string observable;
-  std::vector<std::int64_t> count;
-  std::vector<double> mean;
-  std::vector<double> variance;
-  std::vector<double> min;
-  std::vector<double> max;
-  std::vector<double> q05;
-  std::vector<double> q50;
-  std::vector<double> q95;
-  std::vector<double> mean_stderr;      ///< NaN where count < 2
-  std::vector<double> variance_stderr;  ///< NaN where count < 4 (CellStats::variance_stderr)
-  /// The variance's 95 % confidence interval (CellStats::variance_interval: Bonett's, robust
-  /// to skew and heavy tails); NaN where variance_stderr is.
-  std::vector<double> variance_lower, variance_upper;
-  std::vector<double> q05_lower, q05_upper;
-  std::vector<double> q50_lower, q50_upper;
-  std::vector<double> q95_lower, q95_upper;
-  /// Var(t) = a + b t over the batch sample times, with jackknife standard errors
-  /// (nhsim/variance_growth.hpp): b / h^4 is [Celledoni2019]'s random-walk constant (Fig. 2).
-  VarianceGrowth variance_growth;
-  /// Least-squares slope of variance against t through the origin: sum(t v) / sum(t^2). Kept
-  /// for comparison; the growth model above is the one the data support (docs/statistics.md).
-  double variance_slope = 0.0;
-  /// variance_slope / h^4.
-  double variance_slope_over_h4 = 0.0;
-  /// Standard error of variance_slope (SlopeFit, treating the sample times as independent,
-  /// which they are not); NaN with fewer than 2 samples in the fit.
-  double variance_slope_stderr = 0.0;
-  /// The fit's sample times: how many, and the first and last (count >= 2, t > 0).
-  std::int64_t variance_fit_samples = 0;
-  double variance_fit_t_min = 0.0;
-  double variance_fit_t_max = 0.0;
-};
-
-/// Failed trajectories listed per integrator choice (and sweep case): the first ones in index
-/// order; trajectories_failed counts them all, and outputs.summary gives every trajectory's
-/// status and reason where all are wanted. Keeps a job whose trajectories all fail within its
-/// estimate (about 150 bytes a record).
-inline constexpr std::size_t kMaxListedFailures = 100;
-
-struct TrajectoryFailure {
-  std::int64_t trajectory = 0;  ///< index of the initial condition
-  std::string integrator;       ///< integrator id
-  double time = 0.0;            ///< time of the last good state
-  std::string reason;
-};
-
-struct IntegratorResult {
-  IntegratorChoice choice;
-  std::int64_t n_steps = 0;  ///< steps per trajectory
-  std::vector<double> sample_times;
-  std::vector<SeriesStats> observables;
-  std::int64_t trajectories_ok = 0;
-  std::int64_t trajectories_failed = 0;
-  std::int64_t trajectories_cancelled = 0;  ///< not run because the job was cancelled
-  /// The first kMaxListedFailures failed trajectories, in index order.
-  std::vector<TrajectoryFailure> failures;
-  std::int64_t steps_completed = 0;  ///< steps taken, all trajectories
-  double wall_seconds = 0.0;         ///< summed over the shards that computed it
-  double steps_per_second = 0.0;     ///< trajectory-steps per wall second
-  ChoiceOutputs outputs;             ///< what EnsembleSpec::outputs asked for
-  /// EnsembleSpec::FailurePolicy::kFailChoice and a trajectory failed: `observables` is empty
-  /// (no statistics conditional on success are served); the failures say which and why.
-  bool failed_as_whole = false;
-};
-
-/// The ratio of two integrator choices' variances of one observable at t_final, over the same
-/// initial states, with its jackknife standard error over the batches (both choices leave out
-/// the same batch together, so the pairing of common random numbers is used: the ratio is far
-/// better determined than two independent variances would make it). NaN where a variance is 0.
-struct VarianceRatio {
-  std::int64_t numerator = 0;    ///< choice index
-  std::int64_t denominator = 0;  ///< choice index, > numerator
-  std::string observable;
-  double ratio = std::numeric_limits<double>::quiet_NaN();
-  double ratio_stderr = std::numeric_limits<double>::quiet_NaN();
-  /// 95 % confidence interval (jackknife_interval()).
-  double ratio_lower = std::numeric_limits<double>::quiet_NaN();
-  double ratio_upper = std::numeric_limits<double>::quiet_NaN();
-  std::int64_t batches = 0;  ///< non-empty batches behind the standard error
-};
-
-/// How a run to a requested precision ended (EnsembleSpec::until).
-struct UntilOutcome {
-  bool requested = false;              ///< the spec had targets
-  bool reached = false;                ///< every target held (else the cap stopped it)
-  std::int64_t trajectories_used = 0;  ///< = EnsembleResult::n_trajectories
-  std::int64_t trajectories_cap = 0;   ///< the initial conditions' count
-  /// The count planned from the pilot (until_planned_count): no target was looked at before it.
-  std::int64_t trajectories_planned = 0;
-  std::vector<double> relative_stderr;  ///< per target, when the run stopped (NaN: undefined)
-};
-
-/// One field's value in a sweep case.
-struct SweepValue {
-  std::string field;  ///< as in SweepAxis::Field, e.g. "parameters.n"
-  double value = 0.0;
-};
-
-struct SweepCaseResult;
-
-struct EnsembleResult {
-  std::string system;
-  std::map<std::string, double> parameters;  ///< all parameters, defaults filled in
-  /// Trajectories the statistics are over: the spec's count, or fewer for a run that reached
-  /// its requested precision first (`until`).
-  std::int64_t n_trajectories = 0;
-  UntilOutcome until;
-  bool cancelled = false;
-  /// A running job's statistics so far (finish_prefix): n_trajectories of the spec's count.
-  bool partial = false;
-  std::vector<IntegratorResult> integrators;  ///< in the order of the spec
-  /// Every pair of choices i < j (with the same t_final, which every spec has), every
-  /// observable: Var_i / Var_j at t_final.
-  std::vector<VarianceRatio> variance_ratios;
-  /// OutputSpec::initial_states, in index order (a trajectory whose initial state could not be
-  /// drawn has none; it is a failure of every choice).
-  std::vector<TrajectoryState> initial_states;
-  /// A sweep's cases in grid order (EnsembleSpec::sweep), each the result the case would have as
-  /// a job of its own, bit for bit. A sweep's own `integrators`, `variance_ratios` and
-  /// `initial_states` are then empty; `parameters` holds the unswept ones (defaults filled in),
-  /// `cancelled` is any case's.
-  std::vector<SweepCaseResult> cases;
-};
-
-/// One case of a sweep: its fields' values, in axis order (within an axis, in name order), and
-/// its result.
-struct SweepCaseResult {
-  std::vector<SweepValue> values;
-  EnsembleResult result;
-};
 
 /// Progress callback: trajectories finished (ok + failed + cancelled) and total =
 /// n_trajectories x choice_count().
@@ -275,57 +44,6 @@ struct RunOptions {
 
 /// Steps of one thread between two adds to RunOptions::steps.
 inline constexpr std::int64_t kStepsPerReport = 65536;
-
-/// Trajectory indices [begin, end).
-struct TrajectoryRange {
-  std::int64_t begin = 0;
-  std::int64_t end = 0;
-  friend bool operator==(const TrajectoryRange&, const TrajectoryRange&) = default;
-};
-
-/// Shard `shard` of `shards` over n_trajectories trajectories: [floor(shard n / shards),
-/// floor((shard + 1) n / shards)), so the shards partition [0, n) into ranges whose sizes
-/// differ by at most one. Throws std::invalid_argument naming "shard" unless 0 <= shard <
-/// shards and n_trajectories >= 0.
-TrajectoryRange shard_range(std::int64_t n_trajectories, std::int64_t shard, std::int64_t shards);
-
-/// The mergeable state of one integrator choice over a set of trajectories.
-struct ChoicePartial {
-  std::vector<CellStats> cells;  ///< [sample * n_observables + observable]
-  /// Per batch (nhsim/variance_growth.hpp), at the batch sample times f (the indices of
-  /// batch_sample_indices()): [(batch * n_batch_samples + f) * n_observables + observable].
-  std::vector<MomentSums> batch_cells;
-  std::vector<TrajectoryFailure> failures;  ///< the first kMaxListedFailures, in index order
-  std::int64_t ok = 0, failed = 0, cancelled = 0, steps = 0;
-  double wall_seconds = 0.0;  ///< not part of the statistics (timing varies)
-  // Per-trajectory outputs (OutputSpec), each in index order.
-  std::vector<TrajectoryState> initial_states;  ///< recorded by the first choice only
-  std::vector<TrajectoryState> final_states;
-  std::vector<SampledTrajectory> sampled;
-  std::vector<TrajectorySummary> summary;
-  /// Histogram counts: per histogram, per time, its bins then below, above and non-finite.
-  std::vector<std::int64_t> histogram_counts;
-};
-
-/// The statistics of a set of trajectory index ranges of one spec, for every integrator choice
-/// (docs/design.md "Ensemble semantics": the one mechanism behind shards, checkpoints and merges).
-/// Merging partials in any order and grouping gives the same bits.
-struct PartialResult {
-  /// Identifies the spec; set by the caller (the service and the CLI use the SHA-256 of the
-  /// deterministically serialised spec message). Partials of different specs do not merge.
-  std::string spec_hash;
-  std::int64_t n_trajectories = 0;      ///< of the whole spec
-  std::vector<TrajectoryRange> ranges;  ///< covered: sorted, disjoint, adjacent ones joined
-  /// One per integrator choice, in spec order; a sweep's case by case (choice_count()).
-  std::vector<ChoicePartial> choices;
-};
-
-/// Thrown when partial results do not belong together: different spec hashes, trajectory
-/// counts or shapes, overlapping ranges, or (for finish()) missing ranges. what() says which.
-class PartialMismatch : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
 
 struct PreparedSpec;  // core/src/prepared_spec.hpp
 

@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "nhsim/ensemble.hpp"
+#include "nhsim/ensemble_result.hpp"
+#include "nhsim/ensemble_spec.hpp"
 
 namespace nhsim {
 
