@@ -197,6 +197,10 @@ WATCH_MIB = 48 / 1024
 # What one queued job holds: its record (a label of at most 1 KiB among it); its request and
 # spec are in the store until it starts (measured by bench/queue-memory).
 QUEUED_MIB = 8 / 1024
+# nhsimd's --drain-seconds default (server/main.cpp) and Kubernetes' terminationGracePeriodSeconds
+# default: the kubelet sends SIGKILL once the grace period ends, so it must outlast the drain.
+DRAIN_SECONDS = 20
+GRACE_SECONDS = 30
 # The store's margin beyond what the limits bound, as a share of the claim: the file system's own
 # reserve (ext4 keeps 5% for root; nhsimd runs as uid 65534) and the stored requests.
 STORE_RESERVE = 0.10
@@ -751,6 +755,11 @@ class Manifests:
                       "number with unit s, m, h or d")
         if len(self.errors) != start:
             return
+        drain = number(flag(argv, "--drain-seconds") or str(DRAIN_SECONDS))
+        grace = pod.spec.get("terminationGracePeriodSeconds", GRACE_SECONDS)
+        if drain is not None and not (isinstance(grace, int) and grace > drain):
+            self.fail(where, f"terminationGracePeriodSeconds {grace!r} does not outlast "
+                      f"--drain-seconds {drain:g}: the kubelet would kill nhsimd in its drain")
         memory_limit = mib(get(resources, "limits", "memory", default=""))
         peak = (PROCESS_MIB + jobs * PEAK_FACTOR * job_mib + READ_COPIES * message_mib +
                 streams * STREAM_MIB + watchers * WATCH_MIB + queued * QUEUED_MIB)
