@@ -334,7 +334,10 @@ TEST(CustomExpression, TheSameDefinitionGivesTheSameTapeWhateverGinacDidBefore) 
   std::vector<GiNaC::realsymbol> others;
   for (int round = 0; round < 20; ++round) {
     for (int k = 0; k < 7 * round + 3; ++k) others.emplace_back("t");  // new serials
-    const auto again = compile_custom_system(s);
+    CustomSystemSpec spaced = s;  // other text, the same expression: compiled again, not cached
+    spaced.potential += std::string(static_cast<std::size_t>(round) + 1, ' ');
+    const auto again = compile_custom_system(spaced);
+    ASSERT_NE(again, first);
     EXPECT_TRUE(same_tape(first->potential, again->potential)) << round;
     EXPECT_TRUE(same_tape(first->grad_potential, again->grad_potential)) << round;
     EXPECT_TRUE(same_tape(first->constraint, again->constraint)) << round;
@@ -470,6 +473,23 @@ TEST(CustomExpression, AnExpansionBeyondTheBoundIsRefusedBeforeItRuns) {
   s.mass_matrix[1][0] = "((x+phi)^2-y^2)^3/8";
   s.mass_matrix[0][0] = "2 + x^2";  // positive definite near 0
   EXPECT_FALSE(compile_custom_system(s)->constant_mass);
+}
+
+// Compiles are deterministic: the same fields give the definition compiled before (a job's spec
+// is checked at submission and again at its start; ListSystems and a sweep's cases repeat them).
+TEST(CustomExpression, TheSameDefinitionIsCompiledOnce) {
+  const auto first = compile_custom_system(base_spec());
+  auto named = base_spec();
+  named.name = "registered";  // no effect on the computation
+  EXPECT_EQ(compile_custom_system(named), first);
+  auto other = base_spec();
+  other.parameters[0].second = std::nextafter(2.0, 3.0);  // one ulp: another definition
+  const auto changed = compile_custom_system(other);
+  EXPECT_NE(changed, first);
+  EXPECT_NE(changed->mass(2, 2), first->mass(2, 2));
+  auto moved = base_spec();
+  moved.potential += " + 0";  // another text, though the same function
+  EXPECT_NE(compile_custom_system(moved), first);
 }
 
 TEST(CustomExpression, DefinitionErrorsNameTheField) {

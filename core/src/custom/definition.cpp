@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -411,8 +412,77 @@ bool is_custom_name(const std::string& s) {
   });
 }
 
+namespace {
+
+/// Every field of `spec` that the compile reads (not its name), unambiguously: each string ends
+/// in a NUL, each list starts with its length, each parameter value is its 8 bytes.
+std::string definition_key(const CustomSystemSpec& spec) {
+  std::string key;
+  const auto text = [&](const std::string& s) { key.append(s).push_back('\0'); };
+  const auto count = [&](std::size_t n) { text(std::to_string(n)); };
+  const auto rows = [&](const std::vector<std::vector<std::string>>& m) {
+    count(m.size());
+    for (const auto& row : m) {
+      count(row.size());
+      for (const std::string& e : row) text(e);
+    }
+  };
+  count(spec.coordinates.size());
+  for (const std::string& c : spec.coordinates) text(c);
+  count(spec.parameters.size());
+  for (const auto& [name, value] : spec.parameters) {
+    text(name);
+    key.append(reinterpret_cast<const char*>(&value), sizeof value);
+  }
+  rows(spec.mass_matrix);
+  text(spec.potential);
+  text(spec.lagrangian);
+  rows(spec.constraints);
+  count(spec.holonomic_constraints.size());
+  for (const std::string& g : spec.holonomic_constraints) text(g);
+  rows(spec.control_forces);
+  count(spec.invariants.size());
+  for (const auto& [name, expression] : spec.invariants) {
+    text(name);
+    text(expression);
+  }
+  return key;
+}
+
+std::shared_ptr<const CustomSystemDefinition> compile_uncached(const CustomSystemSpec& spec,
+                                                               const std::string& field);
+
+}  // namespace
+
 std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const CustomSystemSpec& spec,
                                                                     const std::string& field) {
+  // The compile is deterministic, so the latest kCached definitions are kept by their fields and
+  // answered again: a job's spec is checked at its submission and again at its start, a sweep's
+  // cases and ListSystems compile the same definitions over and over. Failures are not kept.
+  constexpr std::size_t kCached = 128;
+  static std::mutex mutex;
+  static std::list<std::pair<std::string, std::shared_ptr<const CustomSystemDefinition>>> cache;
+  const std::string key = definition_key(spec);
+  {
+    const std::lock_guard lock(mutex);
+    const auto hit = std::find_if(cache.begin(), cache.end(),
+                                  [&](const auto& entry) { return entry.first == key; });
+    if (hit != cache.end()) {
+      cache.splice(cache.begin(), cache, hit);  // the most recently used first
+      return hit->second;
+    }
+  }
+  auto def = compile_uncached(spec, field);
+  const std::lock_guard lock(mutex);
+  cache.emplace_front(key, def);
+  if (cache.size() > kCached) cache.pop_back();
+  return def;
+}
+
+namespace {
+
+std::shared_ptr<const CustomSystemDefinition> compile_uncached(const CustomSystemSpec& spec,
+                                                               const std::string& field) {
   // GiNaC is not thread-safe (its shared constants are reference-counted without atomics) and
   // the service prepares specs on several threads: one definition at a time. The lock is taken
   // before, and released after, every GiNaC object of this call.
@@ -550,6 +620,8 @@ std::shared_ptr<const CustomSystemDefinition> compile_custom_system(const Custom
   compile_invariants(spec, symbols, q, field, *def);
   return def;
 }
+
+}  // namespace
 
 std::optional<std::string> custom_mass_problem(const CustomSystemDefinition& def,
                                                const Eigen::VectorXd& q) {
